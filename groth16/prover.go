@@ -1,0 +1,323 @@
+package groth16
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"time"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/gpuc2/gpuc2/msm"
+	"github.com/gpuc2/gpuc2/synth"
+)
+
+// ErrKeyMismatch reports a proving key whose sections do not fit the circuit.
+var ErrKeyMismatch = errors.New("groth16: proving key does not match the circuit")
+
+// Prover turns a synthesized witness into a proof. The CPU prover is always
+// available; the CUDA prover implements the same interface.
+type Prover interface {
+	// Prove proves w, a circuit synthesized into a ProvingAssignment whose
+	// input rows have NOT been appended yet (Prove appends them).
+	Prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, opts ...ProveOption) (*Proof, error)
+}
+
+// ProveOption configures one proof.
+type ProveOption func(*proveConfig)
+
+type proveConfig struct {
+	r, s    *fr.Element
+	timings *Timings
+}
+
+// WithRandomness fixes the blinding scalars r and s instead of drawing them
+// from crypto/rand: for reproducible tests and for comparing provers. Never
+// use fixed values for proofs that leave the machine.
+func WithRandomness(r, s fr.Element) ProveOption {
+	return func(c *proveConfig) { c.r, c.s = &r, &s }
+}
+
+// WithTimings records how long each phase of the proof took into t.
+func WithTimings(t *Timings) ProveOption {
+	return func(c *proveConfig) { c.timings = t }
+}
+
+// Timings breaks a proof's time down by phase.
+type Timings struct {
+	Synthesis time.Duration // filled by Prove (the helper), not by Prover.Prove
+	H         time.Duration // FFTs of the quotient polynomial
+	MSMH      time.Duration
+	MSML      time.Duration
+	MSMA      time.Duration
+	MSMBG1    time.Duration
+	MSMBG2    time.Duration
+	Total     time.Duration
+}
+
+// Prove synthesizes circuit and proves it with p.
+func Prove(ctx context.Context, p Prover, pk *ProvingKey, circuit synth.Circuit, opts ...ProveOption) (*Proof, error) {
+	var cfg proveConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	start := time.Now()
+	w := synth.NewProvingAssignment(synth.Sizes{})
+	if err := circuit.Synthesize(ctx, w); err != nil {
+		return nil, fmt.Errorf("groth16: synthesis: %w", err)
+	}
+	if cfg.timings != nil {
+		cfg.timings.Synthesis = time.Since(start)
+	}
+	return p.Prove(ctx, pk, w, opts...)
+}
+
+// CPUProver follows bellperson's prover on the CPU with gnark-crypto's FFT
+// and multi-scalar multiplication.
+type CPUProver struct {
+	MSM msm.Engine // nil: msm.CPU{}
+}
+
+var _ Prover = (*CPUProver)(nil)
+
+// Prove implements Prover.
+func (p *CPUProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, opts ...ProveOption) (*Proof, error) {
+	var cfg proveConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	t := cfg.timings
+	if t == nil {
+		t = new(Timings)
+	}
+	start := time.Now()
+	engine := p.MSM
+	if engine == nil {
+		engine = msm.CPU{}
+	}
+	r, s, err := blinding(&cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	synth.AppendInputRows(w, len(w.Inputs))
+	m, err := checkShape(pk, w)
+	if err != nil {
+		return nil, err
+	}
+
+	phase := time.Now()
+	h, err := quotient(ctx, w.A, w.B, w.C, m)
+	if err != nil {
+		return nil, err
+	}
+	t.H = time.Since(phase)
+
+	vk := pk.VerifyingKey()
+	nIn := len(w.Inputs)
+	bIn := w.BInput.Count()
+
+	var hAcc, lAcc, aAcc, aAux, b1Acc, b1Aux bls12381.G1Jac
+	var b2Acc, b2Aux bls12381.G2Jac
+
+	phase = time.Now()
+	hq, err := pk.H(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if hAcc, err = engine.G1(ctx, hq, h[:m-1], nil); err != nil {
+		return nil, fmt.Errorf("groth16: h MSM: %w", err)
+	}
+	t.MSMH = time.Since(phase)
+
+	phase = time.Now()
+	lq, err := pk.L(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if lAcc, err = engine.G1(ctx, lq, w.Aux, nil); err != nil {
+		return nil, fmt.Errorf("groth16: l MSM: %w", err)
+	}
+	t.MSML = time.Since(phase)
+
+	phase = time.Now()
+	aq, err := pk.A(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if aAcc, err = engine.G1(ctx, aq[:nIn], w.Inputs, nil); err != nil {
+		return nil, fmt.Errorf("groth16: a MSM (inputs): %w", err)
+	}
+	if aAux, err = engine.G1(ctx, aq[nIn:], w.Aux, density(&w.AAux)); err != nil {
+		return nil, fmt.Errorf("groth16: a MSM (aux): %w", err)
+	}
+	aAcc.AddAssign(&aAux)
+	t.MSMA = time.Since(phase)
+
+	phase = time.Now()
+	bq1, err := pk.BG1(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if b1Acc, err = engine.G1(ctx, bq1[:bIn], w.Inputs, density(&w.BInput)); err != nil {
+		return nil, fmt.Errorf("groth16: b_g1 MSM (inputs): %w", err)
+	}
+	if b1Aux, err = engine.G1(ctx, bq1[bIn:], w.Aux, density(&w.BAux)); err != nil {
+		return nil, fmt.Errorf("groth16: b_g1 MSM (aux): %w", err)
+	}
+	b1Acc.AddAssign(&b1Aux)
+	t.MSMBG1 = time.Since(phase)
+
+	phase = time.Now()
+	bq2, err := pk.BG2(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if b2Acc, err = engine.G2(ctx, bq2[:bIn], w.Inputs, density(&w.BInput)); err != nil {
+		return nil, fmt.Errorf("groth16: b_g2 MSM (inputs): %w", err)
+	}
+	if b2Aux, err = engine.G2(ctx, bq2[bIn:], w.Aux, density(&w.BAux)); err != nil {
+		return nil, fmt.Errorf("groth16: b_g2 MSM (aux): %w", err)
+	}
+	b2Acc.AddAssign(&b2Aux)
+	t.MSMBG2 = time.Since(phase)
+
+	proof := assemble(vk, &r, &s, &hAcc, &lAcc, &aAcc, &b1Acc, &b2Acc)
+	t.Total = time.Since(start)
+	return proof, nil
+}
+
+// blinding returns the configured r, s or fresh random ones.
+func blinding(cfg *proveConfig) (r, s fr.Element, err error) {
+	if cfg.r != nil {
+		return *cfg.r, *cfg.s, nil
+	}
+	if _, err = r.SetRandom(); err != nil {
+		return r, s, fmt.Errorf("groth16: drawing r: %w", err)
+	}
+	if _, err = s.SetRandom(); err != nil {
+		return r, s, fmt.Errorf("groth16: drawing s: %w", err)
+	}
+	return r, s, nil
+}
+
+// checkShape returns the domain size m and checks that pk fits w, whose
+// input rows are already appended.
+func checkShape(pk *ProvingKey, w *synth.ProvingAssignment) (int, error) {
+	n := w.NumRows()
+	if n < 2 {
+		return 0, fmt.Errorf("%w: circuit has %d rows", ErrKeyMismatch, n)
+	}
+	if n > maxDomain {
+		return 0, fmt.Errorf("%w: %d rows exceed the field's 2-adicity", ErrKeyMismatch, n)
+	}
+	m := 1 << bits.Len(uint(n-1))
+	c := pk.Counts()
+	vk := pk.VerifyingKey()
+	nIn := len(w.Inputs)
+	switch {
+	case len(vk.IC) != nIn:
+		return 0, fmt.Errorf("%w: circuit has %d inputs (ONE included), key %d", ErrKeyMismatch, nIn, len(vk.IC))
+	case c.H != m-1:
+		return 0, fmt.Errorf("%w: domain 2^%d needs %d h points, key has %d", ErrKeyMismatch, bits.Len(uint(m))-1, m-1, c.H)
+	case c.L != len(w.Aux):
+		return 0, fmt.Errorf("%w: circuit has %d aux variables, key has %d l points", ErrKeyMismatch, len(w.Aux), c.L)
+	case c.A != nIn+w.AAux.Count():
+		return 0, fmt.Errorf("%w: circuit needs %d a points, key has %d", ErrKeyMismatch, nIn+w.AAux.Count(), c.A)
+	case c.B != w.BInput.Count()+w.BAux.Count():
+		return 0, fmt.Errorf("%w: circuit needs %d b points, key has %d", ErrKeyMismatch, w.BInput.Count()+w.BAux.Count(), c.B)
+	}
+	return m, nil
+}
+
+func density(d *synth.Density) *msm.Density { return &msm.Density{Words: d.Words, Len: d.Len} }
+
+// quotient computes the coefficients of h = (a·b − c)/Z over the domain of
+// size m as bellperson does: interpolate a, b, c, evaluate them on the coset
+// g·⟨ω⟩ with g = 7, combine, divide by Z(g) = g^m − 1 (constant on the coset)
+// and interpolate back. a, b, c are consumed (padded in place when capacity allows).
+func quotient(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.Element, error) {
+	domain := fft.NewDomain(uint64(m))
+	pad := func(v []fr.Element) []fr.Element {
+		if cap(v) < m {
+			return append(v, make([]fr.Element, m-len(v))...)
+		}
+		n := len(v)
+		v = v[:m]
+		clear(v[n:])
+		return v
+	}
+	a, b, c = pad(a), pad(b), pad(c)
+	for _, v := range [][]fr.Element{a, b, c} {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		domain.FFTInverse(v, fft.DIF)
+		domain.FFT(v, fft.DIT, fft.OnCoset())
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// 1/Z(g) with Z(X) = X^m − 1.
+	var zInv fr.Element
+	zInv.Exp(domain.FrMultiplicativeGen, big.NewInt(int64(m)))
+	zInv.Sub(&zInv, &synth.CoeffOne).Inverse(&zInv)
+	for i := range a {
+		a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
+	}
+	domain.FFTInverse(a, fft.DIF, fft.OnCoset())
+	fft.BitReverse(a)
+	return a, nil
+}
+
+// assemble builds the proof as bellperson writes it out:
+// A = α₁ + A_acc + r·δ₁; B = β₂ + B2_acc + s·δ₂;
+// C = s·A_acc + r·B1_acc + r·s·δ₁ + s·α₁ + r·β₁ + H + L.
+func assemble(vk *VerifyingKey, r, s *fr.Element, h, l, aAcc, b1Acc *bls12381.G1Jac, b2Acc *bls12381.G2Jac) *Proof {
+	rb, sb := r.BigInt(new(big.Int)), s.BigInt(new(big.Int))
+	var rs fr.Element
+	rs.Mul(r, s)
+
+	var a, t bls12381.G1Jac
+	a.FromAffine(&vk.AlphaG1)
+	a.AddAssign(aAcc)
+	t.FromAffine(&vk.DeltaG1)
+	t.ScalarMultiplication(&t, rb)
+	a.AddAssign(&t)
+
+	var b, t2 bls12381.G2Jac
+	b.FromAffine(&vk.BetaG2)
+	b.AddAssign(b2Acc)
+	t2.FromAffine(&vk.DeltaG2)
+	t2.ScalarMultiplication(&t2, sb)
+	b.AddAssign(&t2)
+
+	var c bls12381.G1Jac
+	c.ScalarMultiplication(aAcc, sb)
+	t.ScalarMultiplication(b1Acc, rb)
+	c.AddAssign(&t)
+	t.FromAffine(&vk.DeltaG1)
+	t.ScalarMultiplication(&t, rs.BigInt(new(big.Int)))
+	c.AddAssign(&t)
+	t.FromAffine(&vk.AlphaG1)
+	t.ScalarMultiplication(&t, sb)
+	c.AddAssign(&t)
+	t.FromAffine(&vk.BetaG1)
+	t.ScalarMultiplication(&t, rb)
+	c.AddAssign(&t)
+	c.AddAssign(h)
+	c.AddAssign(l)
+
+	var proof Proof
+	proof.A.FromJacobian(&a)
+	proof.B.FromJacobian(&b)
+	proof.C.FromJacobian(&c)
+	return &proof
+}
+
+// maxDomain is the largest evaluation domain: Fr has 2^32-th roots of unity.
+const maxDomain = 1 << 32

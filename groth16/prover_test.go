@@ -1,0 +1,155 @@
+package groth16_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/testcircuit"
+	"github.com/gpuc2/gpuc2/synth"
+)
+
+// seeded is a deterministic randomness source for test setups.
+type seeded struct{ r *rand.ChaCha8 }
+
+func newSeeded(seed byte) seeded {
+	var s [32]byte
+	s[0] = seed
+	return seeded{rand.NewChaCha8(s)}
+}
+
+func (s seeded) Read(p []byte) (int, error) { return s.r.Read(p) }
+
+func setup(t testing.TB, c synth.Circuit, seed byte) *groth16.ProvingKey {
+	t.Helper()
+	pk, err := groth16.Setup(context.Background(), c, newSeeded(seed))
+	require.NoError(t, err)
+	return pk
+}
+
+func prove(t testing.TB, pk *groth16.ProvingKey, c synth.Circuit, opts ...groth16.ProveOption) *groth16.Proof {
+	t.Helper()
+	p, err := groth16.Prove(context.Background(), &groth16.CPUProver{}, pk, c, opts...)
+	require.NoError(t, err)
+	return p
+}
+
+func TestRoundTripCubic(t *testing.T) {
+	var x fr.Element
+	x.SetUint64(3)
+	c := &testcircuit.Cubic{X: x}
+	pk := setup(t, c, 1)
+	counts := pk.Counts()
+	// 3 rows + 2 input rows = 5 → m = 8; a: 2 inputs + 3 aux; b: ONE + x.
+	assert.Equal(t, groth16.SectionCounts{H: 7, L: 3, A: 5, B: 2}, counts)
+
+	proof := prove(t, pk, c)
+	out := c.Out()
+	ok, err := groth16.Verify(pk.VerifyingKey(), proof, []fr.Element{out})
+	require.NoError(t, err)
+	assert.True(t, ok, "valid proof")
+
+	var wrong fr.Element
+	wrong.SetUint64(36)
+	ok, err = groth16.Verify(pk.VerifyingKey(), proof, []fr.Element{wrong})
+	require.NoError(t, err)
+	assert.False(t, ok, "wrong public input")
+
+	other := setup(t, c, 2)
+	ok, err = groth16.Verify(other.VerifyingKey(), proof, []fr.Element{out})
+	require.NoError(t, err)
+	assert.False(t, ok, "proof for another key")
+
+	tampered := *proof
+	tampered.A, tampered.C = proof.C, proof.A
+	ok, err = groth16.Verify(pk.VerifyingKey(), &tampered, []fr.Element{out})
+	require.NoError(t, err)
+	assert.False(t, ok, "tampered proof")
+}
+
+func TestRoundTripChain(t *testing.T) {
+	for _, tc := range []struct {
+		n, inputs int
+	}{{1, 1}, {9, 2}, {100, 3}, {1000, 5}} {
+		c := &testcircuit.Chain{N: tc.n, Seed: uint64(tc.n), Inputs: tc.inputs}
+		pk := setup(t, c, byte(tc.n))
+		proofs := make([]groth16.Proof, 3)
+		pub := make([][]fr.Element, 3)
+		for i := range proofs {
+			proofs[i] = *prove(t, pk, c)
+			pub[i] = c.PublicInputs()
+			ok, err := groth16.Verify(pk.VerifyingKey(), &proofs[i], pub[i])
+			require.NoError(t, err)
+			require.True(t, ok, "n=%d proof %d", tc.n, i)
+		}
+		// Fresh r, s per proof: proofs of the same witness differ.
+		assert.False(t, proofs[0].A.Equal(&proofs[1].A), "r must be fresh per proof")
+		ok, err := groth16.BatchVerify(pk.VerifyingKey(), proofs, pub)
+		require.NoError(t, err)
+		assert.True(t, ok, "batch n=%d", tc.n)
+	}
+}
+
+func TestProveWithFixedRandomnessIsReproducible(t *testing.T) {
+	c := &testcircuit.Chain{N: 50, Seed: 7, Inputs: 2}
+	pk := setup(t, c, 3)
+	var r, s fr.Element
+	r.SetUint64(11)
+	s.SetUint64(13)
+	p1 := prove(t, pk, c, groth16.WithRandomness(r, s))
+	p2 := prove(t, pk, c, groth16.WithRandomness(r, s))
+	b1, err := p1.MarshalBinary()
+	require.NoError(t, err)
+	b2, err := p2.MarshalBinary()
+	require.NoError(t, err)
+	assert.Equal(t, b1, b2)
+}
+
+func TestProveRejectsMismatchedKey(t *testing.T) {
+	small := &testcircuit.Chain{N: 10, Seed: 1, Inputs: 1}
+	big := &testcircuit.Chain{N: 40, Seed: 1, Inputs: 1}
+	pk := setup(t, small, 4)
+	_, err := groth16.Prove(context.Background(), &groth16.CPUProver{}, pk, big)
+	assert.ErrorIs(t, err, groth16.ErrKeyMismatch)
+}
+
+func TestProveCancelled(t *testing.T) {
+	c := &testcircuit.Chain{N: 100, Seed: 1, Inputs: 1}
+	pk := setup(t, c, 5)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, c)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// unconstrained allocates an aux variable no row uses.
+type unconstrained struct{}
+
+func (unconstrained) Synthesize(_ context.Context, cs synth.ConstraintSystem) error {
+	x := cs.Alloc(synth.CoeffOne)
+	cs.Alloc(synth.CoeffOne)
+	cs.Enforce(synth.LC(x), synth.LC(synth.One), synth.LC(synth.One))
+	return nil
+}
+
+func TestSetupRefusesUnconstrained(t *testing.T) {
+	_, err := groth16.Setup(context.Background(), unconstrained{}, newSeeded(1))
+	assert.ErrorIs(t, err, groth16.ErrUnconstrained)
+}
+
+func TestRoundTripLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2^16-row circuit in -short mode")
+	}
+	c := &testcircuit.Chain{N: 1 << 16, Seed: 9, Inputs: 4}
+	pk := setup(t, c, 6)
+	proof := prove(t, pk, c)
+	ok, err := groth16.Verify(pk.VerifyingKey(), proof, c.PublicInputs())
+	require.NoError(t, err)
+	assert.True(t, ok)
+}
