@@ -23,8 +23,8 @@ func (vk *VerifyingKey) NumPublicInputs() int { return len(vk.IC) - 1 }
 
 // SectionCounts are the lengths of the five query sections of a proving key.
 type SectionCounts struct {
-	H   int // m−1 points: τⁱ·Z(τ)/δ
-	L   int // one per aux variable: (β·uᵢ+α·vᵢ+wᵢ)/δ
-	A   int // inputs, then aux with a non-zero A column: uᵢ(τ)
-	B   int // inputs and aux with a non-zero B column: vᵢ(τ) (same count in G1 and G2)
+	H int // m−1 points: τⁱ·Z(τ)/δ
+	L int // one per aux variable: (β·uᵢ+α·vᵢ+wᵢ)/δ
+	A int // inputs, then aux with a non-zero A column: uᵢ(τ)
+	B int // inputs and aux with a non-zero B column: vᵢ(τ) (same count in G1 and G2)
 }

@@ -65,6 +65,10 @@ func (e CPU) config() ecc.MultiExpConfig {
 	return ecc.MultiExpConfig{NbTasks: n}
 }
 
+// cpuChunk bounds one gnark-crypto call so that cancellation is noticed
+// within seconds; larger inputs are summed chunk by chunk.
+const cpuChunk = 1 << 21
+
 // G1 implements Engine.
 func (e CPU) G1(ctx context.Context, bases []bls12381.G1Affine, scalars []fr.Element, density *Density) (bls12381.G1Jac, error) {
 	var res bls12381.G1Jac
@@ -72,14 +76,16 @@ func (e CPU) G1(ctx context.Context, bases []bls12381.G1Affine, scalars []fr.Ele
 	if err != nil {
 		return res, err
 	}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	if len(sel) == 0 {
-		return res, nil // identity: G1Jac zero value is the point at infinity
-	}
-	if _, err := res.MultiExp(bases, sel, e.config()); err != nil {
-		return res, fmt.Errorf("msm: G1: %w", err)
+	for lo := 0; lo < len(sel); lo += cpuChunk {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		hi := min(lo+cpuChunk, len(sel))
+		var part bls12381.G1Jac
+		if _, err := part.MultiExp(bases[lo:hi], sel[lo:hi], e.config()); err != nil {
+			return res, fmt.Errorf("msm: G1: %w", err)
+		}
+		res.AddAssign(&part)
 	}
 	return res, ctx.Err()
 }
@@ -91,14 +97,16 @@ func (e CPU) G2(ctx context.Context, bases []bls12381.G2Affine, scalars []fr.Ele
 	if err != nil {
 		return res, err
 	}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	if len(sel) == 0 {
-		return res, nil
-	}
-	if _, err := res.MultiExp(bases, sel, e.config()); err != nil {
-		return res, fmt.Errorf("msm: G2: %w", err)
+	for lo := 0; lo < len(sel); lo += cpuChunk {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		hi := min(lo+cpuChunk, len(sel))
+		var part bls12381.G2Jac
+		if _, err := part.MultiExp(bases[lo:hi], sel[lo:hi], e.config()); err != nil {
+			return res, fmt.Errorf("msm: G2: %w", err)
+		}
+		res.AddAssign(&part)
 	}
 	return res, ctx.Err()
 }

@@ -43,7 +43,7 @@ func (c *Cubic) Synthesize(_ context.Context, cs synth.ConstraintSystem) error {
 	return nil
 }
 
-// Chain is a circuit of about N rows mixing the row kinds of real circuits:
+// Chain is a circuit of N to N+2 rows (plus one for the output) mixing the row kinds of real circuits:
 // squarings (aux in A and B), linear rows (B = ONE, so aux stays sparse in
 // B), bit checks b·(1−b) = 0, and rows with repeated terms that must merge.
 // Its last value is public, with a few more public inputs mixed in.
@@ -90,10 +90,11 @@ func (c *Chain) run(cs synth.ConstraintSystem, in []fr.Element, inVars ...synth.
 		yv = cs.Alloc(y)
 	}
 	lc := make(synth.LinearCombination, 0, 8)
-	for i := 0; i < c.N; i++ {
-		k := i % len(in)
+	for rows, step := 0, 0; rows < c.N; step++ {
+		k := step % len(in)
 		var next fr.Element
-		switch i % 4 {
+		rows++
+		switch step % 4 {
 		case 0: // y' = y²
 			next.Square(&y)
 			if cs != nil {
@@ -127,7 +128,7 @@ func (c *Chain) run(cs synth.ConstraintSystem, in []fr.Element, inVars ...synth.
 				cs.Enforce(synth.LC(yv, pv), synth.LC(synth.One), synth.LC(nv))
 				yv = nv
 			}
-			i += 2
+			rows += 2
 		default: // y' = 3y·y + 1 with coefficients
 			var three fr.Element
 			three.SetUint64(3)
