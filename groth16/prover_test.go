@@ -3,6 +3,7 @@ package groth16_test
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -152,4 +153,30 @@ func TestRoundTripLarge(t *testing.T) {
 	ok, err := groth16.Verify(pk.VerifyingKey(), proof, c.PublicInputs())
 	require.NoError(t, err)
 	assert.True(t, ok)
+}
+
+// A key written in bellperson's format and opened again (mmapped, lazily
+// decoded, checked or not) proves and verifies like the in-memory one.
+func TestProveFromParamsFile(t *testing.T) {
+	c := &testcircuit.Chain{N: 300, Seed: 5, Inputs: 2}
+	pk := setup(t, c, 8)
+	dir := t.TempDir()
+	params, vkPath := dir+"/test.params", dir+"/test.vk"
+	require.NoError(t, groth16.WriteParams(params, pk))
+	require.NoError(t, groth16.WriteVerifyingKeyFile(vkPath, pk.VerifyingKey()))
+	for _, checked := range []bool{false, true} {
+		opened, err := groth16.OpenProvingKey(params, groth16.WithChecked(checked))
+		require.NoError(t, err)
+		proof := prove(t, opened, c)
+		require.NoError(t, opened.Close())
+
+		f, err := os.Open(vkPath)
+		require.NoError(t, err)
+		vk, err := groth16.ReadVerifyingKey(f)
+		f.Close()
+		require.NoError(t, err)
+		ok, err := groth16.Verify(vk, proof, c.PublicInputs())
+		require.NoError(t, err)
+		assert.True(t, ok, "checked=%v", checked)
+	}
 }

@@ -1,0 +1,37 @@
+// Package gpulock is the per-device VRAM/compute protocol that lets several
+// proving workers share one GPU and overlap one worker's uploads with another's
+// kernels, without the two failures of the design it replaces (memory
+// "reserved" only while a mutex was held, so a second worker's buffers landed
+// on the first's; device-global calls inside the memory lock that waited on
+// the other worker's kernels).
+//
+// Per device there are two independent gates:
+//
+//   - a VRAM ledger: a byte budget (device memory − margin − resident data
+//     such as the SRS). Reserve blocks, first come first served and
+//     cancellable, until the bytes are free, and the Reservation is held until
+//     the worker's buffers are really freed. A request larger than the budget
+//     fails at once with ErrTooLarge.
+//   - a compute lock of configurable width (default 1), held only while the
+//     worker's kernels run.
+//
+// A Job walks the fixed order reserve → upload → compute → release compute →
+// read back → release reservation, and refuses any other order (ErrOrder); in
+// particular it never waits for memory while holding the compute lock, so the
+// two gates cannot deadlock. The package never calls the GPU: the caller's
+// allocations come from its own arenas, and gpulock only accounts for them.
+//
+//	job := dev.NewJob()
+//	defer job.Done()                       // releases whatever is still held
+//	if err := job.Reserve(ctx, bytes); err != nil { … }
+//	job.Upload(func() { … })               // copy stream, overlaps others' compute
+//	if err := job.Compute(ctx); err != nil { … }
+//	… kernels …
+//	job.EndCompute()
+//	job.ReadBack(func() { … })
+//	job.Done()
+//
+// Metrics (wait and hold times, bytes reserved, upload/compute overlap, busy
+// fraction) are kept per device so benchmarks can show the overlap instead of
+// assuming it. Everything is safe for concurrent use; the package is pure Go.
+package gpulock

@@ -1,0 +1,100 @@
+package gpulock
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+)
+
+var (
+	// ErrTooLarge reports a reservation that could never fit the budget.
+	ErrTooLarge = errors.New("gpulock: reservation larger than the device budget")
+	// ErrOrder reports a Job step taken out of the protocol's order.
+	ErrOrder = errors.New("gpulock: step out of order")
+)
+
+// Config sizes one device's gates.
+type Config struct {
+	Ordinal       int   // the device's ordinal, for errors and metrics
+	TotalBytes    int64 // device memory
+	MarginBytes   int64 // kept free for the driver, context and fragmentation
+	ResidentBytes int64 // long-lived data such as the SRS
+	ComputeWidth  int   // jobs computing at once; 0 means 1
+}
+
+// Device holds one GPU's ledger and compute lock.
+type Device struct {
+	ordinal int
+	budget  int64
+	mem     *semaphore.Weighted
+	compute *semaphore.Weighted
+
+	mu sync.Mutex
+	m  Metrics
+	// State for the overlap accounting, updated at every transition.
+	last        time.Time
+	uploading   int
+	computing   int
+	reservedNow int64
+}
+
+// NewDevice returns the gates of one device. The budget is
+// TotalBytes − MarginBytes − ResidentBytes and must be positive.
+func NewDevice(cfg Config) (*Device, error) {
+	budget := cfg.TotalBytes - cfg.MarginBytes - cfg.ResidentBytes
+	if budget <= 0 {
+		return nil, fmt.Errorf("gpulock: device %d: no memory left for work: total %d − margin %d − resident %d bytes",
+			cfg.Ordinal, cfg.TotalBytes, cfg.MarginBytes, cfg.ResidentBytes)
+	}
+	width := cfg.ComputeWidth
+	if width <= 0 {
+		width = 1
+	}
+	return &Device{
+		ordinal: cfg.Ordinal,
+		budget:  budget,
+		mem:     semaphore.NewWeighted(budget),
+		compute: semaphore.NewWeighted(int64(width)),
+		last:    time.Now(),
+		m:       Metrics{Ordinal: cfg.Ordinal, BudgetBytes: budget},
+	}, nil
+}
+
+// Ordinal is the device's ordinal.
+func (d *Device) Ordinal() int { return d.ordinal }
+
+// Budget is the number of bytes jobs may reserve together.
+func (d *Device) Budget() int64 { return d.budget }
+
+// Metrics returns a snapshot of the device's counters.
+func (d *Device) Metrics() Metrics {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.advance(time.Now())
+	return d.m
+}
+
+// advance charges the time since the last transition to the current state.
+// Called with mu held.
+func (d *Device) advance(now time.Time) {
+	dt := now.Sub(d.last)
+	d.last = now
+	if d.computing > 0 {
+		d.m.ComputeBusy += dt
+		if d.uploading > 0 {
+			d.m.UploadComputeOverlap += dt
+		}
+	}
+	d.m.Elapsed += dt
+}
+
+// transition applies a state change under the lock, charging elapsed time first.
+func (d *Device) transition(f func()) {
+	d.mu.Lock()
+	d.advance(time.Now())
+	f()
+	d.mu.Unlock()
+}
