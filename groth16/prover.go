@@ -33,6 +33,16 @@ type ProveOption func(*proveConfig)
 type proveConfig struct {
 	r, s    *fr.Element
 	timings *Timings
+	phases  PhaseFunc
+}
+
+// PhaseFunc receives each phase of a proof when it ends (for tracing).
+type PhaseFunc func(name string, start, end time.Time)
+
+// WithPhases calls f after each phase of the proof: H, msm_h, msm_l, msm_a,
+// msm_b_g1, msm_b_g2.
+func WithPhases(f PhaseFunc) ProveOption {
+	return func(c *proveConfig) { c.phases = f }
 }
 
 // WithRandomness fixes the blinding scalars r and s instead of drawing them
@@ -110,85 +120,93 @@ func (p *CPUProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingA
 		return nil, err
 	}
 
-	phase := time.Now()
-	h, err := quotient(ctx, w.A, w.B, w.C, m)
-	if err != nil {
-		return nil, err
+	// Each phase is timed, and reported to the phase hook when one is set.
+	phase := func(name string, d *time.Duration, f func() error) error {
+		begin := time.Now()
+		err := f()
+		end := time.Now()
+		*d = end.Sub(begin)
+		if cfg.phases != nil {
+			cfg.phases(name, begin, end)
+		}
+		return err
 	}
-	t.H = time.Since(phase)
-
 	vk := pk.VerifyingKey()
-	nIn := len(w.Inputs)
 	bIn := w.BInput.Count()
-
-	var hAcc, lAcc, aAcc, aAux, b1Acc, b1Aux bls12381.G1Jac
-	var b2Acc, b2Aux bls12381.G2Jac
-
-	phase = time.Now()
-	hq, err := pk.H(ctx)
-	if err != nil {
-		return nil, err
+	var h []fr.Element
+	var hAcc, lAcc, aAcc, b1Acc bls12381.G1Jac
+	var b2Acc bls12381.G2Jac
+	steps := []struct {
+		name string
+		d    *time.Duration
+		f    func() (err error)
+	}{
+		{"H", &t.H, func() (err error) {
+			h, err = quotient(ctx, w.A, w.B, w.C, m)
+			return err
+		}},
+		{"msm_h", &t.MSMH, func() error {
+			return sectionMSM(ctx, engine, &hAcc, pk.H, h[:m-1], nil, nil, nil)
+		}},
+		{"msm_l", &t.MSML, func() error {
+			return sectionMSM(ctx, engine, &lAcc, pk.L, w.Aux, nil, nil, nil)
+		}},
+		// Inputs are dense in A (the input rows); aux follow the A density.
+		{"msm_a", &t.MSMA, func() error {
+			return sectionMSM(ctx, engine, &aAcc, pk.A, w.Inputs, nil, w.Aux, density(&w.AAux))
+		}},
+		{"msm_b_g1", &t.MSMBG1, func() error {
+			return sectionMSM(ctx, engine, &b1Acc, pk.BG1, w.Inputs, density(&w.BInput), w.Aux, density(&w.BAux))
+		}},
+		{"msm_b_g2", &t.MSMBG2, func() error {
+			bq, err := pk.BG2(ctx)
+			if err != nil {
+				return err
+			}
+			in, err := engine.G2(ctx, bq[:bIn], w.Inputs, density(&w.BInput))
+			if err != nil {
+				return err
+			}
+			aux, err := engine.G2(ctx, bq[bIn:], w.Aux, density(&w.BAux))
+			b2Acc = *in.AddAssign(&aux)
+			return err
+		}},
 	}
-	if hAcc, err = engine.G1(ctx, hq, h[:m-1], nil); err != nil {
-		return nil, fmt.Errorf("groth16: h MSM: %w", err)
+	for _, st := range steps {
+		if err := phase(st.name, st.d, st.f); err != nil {
+			return nil, fmt.Errorf("groth16: %s: %w", st.name, err)
+		}
 	}
-	t.MSMH = time.Since(phase)
-
-	phase = time.Now()
-	lq, err := pk.L(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if lAcc, err = engine.G1(ctx, lq, w.Aux, nil); err != nil {
-		return nil, fmt.Errorf("groth16: l MSM: %w", err)
-	}
-	t.MSML = time.Since(phase)
-
-	phase = time.Now()
-	aq, err := pk.A(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if aAcc, err = engine.G1(ctx, aq[:nIn], w.Inputs, nil); err != nil {
-		return nil, fmt.Errorf("groth16: a MSM (inputs): %w", err)
-	}
-	if aAux, err = engine.G1(ctx, aq[nIn:], w.Aux, density(&w.AAux)); err != nil {
-		return nil, fmt.Errorf("groth16: a MSM (aux): %w", err)
-	}
-	aAcc.AddAssign(&aAux)
-	t.MSMA = time.Since(phase)
-
-	phase = time.Now()
-	bq1, err := pk.BG1(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if b1Acc, err = engine.G1(ctx, bq1[:bIn], w.Inputs, density(&w.BInput)); err != nil {
-		return nil, fmt.Errorf("groth16: b_g1 MSM (inputs): %w", err)
-	}
-	if b1Aux, err = engine.G1(ctx, bq1[bIn:], w.Aux, density(&w.BAux)); err != nil {
-		return nil, fmt.Errorf("groth16: b_g1 MSM (aux): %w", err)
-	}
-	b1Acc.AddAssign(&b1Aux)
-	t.MSMBG1 = time.Since(phase)
-
-	phase = time.Now()
-	bq2, err := pk.BG2(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if b2Acc, err = engine.G2(ctx, bq2[:bIn], w.Inputs, density(&w.BInput)); err != nil {
-		return nil, fmt.Errorf("groth16: b_g2 MSM (inputs): %w", err)
-	}
-	if b2Aux, err = engine.G2(ctx, bq2[bIn:], w.Aux, density(&w.BAux)); err != nil {
-		return nil, fmt.Errorf("groth16: b_g2 MSM (aux): %w", err)
-	}
-	b2Acc.AddAssign(&b2Aux)
-	t.MSMBG2 = time.Since(phase)
 
 	proof := assemble(vk, &r, &s, &hAcc, &lAcc, &aAcc, &b1Acc, &b2Acc)
 	t.Total = time.Since(start)
 	return proof, nil
+}
+
+// sectionMSM sets acc to the MSM of the section's points with first (selected by
+// firstDensity, nil: all) followed, when rest is non-nil, by rest (selected by restDensity).
+func sectionMSM(ctx context.Context, e msm.Engine, acc *bls12381.G1Jac, section func(context.Context) ([]bls12381.G1Affine, error),
+	first []fr.Element, firstDensity *msm.Density, rest []fr.Element, restDensity *msm.Density) error {
+	pts, err := section(ctx)
+	if err != nil {
+		return err
+	}
+	n := len(first)
+	if firstDensity != nil {
+		n = firstDensity.Count()
+	}
+	if rest == nil {
+		n = len(pts)
+	}
+	if n > len(pts) {
+		return fmt.Errorf("%w: %d points, need more than %d", ErrKeyMismatch, len(pts), n)
+	}
+	if *acc, err = e.G1(ctx, pts[:n], first, firstDensity); err != nil || rest == nil {
+		return err
+	}
+	tail, err := e.G1(ctx, pts[n:], rest, restDensity)
+	acc.AddAssign(&tail)
+	return err
 }
 
 // blinding returns the configured r, s or fresh random ones.

@@ -21,7 +21,20 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
+	"github.com/gpuc2/gpuc2/internal/trace"
 )
+
+func writeTrace(path string, t *trace.Tracer) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := t.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
 
 func main() {
 	if err := run(); err != nil {
@@ -33,6 +46,7 @@ func main() {
 func run() error {
 	rows := flag.Int("rows", 1<<16-16, "rows of the demo circuit (with the input rows it fills a 2^16 domain)")
 	c1 := flag.String("c1", "", "C1 output to prove (not supported yet)")
+	traceFile := flag.String("trace", "", "write a Chrome trace (open in Perfetto) of the run to this file")
 	flag.Parse()
 	if *c1 != "" {
 		return errors.New("proving a C1 output needs the PoRep circuit, which is not implemented yet; run without -c1 for the demo circuit")
@@ -43,11 +57,19 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
+	var tracer *trace.Tracer
+	if *traceFile != "" {
+		tracer = trace.New()
+	}
+	track := trace.Track{Process: "cpu", Thread: "prover 0"}
+
 	circuit := &testcircuit.Chain{N: *rows, Seed: 1, Inputs: 4}
 	fmt.Printf("circuit: demo chain of %d rows (the PoRep circuit is not implemented yet)\n", *rows)
 
 	start := time.Now()
+	span := tracer.Begin(track, "test setup")
 	pk, err := groth16.Setup(ctx, circuit, rand.Reader)
+	span.End()
 	if err != nil {
 		return err
 	}
@@ -56,7 +78,10 @@ func run() error {
 		time.Since(start).Round(time.Millisecond), c.H, c.L, c.A, c.B)
 
 	var t groth16.Timings
-	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit, groth16.WithTimings(&t))
+	span = tracer.Begin(track, "prove")
+	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit, groth16.WithTimings(&t),
+		groth16.WithPhases(func(name string, start, end time.Time) { tracer.Add(track, name, start, end) }))
+	span.End()
 	if err != nil {
 		return err
 	}
@@ -66,9 +91,16 @@ func run() error {
 		t.MSMBG1.Round(time.Millisecond), t.MSMBG2.Round(time.Millisecond))
 
 	start = time.Now()
+	span = tracer.Begin(track, "verify")
 	ok, err := groth16.Verify(pk.VerifyingKey(), proof, circuit.PublicInputs())
+	span.End()
 	if err != nil {
 		return err
+	}
+	if tracer != nil {
+		if err := writeTrace(*traceFile, tracer); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("verify: %v\n", time.Since(start).Round(time.Millisecond))
 	b, err := proof.MarshalBinary()
