@@ -1,0 +1,143 @@
+package poseidon_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/gadgets/boolean"
+	"github.com/gpuc2/gpuc2/synth/gadgets/internal/testcs"
+	"github.com/gpuc2/gpuc2/synth/gadgets/num"
+	"github.com/gpuc2/gpuc2/synth/gadgets/poseidon"
+	native "github.com/gpuc2/gpuc2/synth/hash/poseidon"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func randInputs(t testing.TB, n int) []fr.Element {
+	in := make([]fr.Element, n)
+	for i := range in {
+		_, err := in[i].SetRandom()
+		require.NoError(t, err)
+	}
+	return in
+}
+
+func build(cs synth.ConstraintSystem, in []fr.Element) (num.Num, error) {
+	b := boolean.NewBuilder(cs)
+	pre := make([]num.Num, len(in))
+	for i := range in {
+		pre[i] = num.Alloc(b, in[i])
+	}
+	return poseidon.New(b).Hash(pre)
+}
+
+// Pinned counts (neptune circuit.rs, storage-proofs-porep hash.rs) and the
+// P2/P4/P8/P11 fingerprints of CIRCUIT-SPEC-POREP.md §3.7 and §9.3.
+func TestShapes(t *testing.T) {
+	tests := []struct {
+		arity, rows, aux int
+		nnzA, nnzB, nnzC int
+		aAux             int
+		digest           string
+	}{
+		{2, 311, 313, 2119, 313, 386, 234, "542a664989edd65296051e47b9f0cbf3add6fad002f50b7aadc669cff0797d66"},
+		{4, 377, 381, 2573, 381, 467, -1, "f987cb0bcb3643b8a0bbdc869569ecc1f822d03cbd1e5fbc9bd9097407a7c157"},
+		{8, 505, 513, 3598, 513, 624, -1, "859e707c9fcdd9e7baa4a0015520f5fd39c05e0d0821cc37176c5aee6dce2b94"},
+		{11, 598, 609, 4462, 609, 738, 456, "7d8b464cc9389d977b928ba3917b9d470be00b10b48ba537a397529489c9efc3"},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("arity %d", tc.arity), func(t *testing.T) {
+			in := randInputs(t, tc.arity)
+			ch := synth.NewChecker()
+			h, err := build(ch, in)
+			require.NoError(t, err)
+			require.NoError(t, ch.Err())
+			want, err := native.Hash(in)
+			require.NoError(t, err)
+			assert.Equal(t, want, h.Value)
+			assert.Equal(t, want, ch.Value(h.Var))
+
+			st := ch.Stats()
+			assert.Equal(t, tc.rows, st.Constraints)
+			assert.Equal(t, tc.aux, st.Aux)
+			assert.Equal(t, tc.nnzA, st.NNZA)
+			assert.Equal(t, tc.nnzB, st.NNZB)
+			assert.Equal(t, tc.nnzC, st.NNZC)
+			if tc.aAux >= 0 {
+				assert.Equal(t, tc.aAux, st.AAuxDensity)
+				assert.Equal(t, tc.aAux, st.BAuxDensity)
+			}
+
+			rec := synth.NewRecorder()
+			_, err = build(rec, in)
+			require.NoError(t, err)
+			assert.Equal(t, tc.digest, testcs.Digest(rec))
+
+			for n := tc.arity; n < tc.aux; n += 7 {
+				bad := synth.NewChecker()
+				_, err := build(&testcs.Corrupt{ConstraintSystem: bad, N: n}, in)
+				require.NoError(t, err)
+				assert.Error(t, bad.Err(), "aux %d corrupted", n)
+			}
+		})
+	}
+}
+
+func TestKnownAnswers(t *testing.T) {
+	for _, arity := range []int{2, 4, 8, 11} {
+		in := make([]fr.Element, arity)
+		for i := range in {
+			in[i].SetUint64(uint64(i))
+		}
+		ch := synth.NewChecker()
+		h, err := build(ch, in)
+		require.NoError(t, err)
+		want, _ := native.Hash(in)
+		assert.Equal(t, want, ch.Value(h.Var))
+		require.NoError(t, ch.Err())
+	}
+}
+
+func TestBadArity(t *testing.T) {
+	_, err := build(synth.NewChecker(), randInputs(t, 3))
+	assert.ErrorIs(t, err, native.ErrArity)
+}
+
+// BenchmarkHashWitness hashes into one ProvingAssignment (fresh every 256
+// hashes) with one Gadget, as a circuit does.
+func BenchmarkHashWitness(b *testing.B) {
+	for _, arity := range []int{2, 8, 11} {
+		b.Run(fmt.Sprintf("arity=%d", arity), func(b *testing.B) {
+			in := randInputs(b, arity)
+			const per = 256
+			sizes := synth.Sizes{Aux: per * 620, Rows: per * 600}
+			var cs *synth.ProvingAssignment
+			var g *poseidon.Gadget
+			pre := make([]num.Num, arity)
+			rows := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%per == 0 {
+					b.StopTimer()
+					if cs != nil {
+						rows += cs.NumRows()
+					}
+					cs = synth.NewProvingAssignment(sizes)
+					bb := boolean.NewBuilder(cs)
+					g = poseidon.New(bb)
+					for k := range pre {
+						pre[k] = num.Alloc(bb, in[k])
+					}
+					b.StartTimer()
+				}
+				if _, err := g.Hash(pre); err != nil {
+					b.Fatal(err)
+				}
+			}
+			rows += cs.NumRows()
+			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "constraints/s")
+		})
+	}
+}

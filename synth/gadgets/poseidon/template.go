@@ -1,0 +1,138 @@
+package poseidon
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/gadgets/boolean"
+	"github.com/gpuc2/gpuc2/synth/gadgets/num"
+	native "github.com/gpuc2/gpuc2/synth/hash/poseidon"
+)
+
+// The rows of a Poseidon hash do not depend on the witness: their linear
+// combinations are fixed per arity. Building them costs about t·(t + R_P)
+// field multiplications per partial round, far more than the hash itself,
+// so they are built once per arity into a template whose variables are
+// slots: Aux(k) for k < arity is preimage element k, Aux(arity + j) is the
+// j-th variable the hash allocates, and ONE is ONE. Hash then computes the
+// values alone, allocates them in order and replays the rows with the slots
+// mapped to the real variables. Allocating every variable before the rows
+// gives the same system: a row only refers to variables allocated earlier,
+// and the order of variables and of rows is unchanged.
+
+type template struct {
+	arity, nvars int
+	rows         []tplRow
+	terms        []synth.Term
+}
+
+type tplRow struct{ a, b, c, end int } // terms[a:b], [b:c], [c:end]
+
+var (
+	tplOnce [native.MaxWidth]sync.Once
+	tpls    [native.MaxWidth]*template
+)
+
+// capture records the rows of a synthesis with slot variables.
+type capture struct {
+	t     *template
+	count int
+}
+
+func (c *capture) Alloc(fr.Element) synth.Variable {
+	v := synth.Aux(c.t.arity + c.count)
+	c.count++
+	return v
+}
+func (c *capture) AllocInput(fr.Element) synth.Variable { panic("poseidon: unexpected input") }
+func (c *capture) Value(synth.Variable) fr.Element      { return fr.Element{} }
+func (c *capture) Enforce(a, b, cc synth.LinearCombination) {
+	t := c.t
+	r := tplRow{a: len(t.terms)}
+	t.terms = append(t.terms, a...)
+	r.b = len(t.terms)
+	t.terms = append(t.terms, b...)
+	r.c = len(t.terms)
+	t.terms = append(t.terms, cc...)
+	r.end = len(t.terms)
+	t.rows = append(t.rows, r)
+}
+
+func templateFor(c *native.Constants) *template {
+	a := c.Arity
+	tplOnce[a].Do(func() {
+		t := &template{arity: a}
+		cp := &capture{t: t}
+		g := New(boolean.NewBuilder(cp))
+		pre := make([]num.Num, a)
+		for i := range pre {
+			pre[i].Var = synth.Aux(i)
+		}
+		g.synthesize(c, pre)
+		t.nvars = cp.count
+		tpls[a] = t
+	})
+	return tpls[a]
+}
+
+// valueSink keeps the allocated values and ignores rows.
+type valueSink struct{ vals []fr.Element }
+
+func (s *valueSink) Alloc(v fr.Element) synth.Variable {
+	s.vals = append(s.vals, v)
+	return synth.Aux(len(s.vals) - 1)
+}
+func (s *valueSink) AllocInput(fr.Element) synth.Variable    { panic("poseidon: unexpected input") }
+func (s *valueSink) Value(v synth.Variable) fr.Element       { return s.vals[v.Index()] }
+func (s *valueSink) Enforce(_, _, _ synth.LinearCombination) {}
+
+// Hash is neptune's circuit::poseidon_hash over the preimage (the arity is
+// its length: 2, 4, 8 or 11). The result is a fresh aux variable.
+func (g *Gadget) Hash(preimage []num.Num) (num.Num, error) {
+	c, err := native.ConstantsFor(len(preimage))
+	if err != nil {
+		return num.Num{}, fmt.Errorf("poseidon gadget: %w", err)
+	}
+	tpl := templateFor(c)
+
+	// Values: the same walk without linear combinations.
+	g.sink.vals = g.sink.vals[:0]
+	g.cs, g.noLC = &g.sink, true
+	g.synthesize(c, preimage)
+	g.cs, g.noLC = g.B.CS, false
+	if len(g.sink.vals) != tpl.nvars {
+		return num.Num{}, fmt.Errorf("poseidon gadget: %d values for %d variables", len(g.sink.vals), tpl.nvars)
+	}
+
+	cs := g.B.CS
+	vars := g.vars[:0]
+	for i := range g.sink.vals {
+		vars = append(vars, cs.Alloc(g.sink.vals[i]))
+	}
+	g.vars = vars
+	a := tpl.arity
+	mapLC := func(dst synth.LinearCombination, src []synth.Term) synth.LinearCombination {
+		dst = dst[:0]
+		for _, t := range src {
+			if t.Var.IsAux() {
+				if k := t.Var.Index(); k < a {
+					t.Var = preimage[k].Var
+				} else {
+					t.Var = vars[k-a]
+				}
+			}
+			dst = append(dst, t)
+		}
+		return dst
+	}
+	for _, r := range tpl.rows {
+		g.a = mapLC(g.a, tpl.terms[r.a:r.b])
+		g.b = mapLC(g.b, tpl.terms[r.b:r.c])
+		g.c = mapLC(g.c, tpl.terms[r.c:r.end])
+		cs.Enforce(g.a, g.b, g.c)
+	}
+	last := len(vars) - 1
+	return num.Num{Var: vars[last], Value: g.sink.vals[last]}, nil
+}
