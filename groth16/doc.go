@@ -1,0 +1,49 @@
+// Package groth16 is Groth16 over BLS12-381 in bellperson's formats: the
+// .vk and .params files Filecoin distributes, the 192-byte proof encoding,
+// verification, and the provers that produce proofs from those keys.
+//
+// # Formats
+//
+// Points use the ZCash encoding: big-endian coordinates, flags in the top
+// three bits of byte 0 (0x80 compressed, 0x40 infinity, 0x20 larger y);
+// G1 is x‖y (96 bytes, 48 compressed), G2 is x.c1‖x.c0‖y.c1‖y.c0 (192, 96).
+//
+//   - .vk: alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2
+//     uncompressed, a u32 big-endian count, then the IC points (ONE's first):
+//     868 + 96·|ic| bytes. ReadVerifyingKey checks every point.
+//   - .params: the .vk bytes, then the sections h, l, a, b_g1 (G1) and b_g2
+//     (G2), each a u32 big-endian count and uncompressed points.
+//     OpenProvingKey maps the file and checks only its layout; each section
+//     is decoded on first use, unchecked by default as Filecoin does (flags
+//     and field encodings only) or fully with WithChecked(true).
+//   - Proof: A ‖ B ‖ C compressed, ProofSize = 192 bytes; a sector's
+//     partition proofs are concatenated (MarshalProofs, UnmarshalProofs).
+//     Decoding rejects identity points and points outside the subgroups.
+//
+// Every decoding error wraps ErrMalformedKey or ErrMalformedProof and says
+// where the bad bytes are (section, element, byte offset); bad input never
+// panics and untrusted counts are checked against the data before any
+// allocation.
+//
+// # Usage
+//
+//	pk, err := groth16.OpenProvingKey(path)
+//	if err != nil { … }
+//	defer pk.Close()
+//	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit)
+//	if err != nil { … }
+//	ok, err := groth16.Verify(pk.VerifyingKey(), proof, publicInputs)
+//
+// Verify checks e(A,B) = e(α₁,β₂)·e(Σ xᵢ·ICᵢ, γ₂)·e(C,δ₂) with x₀ = 1;
+// PrepareVerifyingKey does the per-key pairing work once, and BatchVerify
+// checks many proofs with one multi-pairing and random 128-bit weights.
+//
+// # Concurrency
+//
+// ProvingKey, VerifyingKey and PreparedVerifyingKey are safe for concurrent
+// use once built. The section accessors (H, L, A, BG1, BG2) decode on
+// GOMAXPROCS goroutines; concurrent callers share one decode, a cancelled
+// decode is not cached, and the returned slices are shared and read-only.
+// Evict drops the decoded sections; Close waits for decodes in progress,
+// then unmaps the file.
+package groth16

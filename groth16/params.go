@@ -1,0 +1,584 @@
+package groth16
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+)
+
+// Sections of a .params file after the verifying key, in file order.
+const (
+	secH = iota
+	secL
+	secA
+	secBG1
+	secBG2
+	numSections
+)
+
+var sectionNames = [numSections]string{"h", "l", "a", "b_g1", "b_g2"}
+
+func sectionElemSize(s int) int64 {
+	if s == secBG2 {
+		return g2Uncompressed
+	}
+	return g1Uncompressed
+}
+
+// ProvingKey is a Groth16 proving key: bellperson's Parameters. A key opened
+// from a .params file keeps the file mapped and decodes each section on
+// first use; a key built with NewProvingKey holds its sections in memory.
+//
+// All methods are safe for concurrent use. Slices returned by the section
+// accessors are shared and must not be modified.
+type ProvingKey struct {
+	vk      *VerifyingKey
+	counts  SectionCounts
+	checked bool
+
+	mu      sync.RWMutex // held for reading while the mapping is in use
+	closed  bool
+	data    []byte             // the whole .params file; nil when in memory
+	release func() error       // unmaps data, if it is mapped
+	offsets [numSections]int64 // byte offset of each section's first point
+	cleanup runtime.Cleanup    // unmaps a mapping whose key was never closed
+
+	h, l, a, bg1 lazy[bls12381.G1Affine]
+	bg2          lazy[bls12381.G2Affine]
+}
+
+type openConfig struct {
+	checked bool
+}
+
+// OpenOption configures OpenProvingKey.
+type OpenOption func(*openConfig)
+
+// WithChecked selects checked decoding: every section point is validated to
+// be on the curve and in the prime-order subgroup when its section is first
+// decoded. The default, like Filecoin's loader, checks only flags and field
+// encodings: far faster, and sound for files whose digest was verified.
+func WithChecked(checked bool) OpenOption {
+	return func(c *openConfig) { c.checked = checked }
+}
+
+// OpenProvingKey maps the .params file at path (reading it into memory where
+// mapping is not possible) and parses its verifying key and section counts.
+// The section points are not decoded here; the file length must equal what
+// the counts imply and the counts must fit a bellperson key's shape, else
+// the error wraps ErrMalformedKey.
+//
+// The mapping stays valid until Close. As with any mapped file, truncating
+// the file underneath a live key can crash the process; replace parameter
+// files by rename (WriteParams does) instead of rewriting them in place.
+func OpenProvingKey(path string, opts ...OpenOption) (*ProvingKey, error) {
+	var cfg openConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: open proving key: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("groth16: open proving key: %w", err)
+	}
+	data, unmap, err := mapFile(f, st.Size())
+	if err != nil {
+		// Mapping fails for empty files and on platforms without mmap.
+		unmap = nil
+		if data, err = readFile(f, st.Size()); err != nil {
+			return nil, fmt.Errorf("groth16: read proving key %s: %w", path, err)
+		}
+	}
+	pk, err := parseParams(data, cfg.checked)
+	if err != nil {
+		if unmap != nil {
+			_ = unmap(data)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if unmap != nil {
+		pk.release = func() error { return unmap(data) }
+		pk.cleanup = runtime.AddCleanup(pk, func(b []byte) { _ = unmap(b) }, data)
+	}
+	return pk, nil
+}
+
+// readFile reads all of f, sized by its (trusted, local) stat size.
+func readFile(f *os.File, size int64) ([]byte, error) {
+	if size <= 0 || int64(int(size)) != size {
+		return io.ReadAll(f)
+	}
+	b := make([]byte, size)
+	n, err := io.ReadFull(f, b)
+	if err == io.ErrUnexpectedEOF {
+		err = nil // the file shrank; the layout check reports it
+	}
+	return b[:n], err
+}
+
+// parseParams validates the layout of a .params image without decoding the
+// section points.
+func parseParams(data []byte, checked bool) (*ProvingKey, error) {
+	vk, off, err := parseVK(data)
+	if err != nil {
+		return nil, err
+	}
+	pk := &ProvingKey{vk: vk, checked: checked, data: data}
+	size := int64(len(data))
+	var counts [numSections]int
+	var countOff [numSections]int64
+	for s := range numSections {
+		name := sectionNames[s]
+		if size-off < 4 {
+			return nil, keyError(name, -1, off, "count truncated: need 4 bytes, %d remain", size-off)
+		}
+		n := int64(binary.BigEndian.Uint32(data[off:]))
+		countOff[s] = off
+		off += 4
+		if err := checkRoom(name, n, sectionElemSize(s), off, size); err != nil {
+			return nil, err
+		}
+		counts[s] = int(n) // fits: n points fit in the file
+		pk.offsets[s] = off
+		off += n * sectionElemSize(s)
+	}
+	if off != size {
+		return nil, keyError("b_g2", -1, off, "file too long: %d bytes follow the last section", size-off)
+	}
+	if counts[secBG1] != counts[secBG2] {
+		return nil, keyError("b_g2", -1, countOff[secBG2], "count %d differs from b_g1 count %d", counts[secBG2], counts[secBG1])
+	}
+	pk.counts = SectionCounts{H: counts[secH], L: counts[secL], A: counts[secA], B: counts[secBG1]}
+	if s, err := checkParamsShape(pk.counts, len(vk.IC)); err != nil {
+		return nil, keyError(sectionNames[s], -1, countOff[s], "%v", err)
+	}
+	return pk, nil
+}
+
+// checkParamsShape applies the count relations every bellperson key satisfies:
+// h has m−1 points for a power-of-two domain size m; a holds every input
+// (each has an input constraint) and at most all variables; b at most all
+// variables. It returns the section at fault.
+func checkParamsShape(c SectionCounts, numIC int) (int, error) {
+	vars := numIC + c.L
+	switch {
+	case bits.OnesCount64(uint64(c.H)+1) != 1:
+		return secH, fmt.Errorf("count %d is not 2^k−1", c.H)
+	case c.A < numIC:
+		return secA, fmt.Errorf("count %d is below the %d inputs", c.A, numIC)
+	case c.A > vars:
+		return secA, fmt.Errorf("count %d exceeds the %d variables (ic + l)", c.A, vars)
+	case c.B > vars:
+		return secBG1, fmt.Errorf("count %d exceeds the %d variables (ic + l)", c.B, vars)
+	}
+	return 0, nil
+}
+
+// NewProvingKey builds an in-memory key, e.g. from a test setup. The key
+// keeps the slices it is given; callers must not modify them afterwards.
+// Sections must have the shape of a bellperson key (see OpenProvingKey) so
+// that the key survives WriteTo and OpenProvingKey; errors wrap ErrInvalidInput.
+func NewProvingKey(vk *VerifyingKey, h, l, a, bg1 []bls12381.G1Affine, bg2 []bls12381.G2Affine) (*ProvingKey, error) {
+	if vk == nil || len(vk.IC) == 0 {
+		return nil, fmt.Errorf("groth16: verifying key missing or without IC: %w", ErrInvalidInput)
+	}
+	if len(bg1) != len(bg2) {
+		return nil, fmt.Errorf("groth16: b_g1 has %d points, b_g2 %d: %w", len(bg1), len(bg2), ErrInvalidInput)
+	}
+	for _, n := range []int{len(vk.IC), len(h), len(l), len(a), len(bg1)} {
+		if uint64(n) > math.MaxUint32 {
+			return nil, fmt.Errorf("groth16: section of %d points exceeds the u32 count: %w", n, ErrInvalidInput)
+		}
+	}
+	c := SectionCounts{H: len(h), L: len(l), A: len(a), B: len(bg1)}
+	if s, err := checkParamsShape(c, len(vk.IC)); err != nil {
+		return nil, fmt.Errorf("groth16: section %s: %v: %w", sectionNames[s], err, ErrInvalidInput)
+	}
+	pk := &ProvingKey{vk: vk, counts: c}
+	pk.h.pin(h)
+	pk.l.pin(l)
+	pk.a.pin(a)
+	pk.bg1.pin(bg1)
+	pk.bg2.pin(bg2)
+	return pk, nil
+}
+
+// VerifyingKey returns the key's verifying key; it is shared, not copied.
+func (pk *ProvingKey) VerifyingKey() *VerifyingKey { return pk.vk }
+
+// Counts returns the number of points in each section.
+func (pk *ProvingKey) Counts() SectionCounts { return pk.counts }
+
+// H returns the h query, decoding it on first use.
+func (pk *ProvingKey) H(ctx context.Context) ([]bls12381.G1Affine, error) {
+	return sectionG1(ctx, pk, secH, &pk.h)
+}
+
+// L returns the l query, decoding it on first use.
+func (pk *ProvingKey) L(ctx context.Context) ([]bls12381.G1Affine, error) {
+	return sectionG1(ctx, pk, secL, &pk.l)
+}
+
+// A returns the a query, decoding it on first use.
+func (pk *ProvingKey) A(ctx context.Context) ([]bls12381.G1Affine, error) {
+	return sectionG1(ctx, pk, secA, &pk.a)
+}
+
+// BG1 returns the b_g1 query, decoding it on first use.
+func (pk *ProvingKey) BG1(ctx context.Context) ([]bls12381.G1Affine, error) {
+	return sectionG1(ctx, pk, secBG1, &pk.bg1)
+}
+
+// BG2 returns the b_g2 query, decoding it on first use.
+func (pk *ProvingKey) BG2(ctx context.Context) ([]bls12381.G2Affine, error) {
+	if err := pk.checkOpen(); err != nil {
+		return nil, err
+	}
+	return pk.bg2.get(ctx, func(ctx context.Context) ([]bls12381.G2Affine, error) {
+		return decodeSection(ctx, pk, secBG2, decodeG2)
+	})
+}
+
+func sectionG1(ctx context.Context, pk *ProvingKey, s int, z *lazy[bls12381.G1Affine]) ([]bls12381.G1Affine, error) {
+	if err := pk.checkOpen(); err != nil {
+		return nil, err
+	}
+	return z.get(ctx, func(ctx context.Context) ([]bls12381.G1Affine, error) {
+		return decodeSection(ctx, pk, s, decodeG1)
+	})
+}
+
+func (pk *ProvingKey) checkOpen() error {
+	pk.mu.RLock()
+	defer pk.mu.RUnlock()
+	if pk.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// decodeChunk is the number of points a decode worker takes at a time; it
+// bounds how long a cancelled decode keeps running.
+const decodeChunk = 1 << 13
+
+// decodeSection decodes section s of the mapped file over GOMAXPROCS
+// goroutines. On bad bytes it reports the lowest failing index.
+func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int, dec func(*T, []byte, bool) error) ([]T, error) {
+	pk.mu.RLock()
+	defer pk.mu.RUnlock()
+	if pk.closed {
+		return nil, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := sectionCount(pk.counts, s)
+	size := sectionElemSize(s)
+	base := pk.offsets[s]
+	data := pk.data
+	out := make([]T, n) // n was confirmed against the file length at open
+
+	chunks := (n + decodeChunk - 1) / decodeChunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	var (
+		next    atomic.Int64
+		stop    atomic.Bool
+		wg      sync.WaitGroup
+		errMu   sync.Mutex
+		errIdx  = -1
+		errCall error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				if ctx.Err() != nil {
+					stop.Store(true)
+					return
+				}
+				for i := c * decodeChunk; i < min(n, (c+1)*decodeChunk); i++ {
+					if err := dec(&out[i], data[base+int64(i)*size:], pk.checked); err != nil {
+						errMu.Lock()
+						if errIdx < 0 || i < errIdx {
+							errIdx, errCall = i, err
+						}
+						errMu.Unlock()
+						stop.Store(true)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if errIdx >= 0 {
+		return nil, keyError(sectionNames[s], errIdx, base+int64(errIdx)*size, "%v", errCall)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func sectionCount(c SectionCounts, s int) int {
+	switch s {
+	case secH:
+		return c.H
+	case secL:
+		return c.L
+	case secA:
+		return c.A
+	default:
+		return c.B
+	}
+}
+
+// Evict drops the decoded sections of a file-backed key to free memory; the
+// file stays mapped and the next accessor call decodes again. Slices already
+// handed out stay valid. In-memory keys are unaffected.
+func (pk *ProvingKey) Evict() {
+	pk.h.evict()
+	pk.l.evict()
+	pk.a.evict()
+	pk.bg1.evict()
+	pk.bg2.evict()
+}
+
+// Close unmaps the file and drops all sections; later accessor calls return
+// ErrClosed. It waits for decodes in progress and is idempotent.
+func (pk *ProvingKey) Close() error {
+	pk.mu.Lock()
+	defer pk.mu.Unlock()
+	if pk.closed {
+		return nil
+	}
+	pk.closed = true
+	for _, z := range []interface{ drop() }{&pk.h, &pk.l, &pk.a, &pk.bg1, &pk.bg2} {
+		z.drop()
+	}
+	pk.data = nil
+	if pk.release == nil {
+		return nil
+	}
+	pk.cleanup.Stop()
+	if err := pk.release(); err != nil {
+		return fmt.Errorf("groth16: unmap proving key: %w", err)
+	}
+	return nil
+}
+
+// writeBatch is how many points WriteTo encodes before handing them on.
+const writeBatch = 4096
+
+// WriteTo writes pk in bellperson's .params format: the verifying key, then
+// h, l, a, b_g1 and b_g2, each a u32 big-endian count and uncompressed points.
+// A file-backed key writes its file bytes verbatim.
+func (pk *ProvingKey) WriteTo(w io.Writer) (int64, error) {
+	pk.mu.RLock()
+	defer pk.mu.RUnlock()
+	if pk.closed {
+		return 0, ErrClosed
+	}
+	cw := &countingWriter{w: w}
+	if pk.data != nil {
+		for b := pk.data; len(b) > 0; {
+			m := min(len(b), 1<<22)
+			if _, err := cw.Write(b[:m]); err != nil {
+				return cw.n, err
+			}
+			b = b[m:]
+		}
+		return cw.n, nil
+	}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	err := pk.writeInMemory(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	return cw.n, err
+}
+
+func (pk *ProvingKey) writeInMemory(w io.Writer) error {
+	buf, err := pk.vk.appendTo(make([]byte, 0, pk.vk.encodedSize()))
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(buf); err != nil {
+		return err
+	}
+	for _, g1 := range [][]bls12381.G1Affine{pk.h.val, pk.l.val, pk.a.val, pk.bg1.val} {
+		if err := writePoints(w, g1, func(b []byte, p *bls12381.G1Affine) []byte {
+			e := p.RawBytes()
+			return append(b, e[:]...)
+		}); err != nil {
+			return err
+		}
+	}
+	return writePoints(w, pk.bg2.val, func(b []byte, p *bls12381.G2Affine) []byte {
+		e := p.RawBytes()
+		return append(b, e[:]...)
+	})
+}
+
+func writePoints[T any](w io.Writer, pts []T, enc func([]byte, *T) []byte) error {
+	buf := binary.BigEndian.AppendUint32(nil, uint32(len(pts)))
+	if _, err := w.Write(buf); err != nil {
+		return err
+	}
+	for len(pts) > 0 {
+		m := min(len(pts), writeBatch)
+		buf = buf[:0]
+		for i := range pts[:m] {
+			buf = enc(buf, &pts[i])
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		pts = pts[m:]
+	}
+	return nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// WriteParams writes pk to path in .params format, through path+".tmp" and a
+// rename so that readers (and live mappings of the old file) never see a
+// partial file.
+func WriteParams(path string, pk *ProvingKey) error {
+	return writeFileAtomic(path, pk.WriteTo)
+}
+
+func writeFileAtomic(path string, write func(io.Writer) (int64, error)) (err error) {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("groth16: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = write(f); err != nil {
+		return fmt.Errorf("groth16: write %s: %w", tmp, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("groth16: sync %s: %w", tmp, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("groth16: close %s: %w", tmp, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("groth16: %w", err)
+	}
+	return nil
+}
+
+// lazy is a cancellable once: concurrent callers share one fill; a fill
+// abandoned because its context ended is not cached, so a later call retries.
+type lazy[T any] struct {
+	mu      sync.Mutex
+	done    bool
+	pinned  bool // in-memory section: never evicted
+	val     []T
+	err     error
+	running chan struct{} // closed when the fill in flight ends
+	gen     uint64        // bumped by evict so a stale fill is not cached
+}
+
+func (z *lazy[T]) pin(v []T) {
+	z.done, z.pinned, z.val = true, true, v
+}
+
+func (z *lazy[T]) get(ctx context.Context, fill func(context.Context) ([]T, error)) ([]T, error) {
+	for {
+		z.mu.Lock()
+		if z.done {
+			v, err := z.val, z.err
+			z.mu.Unlock()
+			return v, err
+		}
+		if ch := z.running; ch != nil {
+			z.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			z.mu.Unlock()
+			return nil, err
+		}
+		ch := make(chan struct{})
+		z.running = ch
+		gen := z.gen
+		z.mu.Unlock()
+		return z.run(ctx, fill, ch, gen)
+	}
+}
+
+func (z *lazy[T]) run(ctx context.Context, fill func(context.Context) ([]T, error), ch chan struct{}, gen uint64) (v []T, err error) {
+	finished := false
+	defer func() {
+		z.mu.Lock()
+		z.running = nil
+		// Cache results and decode errors, not cancellations or panics.
+		if finished && gen == z.gen && (err == nil || ctx.Err() == nil) {
+			z.done, z.val, z.err = true, v, err
+		}
+		z.mu.Unlock()
+		close(ch)
+	}()
+	v, err = fill(ctx)
+	finished = true
+	return v, err
+}
+
+func (z *lazy[T]) evict() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.pinned {
+		return
+	}
+	z.gen++
+	z.done, z.val, z.err = false, nil, nil
+}
+
+// drop forgets the value even if pinned (Close).
+func (z *lazy[T]) drop() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.gen++
+	z.done, z.pinned, z.val, z.err = false, false, nil, nil
+}

@@ -1,0 +1,323 @@
+package groth16
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+)
+
+// Sizes of the ZCash point encodings used by bellperson.
+const (
+	g1Uncompressed = bls12381.SizeOfG1AffineUncompressed // x ‖ y
+	g2Uncompressed = bls12381.SizeOfG2AffineUncompressed // x.c1 ‖ x.c0 ‖ y.c1 ‖ y.c0
+	g1Compressed   = bls12381.SizeOfG1AffineCompressed
+	g2Compressed   = bls12381.SizeOfG2AffineCompressed
+
+	// vkPointsSize is alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2.
+	vkPointsSize = 3*g1Uncompressed + 3*g2Uncompressed // 864
+	// vkHeaderSize adds the u32 IC count; a .vk file is vkHeaderSize + 96·|ic|.
+	vkHeaderSize = vkPointsSize + 4 // 868
+)
+
+// Flag bits in the first byte of a ZCash-encoded point.
+const (
+	flagMask       byte = 0xe0
+	flagCompressed byte = 0x80
+	flagInfinity   byte = 0x40
+	flagSign       byte = 0x20
+)
+
+// Reasons a point fails to decode; callers wrap them with the place.
+var (
+	errFlags         = errors.New("invalid flag bits")
+	errBadInfinity   = errors.New("infinity flag with non-zero coordinates")
+	errIdentity      = errors.New("point at infinity not allowed here")
+	errNonCanonical  = errors.New("coordinate not below the field modulus")
+	errNotOnCurve    = errors.New("point not on the curve")
+	errNotInSubgroup = errors.New("point not in the prime-order subgroup")
+)
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// uncompressedFlags classifies byte 0 of an uncompressed point: it reports
+// whether the point is infinity (and well-formed), or an error.
+func uncompressedFlags(b []byte) (infinity bool, err error) {
+	switch b[0] & flagMask {
+	case 0:
+		return false, nil
+	case flagInfinity:
+		if b[0]&^flagMask != 0 || !allZero(b[1:]) {
+			return true, errBadInfinity
+		}
+		return true, nil
+	default:
+		return false, fmt.Errorf("%w 0x%02x (want uncompressed)", errFlags, b[0]&flagMask)
+	}
+}
+
+func setFp(z *fp.Element, b []byte) error {
+	if z.SetBytesCanonical(b) != nil {
+		return errNonCanonical
+	}
+	return nil
+}
+
+// decodeG1 decodes a 96-byte uncompressed G1 point. Unchecked decoding, as
+// Filecoin does for .params, validates only the flags and field encodings;
+// checked decoding adds the curve equation and the subgroup test.
+func decodeG1(p *bls12381.G1Affine, b []byte, checked bool) error {
+	b = b[:g1Uncompressed]
+	inf, err := uncompressedFlags(b)
+	if err != nil {
+		return err
+	}
+	if inf {
+		*p = bls12381.G1Affine{}
+		return nil
+	}
+	if err := setFp(&p.X, b[:48]); err != nil {
+		return err
+	}
+	if err := setFp(&p.Y, b[48:]); err != nil {
+		return err
+	}
+	// (0,0) is gnark-crypto's in-memory infinity; as a non-infinity encoding
+	// it is off the curve and must not silently become the identity.
+	if p.X.IsZero() && p.Y.IsZero() {
+		return errNotOnCurve
+	}
+	if checked {
+		if !p.IsOnCurve() {
+			return errNotOnCurve
+		}
+		if !p.IsInSubGroup() {
+			return errNotInSubgroup
+		}
+	}
+	return nil
+}
+
+// decodeG2 is decodeG1 for 192-byte uncompressed G2 points.
+func decodeG2(p *bls12381.G2Affine, b []byte, checked bool) error {
+	b = b[:g2Uncompressed]
+	inf, err := uncompressedFlags(b)
+	if err != nil {
+		return err
+	}
+	if inf {
+		*p = bls12381.G2Affine{}
+		return nil
+	}
+	for i, z := range []*fp.Element{&p.X.A1, &p.X.A0, &p.Y.A1, &p.Y.A0} {
+		if err := setFp(z, b[48*i:48*(i+1)]); err != nil {
+			return err
+		}
+	}
+	if p.X.IsZero() && p.Y.IsZero() {
+		return errNotOnCurve
+	}
+	if checked {
+		if !p.IsOnCurve() {
+			return errNotOnCurve
+		}
+		if !p.IsInSubGroup() {
+			return errNotInSubgroup
+		}
+	}
+	return nil
+}
+
+// vkField is one of the six fixed points at the start of a .vk file.
+type vkField struct {
+	name string
+	g1   *bls12381.G1Affine
+	g2   *bls12381.G2Affine
+}
+
+func (vk *VerifyingKey) fields() []vkField {
+	return []vkField{
+		{name: "vk.alpha_g1", g1: &vk.AlphaG1},
+		{name: "vk.beta_g1", g1: &vk.BetaG1},
+		{name: "vk.beta_g2", g2: &vk.BetaG2},
+		{name: "vk.gamma_g2", g2: &vk.GammaG2},
+		{name: "vk.delta_g1", g1: &vk.DeltaG1},
+		{name: "vk.delta_g2", g2: &vk.DeltaG2},
+	}
+}
+
+// parseVK decodes, checked, the verifying key at the start of b (a .vk file
+// or the head of a .params file) and returns it with the offset just past it.
+// Identity points are rejected everywhere: a real key never has them.
+func parseVK(b []byte) (*VerifyingKey, int64, error) {
+	vk := new(VerifyingKey)
+	var off int64
+	size := int64(len(b))
+	for _, f := range vk.fields() {
+		n := int64(g1Uncompressed)
+		if f.g2 != nil {
+			n = g2Uncompressed
+		}
+		if size-off < n {
+			return nil, 0, keyError(f.name, -1, off, "truncated: need %d bytes, %d remain", n, size-off)
+		}
+		var err error
+		var inf bool
+		if f.g1 != nil {
+			err = decodeG1(f.g1, b[off:], true)
+			inf = f.g1.IsInfinity()
+		} else {
+			err = decodeG2(f.g2, b[off:], true)
+			inf = f.g2.IsInfinity()
+		}
+		if err == nil && inf {
+			err = errIdentity
+		}
+		if err != nil {
+			return nil, 0, keyError(f.name, -1, off, "%v", err)
+		}
+		off += n
+	}
+	if size-off < 4 {
+		return nil, 0, keyError("ic", -1, off, "count truncated: need 4 bytes, %d remain", size-off)
+	}
+	count := int64(binary.BigEndian.Uint32(b[off:]))
+	if count == 0 {
+		return nil, 0, keyError("ic", -1, off, "count is 0, but ONE always has a point")
+	}
+	off += 4
+	if err := checkRoom("ic", count, g1Uncompressed, off, size); err != nil {
+		return nil, 0, err
+	}
+	vk.IC = make([]bls12381.G1Affine, count)
+	for i := range vk.IC {
+		err := decodeG1(&vk.IC[i], b[off:], true)
+		if err == nil && vk.IC[i].IsInfinity() {
+			err = errIdentity
+		}
+		if err != nil {
+			return nil, 0, keyError("ic", i, off, "%v", err)
+		}
+		off += g1Uncompressed
+	}
+	return vk, off, nil
+}
+
+// checkRoom reports whether count points of elemSize bytes starting at off
+// fit in a file of size bytes; the error names the first missing element.
+func checkRoom(section string, count, elemSize, off, size int64) error {
+	if need := count * elemSize; size-off < need {
+		have := (size - off) / elemSize
+		return keyError(section, int(have), off+have*elemSize,
+			"truncated: %d points need %d bytes from offset %d, %d remain", count, need, off, size-off)
+	}
+	return nil
+}
+
+// ReadVerifyingKey reads a verifying key in bellperson's .vk format: the six
+// uncompressed points, a u32 big-endian IC count and the IC points. Every point
+// is checked (field encoding, curve, subgroup); identity points are rejected.
+// It reads exactly the key's bytes and leaves anything after them unread.
+func ReadVerifyingKey(r io.Reader) (*VerifyingKey, error) {
+	b := make([]byte, vkHeaderSize)
+	n, err := io.ReadFull(r, b)
+	if err != nil {
+		if !isEOF(err) {
+			return nil, fmt.Errorf("groth16: reading verifying key: %w", err)
+		}
+		_, _, perr := parseVK(b[:n])
+		return nil, perr
+	}
+	// Grow with the bytes that actually arrive, so a forged count cannot
+	// force a large allocation.
+	const chunk = 1 << 16
+	remaining := int64(binary.BigEndian.Uint32(b[vkPointsSize:])) * g1Uncompressed
+	for remaining > 0 {
+		m := min(remaining, chunk)
+		start := len(b)
+		b = append(b, make([]byte, m)...)
+		got, err := io.ReadFull(r, b[start:])
+		if err != nil {
+			if !isEOF(err) {
+				return nil, fmt.Errorf("groth16: reading verifying key: %w", err)
+			}
+			b = b[:start+got]
+			break
+		}
+		remaining -= m
+	}
+	vk, _, err := parseVK(b)
+	return vk, err
+}
+
+func isEOF(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) }
+
+// encodedSize is the .vk size: 868 + 96·|ic|.
+func (vk *VerifyingKey) encodedSize() int { return vkHeaderSize + g1Uncompressed*len(vk.IC) }
+
+// appendTo appends the exact .vk bytes of vk to b.
+func (vk *VerifyingKey) appendTo(b []byte) ([]byte, error) {
+	if len(vk.IC) == 0 || uint64(len(vk.IC)) > math.MaxUint32 {
+		return b, fmt.Errorf("groth16: verifying key has %d IC points, need 1 to 2³²−1: %w", len(vk.IC), ErrInvalidInput)
+	}
+	for _, f := range vk.fields() {
+		if f.g1 != nil {
+			p := f.g1.RawBytes()
+			b = append(b, p[:]...)
+		} else {
+			p := f.g2.RawBytes()
+			b = append(b, p[:]...)
+		}
+	}
+	b = binary.BigEndian.AppendUint32(b, uint32(len(vk.IC)))
+	for i := range vk.IC {
+		p := vk.IC[i].RawBytes()
+		b = append(b, p[:]...)
+	}
+	return b, nil
+}
+
+// WriteTo writes vk in bellperson's .vk format (868 + 96·|ic| bytes).
+func (vk *VerifyingKey) WriteTo(w io.Writer) (int64, error) {
+	b, err := vk.appendTo(make([]byte, 0, vk.encodedSize()))
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// Equal reports whether vk and o hold the same points.
+func (vk *VerifyingKey) Equal(o *VerifyingKey) bool {
+	if vk == nil || o == nil {
+		return vk == o
+	}
+	if !vk.AlphaG1.Equal(&o.AlphaG1) || !vk.BetaG1.Equal(&o.BetaG1) || !vk.BetaG2.Equal(&o.BetaG2) ||
+		!vk.GammaG2.Equal(&o.GammaG2) || !vk.DeltaG1.Equal(&o.DeltaG1) || !vk.DeltaG2.Equal(&o.DeltaG2) ||
+		len(vk.IC) != len(o.IC) {
+		return false
+	}
+	for i := range vk.IC {
+		if !vk.IC[i].Equal(&o.IC[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteVerifyingKeyFile writes vk to path in .vk format, through path+".tmp"
+// and a rename so readers never see a partial file.
+func WriteVerifyingKeyFile(path string, vk *VerifyingKey) error {
+	return writeFileAtomic(path, vk.WriteTo)
+}
