@@ -78,9 +78,16 @@ func (d *Density) Count() int {
 // densities tracks bellperson's three bitmaps. A: aux terms with a non-zero
 // coefficient (inputs are dense in A through the input rows); B: inputs and
 // aux with a non-zero coefficient; C: not tracked.
+//
+// In a forked system, bits of the parent's variables (indices below the
+// bases) go to private copies that Join ORs into the parent, so children can
+// run concurrently.
 type densities struct {
 	AAux, BInput, BAux Density
 	scratch            LinearCombination
+
+	auxBase, inputBase                   int
+	parentAAux, parentBAux, parentBInput *Density
 }
 
 func (d *densities) growAux()   { d.AAux.grow(); d.BAux.grow() }
@@ -89,7 +96,7 @@ func (d *densities) growInput() { d.BInput.grow() }
 func (d *densities) track(a, b LinearCombination) {
 	for _, t := range normalize(a, &d.scratch) {
 		if t.Var.IsAux() && !t.Coeff.IsZero() {
-			d.AAux.set(t.Var.Index())
+			d.setBit(&d.AAux, &d.parentAAux, t.Var.Index(), d.auxBase)
 		}
 	}
 	for _, t := range normalize(b, &d.scratch) {
@@ -97,9 +104,42 @@ func (d *densities) track(a, b LinearCombination) {
 			continue
 		}
 		if t.Var.IsAux() {
-			d.BAux.set(t.Var.Index())
+			d.setBit(&d.BAux, &d.parentBAux, t.Var.Index(), d.auxBase)
 		} else {
-			d.BInput.set(t.Var.Index())
+			d.setBit(&d.BInput, &d.parentBInput, t.Var.Index(), d.inputBase)
 		}
 	}
+}
+
+// setBit sets variable i's bit in own, or in the private copy of the
+// parent's bitmap when i is the parent's.
+func (d *densities) setBit(own *Density, parent **Density, i, base int) {
+	if i >= base {
+		own.set(i - base)
+		return
+	}
+	if *parent == nil {
+		*parent = &Density{Words: make([]uint64, (base+63)/64), Len: base}
+	}
+	(*parent).set(i)
+}
+
+// appendBits appends o's bits after d's.
+func (d *Density) appendBits(o *Density) {
+	shift := uint(d.Len & 63)
+	if shift == 0 {
+		d.Words = append(d.Words[:d.Len/64], o.Words...)
+		d.Len += o.Len
+		d.Words = d.Words[:(d.Len+63)/64]
+		return
+	}
+	for i := 0; i < o.Len; i += 64 {
+		w := o.Words[i/64]
+		d.Words[len(d.Words)-1] |= w << shift
+		if d.Len+i+64-int(shift) < d.Len+o.Len {
+			d.Words = append(d.Words, w>>(64-shift))
+		}
+	}
+	d.Len += o.Len
+	d.Words = d.Words[:(d.Len+63)/64]
 }

@@ -8,17 +8,29 @@ import (
 
 func popcount(w uint64) int { return bits.OnesCount64(w) }
 
-// assignment holds the values of both spaces.
+// assignment holds the values of both spaces. A forked assignment (see
+// ProvingAssignment.Fork) holds only its own variables, numbered from
+// auxBase and inputBase on, and reads lower indices from its parent.
 type assignment struct {
 	Inputs []fr.Element
 	Aux    []fr.Element
+
+	parent             *assignment
+	auxBase, inputBase int
 }
 
 func (z *assignment) value(v Variable) *fr.Element {
+	i := v.Index()
 	if v.IsAux() {
-		return &z.Aux[v.Index()]
+		if i < z.auxBase {
+			return z.parent.value(v)
+		}
+		return &z.Aux[i-z.auxBase]
 	}
-	return &z.Inputs[v.Index()]
+	if i < z.inputBase {
+		return z.parent.value(v)
+	}
+	return &z.Inputs[i-z.inputBase]
 }
 
 // Value implements ConstraintSystem.
@@ -29,7 +41,7 @@ func (z *assignment) alloc(value fr.Element) Variable {
 		panic(ErrTooManyVariables) // a circuit bug, not bad input: 2^31 variables
 	}
 	z.Aux = append(z.Aux, value)
-	return Aux(len(z.Aux) - 1)
+	return Aux(z.auxBase + len(z.Aux) - 1)
 }
 
 func (z *assignment) allocInput(value fr.Element) Variable {
@@ -37,7 +49,7 @@ func (z *assignment) allocInput(value fr.Element) Variable {
 		panic(ErrTooManyVariables)
 	}
 	z.Inputs = append(z.Inputs, value)
-	return Input(len(z.Inputs) - 1)
+	return Input(z.inputBase + len(z.Inputs) - 1)
 }
 
 // eval returns ⟨lc, z⟩. Most values in Filecoin circuits are bits and most

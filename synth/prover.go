@@ -1,6 +1,11 @@
 package synth
 
-import "github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
 
 // ProvingAssignment is the witness-only system the prover synthesizes into:
 // it keeps the assignment and, for every row, the evaluations a, b, c of the
@@ -56,3 +61,65 @@ func (p *ProvingAssignment) Enforce(a, b, c LinearCombination) {
 
 // NumRows is the number of rows enforced so far.
 func (p *ProvingAssignment) NumRows() int { return len(p.A) }
+
+// Fork returns a child system for synthesizing an independent part of the
+// circuit (one PoRep challenge, say) concurrently with its siblings. The
+// child reads the variables p has now, numbers its own from where p ends, and
+// evaluates its rows itself; Join appends the children to p in order, which
+// gives exactly the rows, values and densities of synthesizing the parts one
+// after the other. p must not change until Join. Variables a child returns
+// are valid only inside that child.
+func (p *ProvingAssignment) Fork(hint Sizes) *ProvingAssignment {
+	c := &ProvingAssignment{}
+	c.parent = &p.assignment
+	c.assignment.auxBase = len(p.Aux) + p.assignment.auxBase
+	c.assignment.inputBase = len(p.Inputs) + p.assignment.inputBase
+	c.densities.auxBase = c.assignment.auxBase
+	c.densities.inputBase = c.assignment.inputBase
+	c.Inputs = make([]fr.Element, 0, hint.Inputs)
+	c.Aux = make([]fr.Element, 0, hint.Aux)
+	c.A = make([]fr.Element, 0, hint.Rows)
+	c.B = make([]fr.Element, 0, hint.Rows)
+	c.C = make([]fr.Element, 0, hint.Rows)
+	return c
+}
+
+// Join appends children forked from p, in order, and releases them.
+func (p *ProvingAssignment) Join(children ...*ProvingAssignment) error {
+	auxBase, inputBase := len(p.Aux)+p.assignment.auxBase, len(p.Inputs)+p.assignment.inputBase
+	for i, c := range children {
+		if c.parent != &p.assignment || c.assignment.auxBase != auxBase || c.assignment.inputBase != inputBase {
+			return fmt.Errorf("synth: Join: child %d was not forked from this system in its current state", i)
+		}
+	}
+	for _, c := range children {
+		p.Aux = append(p.Aux, c.Aux...)
+		p.Inputs = append(p.Inputs, c.Inputs...)
+		p.A = append(p.A, c.A...)
+		p.B = append(p.B, c.B...)
+		p.C = append(p.C, c.C...)
+		p.AAux.appendBits(&c.AAux)
+		p.BAux.appendBits(&c.BAux)
+		p.BInput.appendBits(&c.BInput)
+		// Bits the child set on variables it did not own: ours, or (in a
+		// nested fork) our parent's, which setBit routes.
+		p.mergeBits(c.parentAAux, &p.AAux, &p.parentAAux, p.densities.auxBase)
+		p.mergeBits(c.parentBAux, &p.BAux, &p.parentBAux, p.densities.auxBase)
+		p.mergeBits(c.parentBInput, &p.BInput, &p.parentBInput, p.densities.inputBase)
+		*c = ProvingAssignment{}
+	}
+	return nil
+}
+
+func (p *ProvingAssignment) mergeBits(from, own *Density, parent **Density, base int) {
+	if from == nil {
+		return
+	}
+	for w, word := range from.Words {
+		for word != 0 {
+			i := w*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			p.setBit(own, parent, i, base)
+		}
+	}
+}

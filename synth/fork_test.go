@@ -1,0 +1,90 @@
+package synth_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/internal/testcircuit"
+	"github.com/gpuc2/gpuc2/synth"
+)
+
+// part synthesizes one independent piece that also uses shared variables of
+// the parent in A and B, and allocates inputs of its own.
+func part(cs synth.ConstraintSystem, shared []synth.Variable, seed uint64) {
+	x := cs.Alloc(elem(seed))
+	in := cs.AllocInput(elem(seed + 1))
+	var xs, v = elem(seed), elem(0)
+	v.Mul(&xs, &xs)
+	y := cs.Alloc(v)
+	cs.Enforce(synth.LC(x), synth.LC(x), synth.LC(y))
+	// shared[0] in A, shared[1] in B.
+	s0, s1 := cs.Value(shared[0]), cs.Value(shared[1])
+	v.Mul(&s0, &s1)
+	z := cs.Alloc(v)
+	cs.Enforce(synth.LC(shared[0]), synth.LC(shared[1]), synth.LC(z))
+	cs.Enforce(synth.LC(in), synth.LC(synth.One), synth.LC(in))
+	// A longer run of rows so that parts end mid-word in the bitmaps.
+	c := &testcircuit.Chain{N: int(seed%7) + 60, Seed: seed, Inputs: 1}
+	_ = c.Synthesize(context.Background(), cs)
+}
+
+func top(cs synth.ConstraintSystem) []synth.Variable {
+	a := cs.Alloc(elem(3))
+	b := cs.Alloc(elem(4))
+	i := cs.AllocInput(elem(5))
+	cs.Enforce(synth.LC(a), synth.LC(b), synth.LC(a).AddTerm(elem(3), a))
+	return []synth.Variable{a, b, i}
+}
+
+func TestForkJoinEqualsSequential(t *testing.T) {
+	seq := synth.NewProvingAssignment(synth.Sizes{})
+	shared := top(seq)
+	for k := uint64(0); k < 5; k++ {
+		part(seq, shared, 10+k)
+	}
+
+	par := synth.NewProvingAssignment(synth.Sizes{})
+	shared = top(par)
+	children := make([]*synth.ProvingAssignment, 5)
+	var wg sync.WaitGroup
+	for k := range children {
+		children[k] = par.Fork(synth.Sizes{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if k == 2 {
+				// A nested fork: the grandchildren read both levels.
+				c := children[k]
+				inner := []*synth.ProvingAssignment{c.Fork(synth.Sizes{})}
+				part(inner[0], shared, 10+uint64(k))
+				require.NoError(t, c.Join(inner...))
+				return
+			}
+			part(children[k], shared, 10+uint64(k))
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, par.Join(children...))
+
+	assert.Equal(t, seq.Inputs, par.Inputs)
+	assert.Equal(t, seq.Aux, par.Aux)
+	assert.Equal(t, seq.A, par.A)
+	assert.Equal(t, seq.B, par.B)
+	assert.Equal(t, seq.C, par.C)
+	assert.Equal(t, seq.AAux, par.AAux)
+	assert.Equal(t, seq.BAux, par.BAux)
+	assert.Equal(t, seq.BInput, par.BInput)
+}
+
+func TestJoinRejectsForeignChild(t *testing.T) {
+	p := synth.NewProvingAssignment(synth.Sizes{})
+	q := synth.NewProvingAssignment(synth.Sizes{})
+	assert.Error(t, p.Join(q.Fork(synth.Sizes{})))
+	c := p.Fork(synth.Sizes{})
+	p.Alloc(elem(1)) // p changed after the fork
+	assert.Error(t, p.Join(c))
+}
