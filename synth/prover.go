@@ -53,10 +53,69 @@ func (p *ProvingAssignment) AllocInput(value fr.Element) Variable {
 
 // Enforce implements ConstraintSystem.
 func (p *ProvingAssignment) Enforce(a, b, c LinearCombination) {
-	p.track(a, b)
-	p.A = append(p.A, p.eval(a))
-	p.B = append(p.B, p.eval(b))
+	// Gadgets hand over canonical (sorted, merged) combinations, so the
+	// densities are set in the same pass as the evaluation; anything else
+	// takes the general path through normalize.
+	if !a.isCanonical() || !b.isCanonical() {
+		p.track(a, b)
+		p.A = append(p.A, p.eval(a))
+		p.B = append(p.B, p.eval(b))
+		p.C = append(p.C, p.eval(c))
+		return
+	}
+	p.A = append(p.A, p.evalTrack(a, &p.AAux, nil, &p.parentAAux, nil))
+	p.B = append(p.B, p.evalTrack(b, &p.BAux, &p.BInput, &p.parentBAux, &p.parentBInput))
 	p.C = append(p.C, p.eval(c))
+}
+
+// evalTrack is eval that also sets the density bit of every variable with a
+// non-zero coefficient: aux in auxD, inputs in inD (nil: inputs untracked).
+func (p *ProvingAssignment) evalTrack(lc LinearCombination, auxD, inD *Density, parentAux, parentIn **Density) fr.Element {
+	var acc, t fr.Element
+	for i := range lc {
+		term := &lc[i]
+		c := &term.Coeff
+		if c[0]|c[1]|c[2]|c[3] == 0 {
+			continue // a zero coefficient neither counts nor adds
+		}
+		v := term.Var
+		idx := v.Index()
+		var x *fr.Element
+		if v.IsAux() {
+			if idx >= p.assignment.auxBase {
+				x = &p.Aux[idx-p.assignment.auxBase]
+				auxD.Words[(idx-p.assignment.auxBase)>>6] |= 1 << (uint(idx-p.assignment.auxBase) & 63)
+			} else {
+				x = p.parent.value(v)
+				p.setBit(auxD, parentAux, idx, p.densities.auxBase)
+			}
+		} else {
+			if idx >= p.assignment.inputBase {
+				x = &p.Inputs[idx-p.assignment.inputBase]
+				if inD != nil {
+					inD.Words[(idx-p.assignment.inputBase)>>6] |= 1 << (uint(idx-p.assignment.inputBase) & 63)
+				}
+			} else {
+				x = p.parent.value(v)
+				if inD != nil {
+					p.setBit(inD, parentIn, idx, p.densities.inputBase)
+				}
+			}
+		}
+		switch {
+		case x[0]|x[1]|x[2]|x[3] == 0:
+		case *x == CoeffOne:
+			acc.Add(&acc, c)
+		case *c == CoeffOne:
+			acc.Add(&acc, x)
+		case *c == CoeffMinusOne:
+			acc.Sub(&acc, x)
+		default:
+			t.Mul(c, x)
+			acc.Add(&acc, &t)
+		}
+	}
+	return acc
 }
 
 // NumRows is the number of rows enforced so far.

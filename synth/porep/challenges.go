@@ -1,0 +1,145 @@
+package porep
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math/big"
+)
+
+// ProverID is the 32-byte prover id of a miner: the ID address payload
+// (unsigned LEB128 of the actor id) zero-padded, as filecoin-ffi builds it.
+func ProverID(miner ActorID) [32]byte {
+	var out [32]byte
+	binary.PutUvarint(out[:], uint64(miner))
+	return out
+}
+
+// ReplicaIDFromProverID is SHA256(prover_id ‖ sector_id u64 BE ‖ ticket ‖
+// comm_d ‖ porep_id) with the top two bits cleared (a canonical Fr, LE).
+func ReplicaIDFromProverID(proverID [32]byte, sectorID uint64, ticket, commD, porepID [32]byte) [32]byte {
+	h := sha256.New()
+	h.Write(proverID[:])
+	var s [8]byte
+	binary.BigEndian.PutUint64(s[:], sectorID)
+	h.Write(s[:])
+	h.Write(ticket[:])
+	h.Write(commD[:])
+	h.Write(porepID[:])
+	var out [32]byte
+	h.Sum(out[:0])
+	out[31] &= 0x3f
+	return out
+}
+
+// ReplicaID derives the replica id of a sector sealed with proof type p.
+func ReplicaID(p RegisteredSealProof, miner ActorID, sector SectorNumber, ticket, commD [32]byte) ([32]byte, error) {
+	id, err := p.PoRepID()
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return ReplicaIDFromProverID(ProverID(miner), uint64(sector), ticket, commD, id), nil
+}
+
+// Challenges derives the challenged nodes of partition k, in order, as
+// rust-fil-proofs does for p's challenge kind. commR is only used by
+// synthetic and non-interactive PoRep, seed only by interactive and
+// synthetic PoRep.
+func Challenges(p RegisteredSealProof, replicaID, commR, seed [32]byte, partition int) ([]uint64, error) {
+	sp, err := p.Params()
+	if err != nil {
+		return nil, err
+	}
+	if partition < 0 || partition >= sp.Partitions {
+		return nil, fmt.Errorf("porep: partition %d out of range (%v has %d)", partition, p, sp.Partitions)
+	}
+	n := sp.ChallengesPerPartition
+	first := uint32(n * partition)
+	out := make([]uint64, n)
+	switch sp.Challenges {
+	case ChallengesInteractive:
+		for i := range out {
+			h := sha256.New()
+			h.Write(replicaID[:])
+			h.Write(seed[:])
+			out[i] = challengeFromHash(h, first+uint32(i), sp.Nodes)
+		}
+	case ChallengesNonInteractive:
+		for i := range out {
+			h := sha256.New()
+			h.Write([]byte("filecoin.io|PoRep|1|NonInteractive|1"))
+			h.Write(replicaID[:])
+			h.Write(commR[:])
+			out[i] = challengeFromHash(h, first+uint32(i), sp.Nodes)
+		}
+	case ChallengesSynthetic:
+		s := newSynth(sp.Nodes, replicaID, commR, min(sp.Nodes, 1<<18))
+		for i, idx := range s.partitionIndexes(n, seed, partition) {
+			out[i] = s.challenge(idx)
+		}
+	}
+	return out, nil
+}
+
+type hashWriter interface {
+	Write([]byte) (int, error)
+	Sum([]byte) []byte
+}
+
+func challengeFromHash(h hashWriter, j uint32, nodes uint64) uint64 {
+	var jb [4]byte
+	binary.LittleEndian.PutUint32(jb[:], j)
+	h.Write(jb[:])
+	var d [32]byte
+	h.Sum(d[:0])
+	return challengeFromLE(d[:], nodes)
+}
+
+// challengeFromLE reads b as a little-endian integer: value mod (nodes−1), +1.
+func challengeFromLE(b []byte, nodes uint64) uint64 {
+	be := make([]byte, len(b))
+	for k := range b {
+		be[len(b)-1-k] = b[k]
+	}
+	v := new(big.Int).SetBytes(be)
+	v.Mod(v, new(big.Int).SetUint64(nodes-1))
+	return v.Uint64() + 1
+}
+
+// synth generates synthetic PoRep challenges (challenges.rs, synthetic).
+type synth struct {
+	nodes   uint64
+	replica [32]byte
+	count   uint64 // number of synthetic challenges
+	gen     *chacha20
+}
+
+var synthNonce = [12]byte{'s', 'y', 'n', 't', 'h', '-', 'p', 'o', 'r', 'e', 'p', 0}
+
+func newSynth(nodes uint64, replicaID, commR [32]byte, count uint64) *synth {
+	var key [32]byte
+	copy(key[:], blake2bSum(append(replicaID[:], commR[:]...), []byte("filecoin.io|PoRep|1|Synthetic|1|Generation"), 32))
+	return &synth{nodes: nodes, replica: replicaID, count: count, gen: newChaCha20(&key, &synthNonce)}
+}
+
+// challenge returns synthetic challenge i: 32 keystream bytes at 32·i.
+func (s *synth) challenge(i uint64) uint64 {
+	var b [32]byte
+	s.gen.keystream(b[:], 32*i)
+	return challengeFromLE(b[:], s.nodes)
+}
+
+// partitionIndexes selects which synthetic challenges partition k uses:
+// u32 LE words of a second keystream keyed by replica_id and seed.
+func (s *synth) partitionIndexes(n int, seed [32]byte, k int) []uint64 {
+	var key [32]byte
+	copy(key[:], blake2bSum(append(s.replica[:], seed[:]...), []byte("filecoin.io|PoRep|1|Synthetic|1|Selection"), 32))
+	sel := newChaCha20(&key, &synthNonce)
+	buf := make([]byte, 4*n)
+	sel.keystream(buf, uint64(4*n*k))
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = uint64(binary.LittleEndian.Uint32(buf[4*i:])) % s.count
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package porep_test
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+func TestBlake2bKnownAnswer(t *testing.T) {
+	// RFC 7693 appendix A: BLAKE2b-512("abc")
+	got := porep.Blake2bForTest([]byte("abc"), nil, 64)
+	assert.Equal(t, "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923", hex.EncodeToString(got))
+}
+
+func TestChaCha20KnownAnswer(t *testing.T) {
+	// RFC 8439 §2.3.2 block function test vector
+	var key [32]byte
+	for k := range key {
+		key[k] = byte(k)
+	}
+	nonce := [12]byte{0, 0, 0, 9, 0, 0, 0, 0x4a, 0, 0, 0, 0}
+	got := porep.ChaChaBlockForTest(key, 1, nonce, 20)
+	assert.Equal(t, "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4ed2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e", hex.EncodeToString(got[:]))
+}
+
+// TestSyntheticChallengesKnownAnswer uses rust-fil-proofs challenges.rs
+// test_synth_challenges_against_hardcoded.
+func TestSyntheticChallengesKnownAnswer(t *testing.T) {
+	var replicaID, commR, rand [32]byte
+	replicaID[0], commR[0] = 55, 101
+	for k := range rand {
+		rand[k] = 1
+	}
+	gen, sel := porep.NewSynthForTest(1<<10, replicaID, commR, 21)
+	want := []uint64{178, 297, 869, 211, 875, 477, 94, 781, 124, 332, 856, 801, 176, 692, 429, 691, 290, 204, 986, 210, 973}
+	for i, w := range want {
+		assert.Equal(t, w, gen(uint64(i)), "synthetic challenge %d", i)
+	}
+	var porepChallenges []uint64
+	for _, idx := range sel(10, rand, 0) {
+		porepChallenges = append(porepChallenges, gen(idx))
+	}
+	assert.Equal(t, []uint64{176, 781, 801, 986, 290, 211, 692, 856, 986, 332}, porepChallenges)
+	// partition k continues the selection stream
+	all := sel(20, rand, 0)
+	assert.Equal(t, all[10:], sel(10, rand, 1))
+}
+
+func TestInteractiveChallenges(t *testing.T) {
+	var rid, seed [32]byte
+	rid[0], seed[0] = 7, 9
+	p := porep.RegisteredSealProof_StackedDrg32GiBV1_1
+	var all []uint64
+	for k := 0; k < 10; k++ {
+		ch, err := porep.Challenges(p, rid, [32]byte{}, seed, k)
+		require.NoError(t, err)
+		require.Len(t, ch, 18)
+		all = append(all, ch...)
+	}
+	// j = 18·k + i; value = SHA256(replica_id ‖ seed ‖ j LE) as LE mod (nodes−1) + 1
+	for j, got := range all {
+		h := sha256.New()
+		h.Write(rid[:])
+		h.Write(seed[:])
+		binary.Write(h, binary.LittleEndian, uint32(j))
+		d := h.Sum(nil)
+		for a, b := 0, len(d)-1; a < b; a, b = a+1, b-1 {
+			d[a], d[b] = d[b], d[a]
+		}
+		v := new(big.Int).SetBytes(d)
+		v.Mod(v, big.NewInt(1<<30-1))
+		assert.Equal(t, v.Uint64()+1, got, "challenge %d", j)
+		assert.True(t, got >= 1 && got < 1<<30)
+	}
+	_, err := porep.Challenges(p, rid, [32]byte{}, seed, 10)
+	assert.Error(t, err)
+	_, err = porep.Challenges(20, rid, [32]byte{}, seed, 0)
+	assert.ErrorIs(t, err, porep.ErrUnknownProof)
+}
+
+func TestNonInteractiveChallenges(t *testing.T) {
+	var rid, commR, seed [32]byte
+	rid[0], commR[0] = 3, 4
+	p := porep.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep
+	ch, err := porep.Challenges(p, rid, commR, seed, 12)
+	require.NoError(t, err)
+	require.Len(t, ch, 2)
+	h := sha256.New()
+	h.Write([]byte("filecoin.io|PoRep|1|NonInteractive|1"))
+	h.Write(rid[:])
+	h.Write(commR[:])
+	binary.Write(h, binary.LittleEndian, uint32(25))
+	d := h.Sum(nil)
+	for a, b := 0, len(d)-1; a < b; a, b = a+1, b-1 {
+		d[a], d[b] = d[b], d[a]
+	}
+	v := new(big.Int).SetBytes(d)
+	v.Mod(v, big.NewInt(63))
+	assert.Equal(t, v.Uint64()+1, ch[1])
+	// seed does not matter for NI-PoRep
+	seed[5] = 1
+	ch2, err := porep.Challenges(p, rid, commR, seed, 12)
+	require.NoError(t, err)
+	assert.Equal(t, ch, ch2)
+}
+
+func TestProverID(t *testing.T) {
+	tests := []struct {
+		miner porep.ActorID
+		want  string
+	}{
+		{0, "00"},
+		{1000, "e807"},
+		{1<<63 + 5, "85808080808080808001"},
+	}
+	for _, tt := range tests {
+		id := porep.ProverID(tt.miner)
+		want, _ := hex.DecodeString(tt.want)
+		assert.Equal(t, want, id[:len(want)])
+		assert.Equal(t, make([]byte, 32-len(want)), id[len(want):])
+	}
+}
+
+func TestReplicaID(t *testing.T) {
+	var ticket, commD [32]byte
+	ticket[0], commD[1] = 1, 2
+	p := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	got, err := porep.ReplicaID(p, 1000, 77, ticket, commD)
+	require.NoError(t, err)
+	prover := porep.ProverID(1000)
+	porepID, _ := p.PoRepID()
+	var msg []byte
+	msg = append(msg, prover[:]...)
+	msg = binary.BigEndian.AppendUint64(msg, 77)
+	msg = append(msg, ticket[:]...)
+	msg = append(msg, commD[:]...)
+	msg = append(msg, porepID[:]...)
+	want := sha256.Sum256(msg)
+	want[31] &= 0x3f
+	assert.Equal(t, want, got)
+	assert.Equal(t, byte(5), porepID[0])
+	_, err = porep.ReplicaID(-1, 1, 1, ticket, commD)
+	assert.Error(t, err)
+}

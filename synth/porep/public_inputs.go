@@ -1,0 +1,73 @@
+package porep
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// InputsPerChallenge is the number of public inputs each challenge adds:
+// c, 6 DRG parents, 8 expander parents, c (UInt64), c (tree R), c (tree C).
+const InputsPerChallenge = 1 + DRGDegree + ExpDegree + 3
+
+// PublicInputs returns the Groth16 public inputs (without ONE) of partition
+// k of c's sector, as StackedCompound::generate_public_inputs computes them:
+// replica_id, comm_d, comm_r, then InputsPerChallenge values per challenge,
+// derived from the graph and the challenge derivation, never from the
+// vanilla proofs. It first checks that c's replica_id is the one derived
+// from miner, sector, ticket and comm_d.
+func PublicInputs(c *C1, miner ActorID, sector SectorNumber, partition int) ([]fr.Element, error) {
+	if err := c.CheckReplicaID(miner, sector); err != nil {
+		return nil, err
+	}
+	g, err := NewGraph(c.RegisteredProof)
+	if err != nil {
+		return nil, err
+	}
+	return computePublicInputs(g, c.RegisteredProof, leBytes(&c.ReplicaID), c.CommD, leBytes(&c.CommR), c.Seed, partition)
+}
+
+// PublicInputsFor computes partition k's public inputs from the on-chain
+// values alone (what a verifier does). g may be nil; pass NewGraph(p) to
+// reuse a graph across partitions.
+func PublicInputsFor(g *Graph, p RegisteredSealProof, replicaID, commD, commR, seed [32]byte, partition int) ([]fr.Element, error) {
+	if g == nil {
+		var err error
+		if g, err = NewGraph(p); err != nil {
+			return nil, err
+		}
+	}
+	return computePublicInputs(g, p, replicaID, commD, commR, seed, partition)
+}
+
+func computePublicInputs(g *Graph, p RegisteredSealProof, replicaID, commD, commR, seed [32]byte, partition int) ([]fr.Element, error) {
+	chals, err := Challenges(p, replicaID, commR, seed, partition)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fr.Element, 3, 3+InputsPerChallenge*len(chals))
+	for k, v := range [3]*[32]byte{&replicaID, &commD, &commR} {
+		e, err := fr.LittleEndian.Element(v)
+		if err != nil {
+			return nil, fmt.Errorf("porep: %s is not a canonical field element", [3]string{"replica_id", "comm_d", "comm_r"}[k])
+		}
+		out[k] = e
+	}
+	var x fr.Element
+	for _, c := range chals {
+		drg, exp, err := g.Parents(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *x.SetUint64(c))
+		for _, p := range drg {
+			out = append(out, *x.SetUint64(uint64(p)))
+		}
+		for _, p := range exp {
+			out = append(out, *x.SetUint64(uint64(p)))
+		}
+		x.SetUint64(c)
+		out = append(out, x, x, x)
+	}
+	return out, nil
+}
