@@ -6,7 +6,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// Check runs CheckReplicaID and CheckChallenges.
+// Check runs CheckReplicaID and CheckChallenges, which need no hashing
+// beyond replica_id and the challenges. CheckAll adds every other hash.
 func (c *C1) Check(miner ActorID, sector SectorNumber) error {
 	if err := c.CheckReplicaID(miner, sector); err != nil {
 		return err
@@ -33,7 +34,8 @@ func (c *C1) CheckReplicaID(miner ActorID, sector SectorNumber) error {
 // graph's parents in order, all proofs agree on comm_d, comm_c and
 // comm_r_last, and the stored label parents are the expansion of the
 // parent columns. c must have passed Validate. Merkle hashes, labels,
-// encodings and comm_r = H(comm_c, comm_r_last) are not checked here.
+// encodings and comm_r = H(comm_c, comm_r_last) are not checked here
+// (CheckHashes does; CheckAll does both).
 func (c *C1) CheckChallenges() error {
 	sp, err := c.RegisteredProof.Params()
 	if err != nil {

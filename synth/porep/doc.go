@@ -5,7 +5,7 @@
 //
 //	c1, err := porep.ParseC1(data) // filecoin-ffi JSON or the Commit2In envelope
 //	if err != nil { … }            // errors.Is(err, porep.ErrBadC1); errors.As → *porep.C1Error
-//	if err := c1.Check(miner, sector); err != nil { … }
+//	if err := c1.CheckAll(ctx, miner, sector); err != nil { … } // every hash, natively
 //	inputs, err := porep.PublicInputs(c1, miner, sector, k) // 3 + 18·challenges Fr
 //
 // # Forms
@@ -32,8 +32,21 @@
 // comm_r or seed (rust-fil-proofs' C2 refuses them). List lengths are capped
 // before allocation. Check adds what needs no hashing: replica_id, the
 // derived challenges, graph parents, path indices, shared roots and the
-// expansion of label parents. Merkle hashes, labels and encodings are not
-// checked here.
+// expansion of label parents. CheckHashes recomputes every hash natively
+// (tree-D, tree-R and tree-C paths, column hashes, labels, encodings,
+// comm_r = Poseidon(comm_c, comm_r_last)), as the vanilla verifier does;
+// CheckAll runs all of it in one pass, parallel over challenges, so that a
+// C1 the chain would reject fails here with the partition, challenge and
+// field named, not after a proof.
+//
+// # Synthetic C1
+//
+// SyntheticC1 makes a consistent C1 for a made-up sector of any size
+// (interactive proof types), deterministic from a seed: synthetic data for
+// tests, examples and benchmarks, never a real sector. Only the opened
+// values are real (sparse trees C and R with random untouched subtrees,
+// labels computed from random parent labels, real encodings); whatever
+// uses one must say so.
 //
 // # Graph and challenges
 //
@@ -54,8 +67,8 @@
 //
 // # Tests
 //
-// Test C1s (ShapeC1 in export_test.go) have the right shape and consistent
-// indices but random values: no hash in them is real. Fuzz with, e.g.,
+// ShapeC1 (export_test.go) C1s have the right shape and consistent indices
+// but random values: no hash in them is real. SyntheticC1 gives real ones. Fuzz with, e.g.,
 //
 //	go test ./synth/porep -run XXX -fuzz 'FuzzParseC1$' -fuzztime 15s -fuzzminimizetime 1s
 //
