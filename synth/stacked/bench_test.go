@@ -1,0 +1,81 @@
+package stacked_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/stacked"
+	"github.com/gpuc2/gpuc2/synth/stacked/stackedtest"
+)
+
+var bench32 = flag.Bool("bench32", false, "also benchmark whole 32 GiB partitions (about 35 GiB of memory)")
+
+// BenchmarkWitness synthesizes a partition (synthetic witness) into a
+// ProvingAssignment, the prover's witness-only path, sequentially and on
+// several goroutines. "32GiB-1ch" is the 32 GiB shape with one challenge
+// (7,238,236 rows: the 571 top-level rows and one 7,237,665-row challenge):
+// 18 × its CPU time estimates a partition's. Whole 32 GiB partitions run
+// with -bench32 only. cpu-s/op is the process's user+system CPU time per
+// operation; peak-GiB its peak resident memory so far.
+func BenchmarkWitness(b *testing.B) {
+	one32 := stacked.Params32GiB
+	one32.Challenges = 1
+	type bc struct {
+		name    string
+		p       stacked.Params
+		workers []int
+	}
+	cases := []bc{
+		{"2KiB", stacked.Params2KiB, []int{1, 2}},
+		{"32GiB-1ch", one32, []int{1}},
+	}
+	if *bench32 {
+		var ws []int
+		for n := 1; n <= runtime.GOMAXPROCS(0); n *= 2 {
+			ws = append(ws, n)
+		}
+		cases = append(cases, bc{"32GiB", stacked.Params32GiB, ws})
+	}
+	for _, bc := range cases {
+		w, err := stackedtest.Partition(bc.p, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hint := bc.p.Sizes()
+		for _, n := range bc.workers {
+			b.Run(fmt.Sprintf("%s/workers=%d", bc.name, n), func(b *testing.B) {
+				// The time from the last challenge's end to the end of
+				// synthesis is the join (the serial copy into the parent).
+				var last time.Time
+				c := &stacked.Circuit{Params: bc.p, Witness: w, Workers: n,
+					Progress: func(int, int) { last = time.Now() }}
+				var tail time.Duration
+				b.ReportAllocs()
+				cpu0 := cpuSeconds()
+				b.ResetTimer()
+				for b.Loop() {
+					pa := synth.NewProvingAssignment(hint)
+					if err := c.Synthesize(context.Background(), pa); err != nil {
+						b.Fatal(err)
+					}
+					tail += time.Since(last)
+				}
+				b.StopTimer()
+				if n > 1 {
+					b.ReportMetric(tail.Seconds()/float64(b.N), "join-s/op")
+				}
+				b.ReportMetric(float64(hint.Rows)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
+				if cpu := cpuSeconds(); cpu > 0 {
+					b.ReportMetric((cpu-cpu0)/float64(b.N), "cpu-s/op")
+					b.ReportMetric(peakGiB(), "peak-GiB")
+				}
+				runtime.GC()
+			})
+		}
+	}
+}

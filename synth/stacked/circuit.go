@@ -1,0 +1,281 @@
+package stacked
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/gadgets/boolean"
+	"github.com/gpuc2/gpuc2/synth/gadgets/num"
+	"github.com/gpuc2/gpuc2/synth/gadgets/por"
+	"github.com/gpuc2/gpuc2/synth/gadgets/poseidon"
+	"github.com/gpuc2/gpuc2/synth/gadgets/sha256"
+	"github.com/gpuc2/gpuc2/synth/merkle"
+)
+
+// Circuit is rust-fil-proofs v19's StackedCircuit for one partition
+// (storage-proofs-porep src/stacked/circuit/proof.rs and params.rs).
+type Circuit struct {
+	Params
+	// Witness is the partition; nil synthesizes the blank circuit (all
+	// values zero), which has the same shape.
+	Witness *Partition
+	// Workers bounds how many challenges are synthesized concurrently when
+	// the system is a *synth.ProvingAssignment (see SynthesizeParallel):
+	// 0 means GOMAXPROCS, 1 sequential. Other systems are always filled
+	// sequentially.
+	Workers int
+	// Progress, if set, is called after each challenge with the number of
+	// challenges done; calls are serialized.
+	Progress func(done, total int)
+
+	onStep func(step string) // test hook: called before each step
+}
+
+var _ synth.Circuit = (*Circuit)(nil)
+
+// shared holds what the top level allocates and every challenge reads.
+type shared struct {
+	replicaBits          []boolean.Boolean // reverse_bit_numbering(to_bits_le(replica_id)): 256
+	commD, commC, commRL num.Num
+}
+
+// synthesizer owns the gadgets over one system; one per goroutine.
+type synthesizer struct {
+	p       *Params
+	arities []int
+	b       *boolean.Builder
+	sha     *sha256.Gadget
+	pos     *poseidon.Gadget
+	shaH    shaHasher
+	posH    posHasher
+	msg     []boolean.Boolean
+	onStep  func(string)
+}
+
+type shaHasher struct{ g *sha256.Gadget }
+
+func (h shaHasher) HashNode(c []num.Num) (num.Num, error) { return h.g.HashLeaves(c...) }
+
+type posHasher struct{ g *poseidon.Gadget }
+
+func (h posHasher) HashNode(c []num.Num) (num.Num, error) { return h.g.Hash(c) }
+
+func newSynthesizer(cs synth.ConstraintSystem, p *Params, ar []int, onStep func(string)) *synthesizer {
+	b := boolean.NewBuilder(cs)
+	s := &synthesizer{p: p, arities: ar, b: b, sha: sha256.NewWithBuilder(b), pos: poseidon.New(b), onStep: onStep}
+	s.shaH, s.posH = shaHasher{s.sha}, posHasher{s.pos}
+	s.msg = make([]boolean.Boolean, 0, (2+LabelParents)*256)
+	return s
+}
+
+func (s *synthesizer) step(format string, args ...any) {
+	if s.onStep != nil {
+		s.onStep(fmt.Sprintf(format, args...))
+	}
+}
+
+// witness returns the validated witness (or the blank one) and the tree
+// arities.
+func (c *Circuit) witness() (*Partition, []int, error) {
+	w := c.Witness
+	if w == nil {
+		var err error
+		if w, err = c.Params.Blank(); err != nil {
+			return nil, nil, err
+		}
+	} else if err := w.Validate(c.Params); err != nil {
+		return nil, nil, err
+	}
+	ar, err := c.TreeArities()
+	return w, ar, err
+}
+
+// Synthesize implements synth.Circuit. Into a *synth.ProvingAssignment it
+// runs SynthesizeParallel unless Workers is 1; the result is the same.
+func (c *Circuit) Synthesize(ctx context.Context, cs synth.ConstraintSystem) error {
+	if p, ok := cs.(*synth.ProvingAssignment); ok && c.Workers != 1 {
+		return c.SynthesizeParallel(ctx, p, c.Workers)
+	}
+	w, ar, err := c.witness()
+	if err != nil {
+		return err
+	}
+	s := newSynthesizer(cs, &c.Params, ar, c.onStep)
+	sh, err := s.top(w)
+	if err != nil {
+		return err
+	}
+	for i := range w.Challenges {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.challenge(ctx, sh, i, &w.Challenges[i]); err != nil {
+			return err
+		}
+		if c.Progress != nil {
+			c.Progress(i+1, len(w.Challenges))
+		}
+	}
+	return nil
+}
+
+// top is StackedCircuit::synthesize up to the challenge loop: 4 inputs with
+// ONE, 571 aux, 571 rows.
+func (s *synthesizer) top(w *Partition) (*shared, error) {
+	g := s.b
+	s.step("replica_id")
+	rid := num.Alloc(g, w.ReplicaID)
+	num.Inputize(g, rid)
+	s.step("replica_id bits")
+	sh := &shared{replicaBits: num.ReverseBitNumbering(num.ToBitsLE(g, rid))}
+	s.step("comm_d")
+	sh.commD = num.Alloc(g, w.CommD)
+	num.Inputize(g, sh.commD)
+	s.step("comm_r")
+	commR := num.Alloc(g, w.CommR)
+	num.Inputize(g, commR)
+	s.step("comm_r_last, comm_c")
+	sh.commRL = num.Alloc(g, w.CommRLast)
+	sh.commC = num.Alloc(g, w.CommC)
+	s.step("comm_r hash")
+	// hash2_circuit(comm_c, comm_r_last): comm_c first.
+	h, err := s.pos.Hash([]num.Num{sh.commC, sh.commRL})
+	if err != nil {
+		return nil, err
+	}
+	s.step("comm_r equality")
+	num.Equal(g, commR.Var, h.Var) // A = comm_r, C = hash
+	return sh, nil
+}
+
+// inclusion is params.rs enforce_inclusion: PoRCircuit with Var leaf and
+// root, private root; its one input is the packed path index.
+func (s *synthesizer) inclusion(h por.Hasher, leaf num.Num, path merkle.Path, root num.Num) error {
+	_, err := por.Synthesize(s.b, h, por.Var(leaf), path, por.Var(root), true)
+	return err
+}
+
+// column allocates a column's rows, hashes them (hash_single_column) and
+// proves the hash in tree C.
+func (s *synthesizer) column(col *Column, commC num.Num, out []num.Num) error {
+	for l := range out {
+		out[l] = num.Alloc(s.b, col.Rows[l])
+	}
+	h, err := s.pos.Hash(out)
+	if err != nil {
+		return err
+	}
+	return s.inclusion(s.posH, h, col.Path, commC)
+}
+
+// challenge is params.rs Proof::synthesize.
+func (s *synthesizer) challenge(ctx context.Context, sh *shared, i int, ch *Challenge) error {
+	g, L := s.b, s.p.Layers
+	s.step("ch%d data_leaf", i)
+	dataLeaf := num.Alloc(g, ch.DataLeaf)
+	s.step("ch%d tree-D inclusion", i)
+	if err := s.inclusion(s.shaH, dataLeaf, ch.TreeD, sh.commD); err != nil {
+		return fmt.Errorf("challenge %d: tree D: %w", i, err)
+	}
+
+	// Parent columns: 6 DRG then 8 expander, each rows, hash, tree-C inclusion.
+	var cols [DRGParents + ExpParents][]num.Num
+	all := make([]num.Num, (DRGParents+ExpParents)*L)
+	for k := range cols {
+		cols[k] = all[k*L : (k+1)*L : (k+1)*L]
+		col, name, j := &ch.DRG[k%DRGParents], "DRG", k
+		if k >= DRGParents {
+			col, name, j = &ch.Exp[k-DRGParents], "expander", k-DRGParents
+		}
+		s.step("ch%d %s parent %d column", i, name, j)
+		if err := s.column(col, sh.commC, cols[k]); err != nil {
+			return fmt.Errorf("challenge %d: %s parent %d: %w", i, name, j, err)
+		}
+	}
+
+	s.step("ch%d challenge bits", i)
+	node := num.AllocUInt64(g, ch.Node)
+	s.step("ch%d challenge input", i)
+	node.PackIntoInput(g)
+
+	labels := make([]num.Num, L)
+	parents := make([][]boolean.Boolean, 0, DRGParents+ExpParents)
+	for layer := 1; layer <= L; layer++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.step("ch%d layer %d parent bits", i, layer)
+		parents = parents[:0]
+		// DRG parents: this layer's row; expander parents (from layer 2):
+		// the previous layer's row.
+		for k := 0; k < DRGParents; k++ {
+			parents = append(parents, num.ReverseBitNumbering(num.ToBitsLE(g, cols[k][layer-1])))
+		}
+		if layer > 1 {
+			for k := DRGParents; k < DRGParents+ExpParents; k++ {
+				parents = append(parents, num.ReverseBitNumbering(num.ToBitsLE(g, cols[k][layer-2])))
+			}
+		}
+		s.step("ch%d layer %d create_label", i, layer)
+		var err error
+		if labels[layer-1], err = s.label(sh.replicaBits, uint32(layer), &node, parents); err != nil {
+			return fmt.Errorf("challenge %d: layer %d label: %w", i, layer, err)
+		}
+	}
+
+	s.step("ch%d encode", i)
+	// encode(key = last label, value = data leaf).
+	encoded := num.Add(g, labels[L-1], dataLeaf)
+	s.step("ch%d tree-R inclusion", i)
+	if err := s.inclusion(s.posH, encoded, ch.TreeR, sh.commRL); err != nil {
+		return fmt.Errorf("challenge %d: tree R: %w", i, err)
+	}
+	s.step("ch%d column hash", i)
+	h, err := s.pos.Hash(labels)
+	if err != nil {
+		return fmt.Errorf("challenge %d: column hash: %w", i, err)
+	}
+	s.step("ch%d tree-C inclusion", i)
+	if err := s.inclusion(s.posH, h, ch.ColumnC.Path, sh.commC); err != nil {
+		return fmt.Errorf("challenge %d: tree C: %w", i, err)
+	}
+	return nil
+}
+
+// label is create_label_circuit: SHA-256 over replica_id ‖ layer (u32 BE,
+// constant) ‖ node (u64 BE) ‖ zero padding to 64 bytes ‖ 37 parent slots,
+// then the first 254 bits of the byte-reversed digest packed into one aux
+// variable. parents holds the distinct parents (6 or 14); slot s takes
+// parents[s mod len], which is rust-fil-proofs' expansion for both layer
+// kinds (6×6+1 and 14+14+9).
+func (s *synthesizer) label(replica []boolean.Boolean, layer uint32, node *num.UInt64, parents [][]boolean.Boolean) (num.Num, error) {
+	msg := append(s.msg[:0], replica...)
+	for len(msg) < 256 {
+		msg = append(msg, boolean.Constant(false))
+	}
+	for k := 31; k >= 0; k-- {
+		msg = append(msg, boolean.Constant(layer>>uint(k)&1 == 1))
+	}
+	msg = append(msg, node.BitsBE()...)
+	for len(msg) < 512 {
+		msg = append(msg, boolean.Constant(false))
+	}
+	for slot := 0; slot < LabelParents; slot++ {
+		msg = append(msg, parents[slot%len(parents)]...)
+		for len(msg)%256 != 0 {
+			msg = append(msg, boolean.Constant(false))
+		}
+	}
+	s.msg = msg
+	return s.sha.HashToField(msg)
+}
+
+// workerCount resolves a Workers setting.
+func workerCount(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
+}
