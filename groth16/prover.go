@@ -69,14 +69,19 @@ type Timings struct {
 	Total     time.Duration
 }
 
-// Prove synthesizes circuit and proves it with p.
+// Prove synthesizes circuit and proves it with p. A circuit with a
+// Sizes() synth.Sizes method gets its buffers sized up front.
 func Prove(ctx context.Context, p Prover, pk *ProvingKey, circuit synth.Circuit, opts ...ProveOption) (*Proof, error) {
 	var cfg proveConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
 	start := time.Now()
-	w := synth.NewProvingAssignment(synth.Sizes{})
+	var hint synth.Sizes
+	if sz, ok := circuit.(interface{ Sizes() synth.Sizes }); ok {
+		hint = sz.Sizes() // pre-sized buffers: no regrowth of gigabyte slices
+	}
+	w := synth.NewProvingAssignment(hint)
 	if err := circuit.Synthesize(ctx, w); err != nil {
 		return nil, fmt.Errorf("groth16: synthesis: %w", err)
 	}

@@ -1,28 +1,280 @@
-// Command c2prove is gpuc2's main job: it proves and verifies a Groth16
-// proof on this machine.
+// Command c2prove is gpuc2's main job: it proves a sector's PoRep Commit2
+// (C2) and verifies the proof.
 //
-// The PoRep circuit (C1 input) is not implemented yet: today c2prove proves
-// the built-in demo circuit (a chain of squarings, linear rows and bit checks
-// of about -rows rows) with a local test setup, so the whole Groth16 path —
-// synthesis, setup in bellperson's format, proof, verification — runs
-// end to end. It prints timings and, last, "proof=<hex> bytes=192 verified=true".
+// With no flags it makes a synthetic 2 KiB sector (test data, not a real
+// sector), creates once a local test setup for the 2 KiB circuit in
+// bellperson's file format (cached under the user cache directory, named
+// TEST-ONLY), proves every partition on the CPU, verifies, and prints timings
+// and, last, "proof=<hex> bytes=<n> verified=true".
+//
+// With -c1 it proves a real C1 output (filecoin-ffi JSON or the Commit2In
+// envelope) with the real Filecoin parameters from -params when they are
+// there; test setups are made only for test-size sectors (≤ 512 MiB).
 package main
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
+	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
-	"github.com/gpuc2/gpuc2/internal/testcircuit"
 	"github.com/gpuc2/gpuc2/internal/trace"
+	"github.com/gpuc2/gpuc2/msm"
+	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth/porep"
 )
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "c2prove:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	sectorSize string
+	c1File     string
+	sector     uint64
+	miner      uint64
+	paramsDir  string
+	backend    string
+	traceFile  string
+}
+
+func run() error {
+	var o options
+	flag.StringVar(&o.sectorSize, "sector-size", "2KiB", "sector size of the synthetic sector: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
+	flag.StringVar(&o.c1File, "c1", "", "C1 output to prove (JSON or Commit2In envelope); default: a synthetic sector")
+	flag.Uint64Var(&o.sector, "sector-number", 1, "sector number")
+	flag.Uint64Var(&o.miner, "miner-id", 1000, "miner actor id")
+	flag.StringVar(&o.paramsDir, "params", gpuc2.DefaultParamsDir(), "directory of Filecoin's parameter files")
+	flag.StringVar(&o.backend, "backend", "auto", "where MSMs run: auto (cuda when the native library loads), cpu or cuda")
+	flag.StringVar(&o.traceFile, "trace", "", "write a Chrome trace of the run (open in Perfetto) to this file")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var tracer *trace.Tracer
+	if o.traceFile != "" {
+		tracer = trace.New()
+	}
+	cpu := trace.Track{Process: "cpu", Thread: "main"}
+	miner, sector := porep.ActorID(o.miner), porep.SectorNumber(o.sector)
+
+	// The sector.
+	span := tracer.Begin(cpu, "C1 parse and check")
+	c1, err := loadC1(ctx, &o, miner, sector)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := c1.CheckAll(ctx, miner, sector); err != nil {
+		return err
+	}
+	span.End()
+	sp, err := c1.RegisteredProof.Params()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("C1 checked: %v, %d partitions × %d challenges (%v)\n",
+		c1.RegisteredProof, len(c1.VanillaProofs), sp.ChallengesPerPartition, since(start))
+
+	// The parameters: real files when present, else a cached test setup.
+	span = tracer.Begin(cpu, "parameter load")
+	pk, vk, err := loadParams(ctx, &o, c1.RegisteredProof)
+	if err != nil {
+		return err
+	}
+	span.End()
+
+	// The backend.
+	prover := &groth16.CPUProver{}
+	switch o.backend {
+	case "cpu":
+	case "cuda", "auto":
+		if !native.Available() {
+			if o.backend == "cuda" {
+				return fmt.Errorf("-backend cuda: %w", native.ErrNotAvailable)
+			}
+			break
+		}
+		prover.MSM = msm.CUDA{Device: 0}
+		o.backend = "cuda"
+	default:
+		return fmt.Errorf("-backend must be auto, cpu or cuda, not %q", o.backend)
+	}
+	if o.backend == "auto" {
+		o.backend = "cpu"
+	}
+
+	// Prove and verify each partition.
+	pvk := groth16.PrepareVerifyingKey(vk)
+	proofs := make([]groth16.Proof, len(c1.VanillaProofs))
+	track := trace.Track{Process: o.backend, Thread: "prover 0"}
+	total := time.Now()
+	for k := range c1.VanillaProofs {
+		circuit, err := c1.Circuit(k)
+		if err != nil {
+			return err
+		}
+		circuit.Progress = progress(fmt.Sprintf("partition %d: synthesis", k))
+		var t groth16.Timings
+		span := tracer.Begin(track, "partition", "partition", k)
+		p, err := groth16.Prove(ctx, prover, pk, circuit, groth16.WithTimings(&t),
+			groth16.WithPhases(func(name string, s, e time.Time) { tracer.Add(track, name, s, e, "partition", k) }))
+		span.End()
+		if err != nil {
+			return fmt.Errorf("partition %d: %w", k, err)
+		}
+		fmt.Printf("\rpartition %d (%s): %v = synthesis %v + H %v + MSMs h %v, l %v, a %v, b_g1 %v, b_g2 %v\n",
+			k, o.backend, round(t.Synthesis+t.Total), round(t.Synthesis), round(t.H),
+			round(t.MSMH), round(t.MSML), round(t.MSMA), round(t.MSMBG1), round(t.MSMBG2))
+		proofs[k] = *p
+	}
+	proveTime := time.Since(total)
+
+	start = time.Now()
+	span = tracer.Begin(cpu, "verify")
+	ok := true
+	for k := range proofs {
+		public, err := porep.PublicInputs(c1, miner, sector, k)
+		if err != nil {
+			return err
+		}
+		good, err := pvk.Verify(&proofs[k], public)
+		if err != nil {
+			return err
+		}
+		ok = ok && good
+	}
+	span.End()
+	fmt.Printf("proved in %v, verified in %v\n", round(proveTime), since(start))
+	if tracer != nil {
+		if err := writeTrace(o.traceFile, tracer); err != nil {
+			return err
+		}
+	}
+	b, err := groth16.MarshalProofs(proofs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("proof=%s bytes=%d verified=%t\n", hex.EncodeToString(b), len(b), ok)
+	if !ok {
+		return errors.New("the proof does not verify")
+	}
+	return nil
+}
+
+func loadC1(ctx context.Context, o *options, miner porep.ActorID, sector porep.SectorNumber) (*porep.C1, error) {
+	if o.c1File != "" {
+		data, err := os.ReadFile(o.c1File)
+		if err != nil {
+			return nil, err
+		}
+		return porep.ParseC1(data)
+	}
+	spt, err := syntheticProof(o.sectorSize)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("sector: synthetic %s sector (generated test data, not a real sector)\n", o.sectorSize)
+	seed := sha256.Sum256([]byte("c2prove synthetic sector"))
+	return porep.SyntheticC1(ctx, spt, miner, sector, seed)
+}
+
+func syntheticProof(size string) (porep.RegisteredSealProof, error) {
+	for _, p := range []porep.RegisteredSealProof{
+		porep.RegisteredSealProof_StackedDrg2KiBV1_1, porep.RegisteredSealProof_StackedDrg8MiBV1_1,
+		porep.RegisteredSealProof_StackedDrg512MiBV1_1, porep.RegisteredSealProof_StackedDrg32GiBV1_1,
+		porep.RegisteredSealProof_StackedDrg64GiBV1_1,
+	} {
+		if strings.Contains(p.String(), size+"V1_1") {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("-sector-size %q: want 2KiB, 8MiB, 512MiB, 32GiB or 64GiB", size)
+}
+
+func loadParams(ctx context.Context, o *options, p porep.RegisteredSealProof) (*groth16.ProvingKey, *groth16.VerifyingKey, error) {
+	start := time.Now()
+	paramsPath, vkPath, err := gpuc2.FindParams(o.paramsDir, p)
+	if err == nil {
+		pk, err := groth16.OpenProvingKey(paramsPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := os.Open(vkPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer f.Close()
+		vk, err := groth16.ReadVerifyingKey(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", vkPath, err)
+		}
+		fmt.Printf("parameters: %s (%v)\n", paramsPath, since(start))
+		return pk, vk, nil
+	}
+	if !errors.Is(err, gpuc2.ErrParamsMissing) || !gpuc2.IsTestSize(p) {
+		return nil, nil, err
+	}
+	cache, cerr := os.UserCacheDir()
+	if cerr != nil {
+		return nil, nil, fmt.Errorf("%w; and no user cache directory for a test setup: %v", err, cerr)
+	}
+	fmt.Printf("parameters: no real %v parameters in %s; using a local TEST-ONLY setup\n", p, o.paramsDir)
+	done := ticker("  creating the test setup (once; later runs reuse it)")
+	pk, path, created, err := gpuc2.TestParams(ctx, cache, p)
+	done()
+	if err != nil {
+		return nil, nil, err
+	}
+	verb := "loaded"
+	if created {
+		verb = "created"
+	}
+	fmt.Printf("parameters: %s TEST-ONLY setup %s (%v)\n", verb, path, since(start))
+	return pk, pk.VerifyingKey(), nil
+}
+
+// progress returns a callback that redraws one status line.
+func progress(what string) func(done, total int) {
+	return func(done, total int) { fmt.Printf("\r%s %d/%d challenges", what, done, total) }
+}
+
+// ticker prints elapsed time on one line every few seconds until done is called.
+func ticker(what string) (done func()) {
+	start := time.Now()
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				fmt.Print("\r\033[K")
+				return
+			case <-t.C:
+				fmt.Printf("\r%s… %v", what, since(start))
+			}
+		}
+	}()
+	return func() { close(stop); <-finished }
+}
+
+func since(t time.Time) time.Duration { return round(time.Since(t)) }
+
+func round(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 
 func writeTrace(path string, t *trace.Tracer) error {
 	f, err := os.Create(path)
@@ -34,82 +286,4 @@ func writeTrace(path string, t *trace.Tracer) error {
 		return err
 	}
 	return f.Close()
-}
-
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "c2prove:", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
-	rows := flag.Int("rows", 1<<16-16, "rows of the demo circuit (with the input rows it fills a 2^16 domain)")
-	c1 := flag.String("c1", "", "C1 output to prove (not supported yet)")
-	traceFile := flag.String("trace", "", "write a Chrome trace (open in Perfetto) of the run to this file")
-	flag.Parse()
-	if *c1 != "" {
-		return errors.New("proving a C1 output needs the PoRep circuit, which is not implemented yet; run without -c1 for the demo circuit")
-	}
-	if *rows < 1 {
-		return fmt.Errorf("-rows must be positive, got %d", *rows)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-
-	var tracer *trace.Tracer
-	if *traceFile != "" {
-		tracer = trace.New()
-	}
-	track := trace.Track{Process: "cpu", Thread: "prover 0"}
-
-	circuit := &testcircuit.Chain{N: *rows, Seed: 1, Inputs: 4}
-	fmt.Printf("circuit: demo chain of %d rows (the PoRep circuit is not implemented yet)\n", *rows)
-
-	start := time.Now()
-	span := tracer.Begin(track, "test setup")
-	pk, err := groth16.Setup(ctx, circuit, rand.Reader)
-	span.End()
-	if err != nil {
-		return err
-	}
-	c := pk.Counts()
-	fmt.Printf("test setup: %v (h=%d l=%d a=%d b=%d; local toxic waste, for testing only)\n",
-		time.Since(start).Round(time.Millisecond), c.H, c.L, c.A, c.B)
-
-	var t groth16.Timings
-	span = tracer.Begin(track, "prove")
-	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit, groth16.WithTimings(&t),
-		groth16.WithPhases(func(name string, start, end time.Time) { tracer.Add(track, name, start, end) }))
-	span.End()
-	if err != nil {
-		return err
-	}
-	fmt.Printf("prove (cpu): %v = synthesis %v + H %v + MSMs h %v, l %v, a %v, b_g1 %v, b_g2 %v\n",
-		(t.Synthesis + t.Total).Round(time.Millisecond), t.Synthesis.Round(time.Millisecond), t.H.Round(time.Millisecond),
-		t.MSMH.Round(time.Millisecond), t.MSML.Round(time.Millisecond), t.MSMA.Round(time.Millisecond),
-		t.MSMBG1.Round(time.Millisecond), t.MSMBG2.Round(time.Millisecond))
-
-	start = time.Now()
-	span = tracer.Begin(track, "verify")
-	ok, err := groth16.Verify(pk.VerifyingKey(), proof, circuit.PublicInputs())
-	span.End()
-	if err != nil {
-		return err
-	}
-	if tracer != nil {
-		if err := writeTrace(*traceFile, tracer); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("verify: %v\n", time.Since(start).Round(time.Millisecond))
-	b, err := proof.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	fmt.Printf("proof=%s bytes=%d verified=%t\n", hex.EncodeToString(b), len(b), ok)
-	if !ok {
-		return errors.New("the proof does not verify")
-	}
-	return nil
 }

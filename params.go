@@ -1,0 +1,110 @@
+package gpuc2
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/stacked"
+)
+
+// EnvParamsDir names the directory of Filecoin's parameter files.
+const EnvParamsDir = "FIL_PROOFS_PARAMETER_CACHE"
+
+// DefaultParamsDir is $FIL_PROOFS_PARAMETER_CACHE, else Filecoin's default.
+func DefaultParamsDir() string {
+	if d := os.Getenv(EnvParamsDir); d != "" {
+		return d
+	}
+	return "/var/tmp/filecoin-proof-parameters"
+}
+
+// ErrParamsMissing reports that no parameter file for a proof type was found.
+var ErrParamsMissing = errors.New("gpuc2: parameters missing")
+
+// paramsPrefix is the start of the v28 PoRep parameter file names; the
+// leading digits of each shape's hash tell the sizes apart (FILECOIN-C2-FACTS §5).
+func paramsPrefix(p porep.RegisteredSealProof) (string, error) {
+	sp, err := p.Params()
+	if err != nil {
+		return "", err
+	}
+	hash := map[uint64]string{
+		2 << 10: "032d3138", 8 << 20: "ecd68364", 512 << 20: "6babf46c",
+		32 << 30: "82a357d2", 64 << 30: "96f1b4a0",
+	}[sp.SectorSize]
+	if hash == "" {
+		return "", fmt.Errorf("gpuc2: no parameter file known for %v", p)
+	}
+	return fmt.Sprintf("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-%d-%d-%d-sha256_hasher-%s",
+		sp.Shape.Base, sp.Shape.Sub, sp.Shape.Top, hash), nil
+}
+
+// FindParams returns the paths of p's real Filecoin .params and .vk files in
+// dir, or ErrParamsMissing naming the file it looked for.
+func FindParams(dir string, p porep.RegisteredSealProof) (params, vk string, err error) {
+	prefix, err := paramsPrefix(p)
+	if err != nil {
+		return "", "", err
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*.params"))
+	if len(matches) == 0 {
+		return "", "", fmt.Errorf("%w: %s*.params in %s", ErrParamsMissing, prefix, dir)
+	}
+	params = matches[0]
+	vk = strings.TrimSuffix(params, ".params") + ".vk"
+	if _, err := os.Stat(vk); err != nil {
+		return "", "", fmt.Errorf("%w: %s (beside %s)", ErrParamsMissing, filepath.Base(vk), filepath.Base(params))
+	}
+	return params, vk, nil
+}
+
+// IsTestSize reports whether p's circuit is small enough for a local test
+// setup (2 KiB, 8 MiB and 512 MiB sectors).
+func IsTestSize(p porep.RegisteredSealProof) bool {
+	sp, err := p.Params()
+	return err == nil && sp.SectorSize <= 512<<20
+}
+
+// TestParamsPath is where TestParams keeps p's test setup under cacheDir.
+// The name says TEST: these keys come from local toxic waste and prove
+// nothing to anyone else.
+func TestParamsPath(cacheDir string, p porep.RegisteredSealProof) string {
+	return filepath.Join(cacheDir, "gpuc2", "test-params", fmt.Sprintf("TEST-ONLY-%v.params", p))
+}
+
+// TestParams loads p's local test setup from cacheDir, creating it (and
+// saying so through created) when it is missing. Only test sizes qualify.
+// A cached file that does not match the circuit is an error, never reused.
+func TestParams(ctx context.Context, cacheDir string, p porep.RegisteredSealProof) (pk *groth16.ProvingKey, path string, created bool, err error) {
+	if !IsTestSize(p) {
+		return nil, "", false, fmt.Errorf("%w: %v needs the real Filecoin parameters; test setups are made only for 2 KiB, 8 MiB and 512 MiB sectors", ErrParamsMissing, p)
+	}
+	params, err := porep.CircuitParams(p)
+	if err != nil {
+		return nil, "", false, err
+	}
+	path = TestParamsPath(cacheDir, p)
+	if _, statErr := os.Stat(path); statErr == nil {
+		pk, err = groth16.OpenProvingKey(path)
+		return pk, path, false, err
+	}
+	// The blank circuit (nil witness) has the shape of every real one.
+	pk, err = groth16.Setup(ctx, &stacked.Circuit{Params: params}, rand.Reader)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, "", false, err
+	}
+	if err := groth16.WriteParams(path, pk); err != nil {
+		return nil, "", false, err
+	}
+	return pk, path, true, nil
+}
