@@ -88,3 +88,22 @@ func TestJoinRejectsForeignChild(t *testing.T) {
 	p.Alloc(elem(1)) // p changed after the fork
 	assert.Error(t, p.Join(c))
 }
+
+func TestResetReusesBuffers(t *testing.T) {
+	c := &testcircuit.Chain{N: 300, Seed: 2, Inputs: 2}
+	fresh := synth.NewProvingAssignment(synth.Sizes{})
+	require.NoError(t, c.Synthesize(context.Background(), fresh))
+
+	reused := synth.NewProvingAssignment(synth.Sizes{})
+	require.NoError(t, (&testcircuit.Chain{N: 500, Seed: 9, Inputs: 3}).Synthesize(context.Background(), reused))
+	reused.Reset()
+	require.NoError(t, c.Synthesize(context.Background(), reused))
+	assert.Equal(t, fresh.Inputs, reused.Inputs)
+	assert.Equal(t, fresh.Aux, reused.Aux)
+	assert.Equal(t, fresh.A, reused.A)
+	assert.Equal(t, fresh.B, reused.B)
+	assert.Equal(t, fresh.C, reused.C)
+	assert.Equal(t, fresh.AAux, reused.AAux)
+	assert.Equal(t, fresh.BAux, reused.BAux)
+	assert.Equal(t, fresh.BInput, reused.BInput)
+}

@@ -3,6 +3,8 @@ package synth
 import (
 	"fmt"
 	"math/bits"
+	"slices"
+	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
@@ -151,12 +153,33 @@ func (p *ProvingAssignment) Join(children ...*ProvingAssignment) error {
 			return fmt.Errorf("synth: Join: child %d was not forked from this system in its current state", i)
 		}
 	}
+	// Grow once, then copy the children's values concurrently: for a
+	// 32 GiB partition Join moves about 17 GB.
+	type offsets struct{ in, aux, row int }
+	offs := make([]offsets, len(children))
+	nIn, nAux, nRow := len(p.Inputs), len(p.Aux), len(p.A)
+	for i, c := range children {
+		offs[i] = offsets{nIn, nAux, nRow}
+		nIn, nAux, nRow = nIn+len(c.Inputs), nAux+len(c.Aux), nRow+len(c.A)
+	}
+	p.Inputs = slices.Grow(p.Inputs, nIn-len(p.Inputs))[:nIn]
+	p.Aux = slices.Grow(p.Aux, nAux-len(p.Aux))[:nAux]
+	p.A = slices.Grow(p.A, nRow-len(p.A))[:nRow]
+	p.B = slices.Grow(p.B, nRow-len(p.B))[:nRow]
+	p.C = slices.Grow(p.C, nRow-len(p.C))[:nRow]
+	var wg sync.WaitGroup
+	for i, c := range children {
+		o := offs[i]
+		wg.Go(func() {
+			copy(p.Inputs[o.in:], c.Inputs)
+			copy(p.Aux[o.aux:], c.Aux)
+			copy(p.A[o.row:], c.A)
+			copy(p.B[o.row:], c.B)
+			copy(p.C[o.row:], c.C)
+		})
+	}
+	wg.Wait()
 	for _, c := range children {
-		p.Aux = append(p.Aux, c.Aux...)
-		p.Inputs = append(p.Inputs, c.Inputs...)
-		p.A = append(p.A, c.A...)
-		p.B = append(p.B, c.B...)
-		p.C = append(p.C, c.C...)
 		p.AAux.appendBits(&c.AAux)
 		p.BAux.appendBits(&c.BAux)
 		p.BInput.appendBits(&c.BInput)
@@ -181,4 +204,21 @@ func (p *ProvingAssignment) mergeBits(from, own *Density, parent **Density, base
 			p.setBit(own, parent, i, base)
 		}
 	}
+}
+
+// Reset empties p for the next synthesis of a circuit, keeping its buffers,
+// and allocates ONE again. Reusing one ProvingAssignment per worker avoids
+// faulting in gigabytes of fresh memory for every partition.
+func (p *ProvingAssignment) Reset() {
+	if p.parent != nil {
+		*p = ProvingAssignment{} // a child is not reusable: drop it
+	}
+	p.Inputs, p.Aux = p.Inputs[:0], p.Aux[:0]
+	p.A, p.B, p.C = p.A[:0], p.B[:0], p.C[:0]
+	for _, d := range []*Density{&p.AAux, &p.BAux, &p.BInput} {
+		clear(d.Words)
+		d.Words, d.Len = d.Words[:0], 0
+	}
+	p.parentAAux, p.parentBAux, p.parentBInput = nil, nil, nil
+	p.AllocInput(CoeffOne)
 }
