@@ -1,0 +1,49 @@
+package gpuc2_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// The whole C2 path on a synthetic 2 KiB sector: a TEST-ONLY setup of the
+// real partition circuit, a CPU proof, verification against the public
+// inputs derived from the C1 — and rejection of another sector's inputs.
+func TestProveSynthetic2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 2.7 M-constraint setup and proof take minutes on 2 cores")
+	}
+	ctx := context.Background()
+	p := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	miner, sector := porep.ActorID(1000), porep.SectorNumber(7)
+	c1, err := porep.SyntheticC1(ctx, p, miner, sector, [32]byte{1})
+	require.NoError(t, err)
+	require.NoError(t, c1.CheckAll(ctx, miner, sector))
+
+	pk, _, created, err := gpuc2.TestParams(ctx, t.TempDir(), p)
+	require.NoError(t, err)
+	require.True(t, created)
+
+	circuit, err := c1.Circuit(0)
+	require.NoError(t, err)
+	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit)
+	require.NoError(t, err)
+	public, err := porep.PublicInputs(c1, miner, sector, 0)
+	require.NoError(t, err)
+	ok, err := groth16.Verify(pk.VerifyingKey(), proof, public)
+	require.NoError(t, err)
+	assert.True(t, ok)
+
+	other := append([]fr.Element(nil), public...)
+	other[3].SetUint64(12345) // a challenge index of another sector
+	ok, err = groth16.Verify(pk.VerifyingKey(), proof, other)
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
