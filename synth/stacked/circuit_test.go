@@ -13,7 +13,7 @@ import (
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/merkle"
 	"github.com/gpuc2/gpuc2/synth/stacked"
-	"github.com/gpuc2/gpuc2/synth/stacked/internal/digest"
+	"github.com/gpuc2/gpuc2/synth/internal/testcs"
 	"github.com/gpuc2/gpuc2/synth/stacked/stackedtest"
 )
 
@@ -203,7 +203,7 @@ func TestDigests(t *testing.T) {
 		require.NoError(t, err)
 		rec := synth.NewRecorder()
 		require.NoError(t, stacked.SynthesizeTop(rec, stacked.Params2KiB, w))
-		assert.Equal(t, "255ebce7544ce5068e6bff2db9a134c8d6592b560b425c1ad8e0ec130d054a0d", digest.Of(rec))
+		assert.Equal(t, "255ebce7544ce5068e6bff2db9a134c8d6592b560b425c1ad8e0ec130d054a0d", testcs.Digest(rec))
 	})
 	t.Run("H7", func(t *testing.T) {
 		if testing.Short() {
@@ -228,7 +228,7 @@ func TestDigests(t *testing.T) {
 		rec := synth.NewRecorder()
 		_, err = stacked.SynthesizeH7(rec, rid, 22, parents)
 		require.NoError(t, err)
-		assert.Equal(t, "76e1d5a5cf86458dafe17f808e950a8db422cafaf5e81cb99d10d07a182e0862", digest.Of(rec))
+		assert.Equal(t, "76e1d5a5cf86458dafe17f808e950a8db422cafaf5e81cb99d10d07a182e0862", testcs.Digest(rec))
 	})
 	t.Run("2KiB", func(t *testing.T) {
 		if testing.Short() {
@@ -236,7 +236,7 @@ func TestDigests(t *testing.T) {
 		}
 		rec := synth.NewRecorder()
 		require.NoError(t, (&stacked.Circuit{Params: stacked.Params2KiB}).Synthesize(context.Background(), rec))
-		assert.Equal(t, "af16fbd708cbd37b1079f0f7bf0b5a50567901bf72bf6d9291fa081dc6797a2a", digest.Of(rec))
+		assert.Equal(t, "af16fbd708cbd37b1079f0f7bf0b5a50567901bf72bf6d9291fa081dc6797a2a", testcs.Digest(rec))
 	})
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/gadgets/boolean"
-	"github.com/gpuc2/gpuc2/synth/gadgets/internal/testcs"
+	"github.com/gpuc2/gpuc2/synth/internal/testcs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
