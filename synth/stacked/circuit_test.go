@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/internal/testcs"
 	"github.com/gpuc2/gpuc2/synth/merkle"
 	"github.com/gpuc2/gpuc2/synth/stacked"
-	"github.com/gpuc2/gpuc2/synth/internal/testcs"
 	"github.com/gpuc2/gpuc2/synth/stacked/stackedtest"
 )
 

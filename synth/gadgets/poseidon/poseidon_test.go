@@ -7,10 +7,10 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/gadgets/boolean"
-	"github.com/gpuc2/gpuc2/synth/internal/testcs"
 	"github.com/gpuc2/gpuc2/synth/gadgets/num"
 	"github.com/gpuc2/gpuc2/synth/gadgets/poseidon"
 	native "github.com/gpuc2/gpuc2/synth/hash/poseidon"
+	"github.com/gpuc2/gpuc2/synth/internal/testcs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
