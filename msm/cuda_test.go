@@ -1,0 +1,235 @@
+package msm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2/internal/nativetest"
+	"github.com/gpuc2/gpuc2/msm"
+	"github.com/gpuc2/gpuc2/native"
+)
+
+func requireGPU(t testing.TB) {
+	t.Helper()
+	if !native.Available() {
+		t.Skipf("CUDA backend not available: %v", native.Load())
+	}
+}
+
+func rMinusOne() fr.Element {
+	var e fr.Element
+	e.SetOne()
+	e.Neg(&e)
+	return e
+}
+
+type g1Case struct {
+	name    string
+	bases   []bls12381.G1Affine
+	scalars []fr.Element
+	density *msm.Density
+}
+
+func g1Cases(t *testing.T) []g1Case {
+	var cases []g1Case
+	sizes := []int{1, 2, 3, 15, 17, 255, 257, 4095, 4097, 65535, 65537}
+	if !testing.Short() {
+		sizes = append(sizes, 1<<18-1, 1<<18+1, 1<<20-1, 1<<20, 1<<20+1)
+	}
+	if nativetest.Big() {
+		sizes = append(sizes, 1<<22+1, 1<<24)
+	}
+	for _, n := range sizes {
+		cases = append(cases, g1Case{fmt.Sprintf("random/%d", n), nativetest.G1(n, 1<<14), nativetest.Scalars(n), nil})
+	}
+	n := 5000
+	bases := nativetest.G1(n, n)
+	// zero scalars, all and mixed
+	zeros := make([]fr.Element, n)
+	cases = append(cases, g1Case{"zero-scalars", bases, zeros, nil})
+	mixed := nativetest.Scalars(n)
+	for i := 0; i < n; i += 3 {
+		mixed[i].SetZero()
+	}
+	cases = append(cases, g1Case{"some-zero-scalars", bases, mixed, nil})
+	// r-1 everywhere and mixed in
+	rm1 := make([]fr.Element, n)
+	for i := range rm1 {
+		rm1[i] = rMinusOne()
+	}
+	cases = append(cases, g1Case{"r-1", bases, rm1, nil})
+	withRm1 := nativetest.Scalars(n)
+	for i := 0; i < n; i += 7 {
+		withRm1[i] = rMinusOne()
+	}
+	cases = append(cases, g1Case{"some-r-1", bases, withRm1, nil})
+	// 0/1 scalars (Filecoin aux assignments), large bucket
+	bitsN := 1 << 16
+	if !testing.Short() {
+		bitsN = 1 << 20
+	}
+	bitScalars := nativetest.Scalars(bitsN)
+	for i := range bitScalars {
+		if bitScalars[i][0]&1 == 0 {
+			bitScalars[i].SetZero()
+		} else {
+			bitScalars[i].SetOne()
+		}
+	}
+	cases = append(cases, g1Case{"bits", nativetest.G1(bitsN, 1<<12), bitScalars, nil})
+	// small scalars 0..3 and 2^k
+	small := make([]fr.Element, n)
+	for i := range small {
+		small[i].SetUint64(uint64(i % 4))
+		if i%5 == 0 {
+			small[i].SetUint64(1 << (i % 250))
+		}
+	}
+	cases = append(cases, g1Case{"small-scalars", bases, small, nil})
+	// infinity points mixed in
+	withInf := append([]bls12381.G1Affine(nil), bases...)
+	for i := 0; i < n; i += 4 {
+		withInf[i] = bls12381.G1Affine{}
+	}
+	cases = append(cases, g1Case{"infinity-points", withInf, nativetest.Scalars(n), nil})
+	allInf := make([]bls12381.G1Affine, 100)
+	cases = append(cases, g1Case{"all-infinity", allInf, nativetest.Scalars(100), nil})
+	// repeated points: one point, random scalars; one point, equal scalars; P and -P
+	rep := make([]bls12381.G1Affine, n)
+	for i := range rep {
+		rep[i] = bases[0]
+	}
+	cases = append(cases, g1Case{"repeated-point", rep, nativetest.Scalars(n), nil})
+	same := make([]fr.Element, n)
+	s := nativetest.Scalars(1)[0]
+	for i := range same {
+		same[i] = s
+	}
+	cases = append(cases, g1Case{"repeated-point-same-scalar", rep, same, nil})
+	pm := make([]bls12381.G1Affine, n)
+	for i := range pm {
+		pm[i] = bases[0]
+		if i%2 == 1 {
+			pm[i].Neg(&pm[i])
+		}
+	}
+	cases = append(cases, g1Case{"p-and-minus-p", pm, same, nil})
+	// density masks
+	for _, every := range []int{1, 2, 10, 1000} {
+		m := 20000 + every
+		words, c := nativetest.Density(m, every)
+		cases = append(cases, g1Case{fmt.Sprintf("density/1-in-%d", every), nativetest.G1(c, 1<<12), nativetest.Scalars(m),
+			&msm.Density{Words: words, Len: m}})
+	}
+	cases = append(cases, g1Case{"density/empty", nil, nativetest.Scalars(130), &msm.Density{Words: make([]uint64, 3), Len: 130}})
+	return cases
+}
+
+func TestCUDAG1(t *testing.T) {
+	requireGPU(t)
+	ctx := context.Background()
+	for _, c := range g1Cases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			want, err := msm.CPU{}.G1(ctx, c.bases, c.scalars, c.density)
+			if err != nil {
+				t.Fatalf("cpu: %v", err)
+			}
+			got, err := msm.CUDA{}.G1(ctx, c.bases, c.scalars, c.density)
+			if err != nil {
+				t.Fatalf("cuda: %v", err)
+			}
+			var a, b bls12381.G1Affine
+			a.FromJacobian(&got)
+			b.FromJacobian(&want)
+			if !a.Equal(&b) {
+				t.Fatalf("GPU and CPU differ")
+			}
+		})
+	}
+}
+
+func TestCUDAG2(t *testing.T) {
+	requireGPU(t)
+	ctx := context.Background()
+	sizes := []int{1, 2, 3, 255, 257, 4097}
+	if !testing.Short() {
+		sizes = append(sizes, 1<<16-1, 1<<16+1, 1<<18)
+	}
+	if nativetest.Big() {
+		sizes = append(sizes, 1<<20+1)
+	}
+	type g2Case struct {
+		name    string
+		bases   []bls12381.G2Affine
+		scalars []fr.Element
+		density *msm.Density
+	}
+	var cases []g2Case
+	for _, n := range sizes {
+		cases = append(cases, g2Case{fmt.Sprintf("random/%d", n), nativetest.G2(n, 1<<12), nativetest.Scalars(n), nil})
+	}
+	n := 3000
+	bases := nativetest.G2(n, n)
+	sc := nativetest.Scalars(n)
+	for i := 0; i < n; i += 5 {
+		sc[i].SetZero()
+		if i%10 == 0 {
+			sc[i] = rMinusOne()
+		}
+		bases[(i+1)%n] = bls12381.G2Affine{}
+	}
+	cases = append(cases, g2Case{"zero-r-1-infinity", bases, sc, nil})
+	rep := make([]bls12381.G2Affine, n)
+	for i := range rep {
+		rep[i] = bases[2]
+	}
+	cases = append(cases, g2Case{"repeated-point", rep, nativetest.Scalars(n), nil})
+	words, c := nativetest.Density(10000, 3)
+	cases = append(cases, g2Case{"density", nativetest.G2(c, 1<<10), nativetest.Scalars(10000), &msm.Density{Words: words, Len: 10000}})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want, err := msm.CPU{}.G2(ctx, c.bases, c.scalars, c.density)
+			if err != nil {
+				t.Fatalf("cpu: %v", err)
+			}
+			got, err := msm.CUDA{}.G2(ctx, c.bases, c.scalars, c.density)
+			if err != nil {
+				t.Fatalf("cuda: %v", err)
+			}
+			var a, b bls12381.G2Affine
+			a.FromJacobian(&got)
+			b.FromJacobian(&want)
+			if !a.Equal(&b) {
+				t.Fatalf("GPU and CPU differ")
+			}
+		})
+	}
+}
+
+func TestCUDALengthMismatch(t *testing.T) {
+	// Argument checks happen before the native call, so this runs everywhere.
+	ctx := context.Background()
+	bases := make([]bls12381.G1Affine, 3)
+	if _, err := (msm.CUDA{}).G1(ctx, bases, make([]fr.Element, 2), nil); err == nil {
+		t.Fatal("want length mismatch error")
+	}
+	d := &msm.Density{Words: []uint64{0b101}, Len: 3}
+	if _, err := (msm.CUDA{}).G1(ctx, bases, make([]fr.Element, 3), d); err == nil {
+		t.Fatal("want density count error")
+	}
+}
+
+func TestCUDANotAvailable(t *testing.T) {
+	if native.Available() {
+		t.Skip("CUDA backend available")
+	}
+	bases := make([]bls12381.G1Affine, 1)
+	if _, err := (msm.CUDA{}).G1(context.Background(), bases, make([]fr.Element, 1), nil); !errors.Is(err, native.ErrNotAvailable) {
+		t.Fatalf("got %v, want ErrNotAvailable", err)
+	}
+}

@@ -1,0 +1,603 @@
+// Pippenger multi-scalar multiplication on G1 and G2 with signed digits.
+//
+// Pipeline for one call (host inputs, synchronous):
+//  1. upload bases (affine), scalars (Fr) and the optional density bitmap with
+//     per-word popcount prefixes (so scalar i finds its base index);
+//  2. scalars to canonical form on the GPU (unless given canonical);
+//  3. windows are processed in groups that bound the sort size; for a group,
+//     one thread per scalar writes (key = window*H + |digit|-1, value = base
+//     index | sign<<31) for each window, zero digits get a sentinel key;
+//  4. radix sort by key; the valid prefix (keys below the sentinel) is summed
+//     per key by a segmented reduction that splits long runs across threads
+//     (chunks of S entries; each chunk emits one partial sum per run it
+//     touches; repeat on the partials until one point per key remains, with
+//     chunk boundaries shifted on alternate levels so every level progresses),
+//     so a bucket holding most of the points (Filecoin's 0/1 scalars) is still
+//     spread over many threads;
+//  5. the one point per key is scattered to its bucket (W x H table);
+//  6. per window, sum_b b*B_b by segments (running sums plus a small scalar
+//     multiple), then a tree over segments; the host combines the windows by
+//     Horner's rule and converts XYZZ to Jacobian.
+#include <cub/cub.cuh>
+#include <vector>
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include "common.cuh"
+#include "curve.cuh"
+#include "msm_digits.cuh"
+#include "msm.cuh"
+
+namespace gpuc2 {
+
+namespace {
+
+constexpr uint32_t SIGN_BIT = 0x80000000u;
+constexpr uint64_t MAX_ENTRIES = 1ull << 28;  // sort size bound per window group
+constexpr uint64_t TARGET_THREADS = 1ull << 19;
+
+__global__ void k_scalars_from_mont(Fr* s, uint64_t n) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  s[i] = s[i].from_mont();
+}
+
+// One thread per scalar: entries for windows [w0, w0+wg) at local window lw
+// go to index lw*ns + i.
+__global__ void k_digits(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
+                         const uint32_t* __restrict__ rank, int c, int w0, int wg, uint32_t* __restrict__ keys,
+                         uint32_t* __restrict__ vals) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= ns) return;
+  const uint32_t H = 1u << (c - 1);
+  const uint32_t sentinel = (uint32_t)wg * H;
+  uint32_t base = (uint32_t)i;
+  bool used = true;
+  if (density) {
+    uint64_t word = density[i >> 6];
+    uint64_t bit = 1ull << (i & 63);
+    used = (word & bit) != 0;
+    base = rank[i >> 6] + (uint32_t)__popcll(word & (bit - 1));
+  }
+  Fr s = scalars[i];
+  uint32_t carry = 0;
+  const uint32_t half = H;
+  for (int w = 0; w < w0 + wg; w++) {
+    uint32_t v = msm_raw_window(s.v, c, w) + carry;
+    carry = v > half ? 1u : 0u;
+    if (w < w0) continue;
+    int32_t d = carry ? (int32_t)v - (int32_t)(1u << c) : (int32_t)v;
+    uint64_t idx = (uint64_t)(w - w0) * ns + i;
+    if (!used || d == 0) {
+      keys[idx] = sentinel;
+      vals[idx] = 0;
+    } else {
+      uint32_t a = (uint32_t)(d < 0 ? -d : d);
+      keys[idx] = (uint32_t)(w - w0) * H + (a - 1);
+      vals[idx] = base | (d < 0 ? SIGN_BIT : 0u);
+    }
+  }
+}
+
+// lower_bound of sentinel in sorted keys (one thread).
+__global__ void k_lower_bound(const uint32_t* keys, uint64_t n, uint32_t sentinel, uint64_t* out) {
+  uint64_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint64_t mid = (lo + hi) / 2;
+    if (keys[mid] < sentinel)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *out = lo;
+}
+
+// Count of distinct keys in sorted keys[0, n).
+__global__ void k_count_distinct(const uint32_t* keys, uint64_t n, unsigned long long* out) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned v = 0;
+  if (i < n) v = (i == 0 || keys[i] != keys[i - 1]) ? 1u : 0u;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  if ((threadIdx.x & 31) == 0 && v) atomicAdd(out, (unsigned long long)v);
+}
+
+__device__ __forceinline__ void chunk_range(uint64_t t, uint64_t S, uint64_t off, uint64_t L, uint64_t& b,
+                                            uint64_t& e) {
+  uint64_t s = t * S;
+  b = s > off ? s - off : 0;
+  e = (t + 1) * S - off;
+  if (e > L) e = L;
+}
+
+__global__ void k_count_runs(const uint32_t* __restrict__ keys, uint64_t L, uint64_t S, uint64_t off, uint64_t NT,
+                             uint32_t* __restrict__ cnt) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= NT) return;
+  uint64_t b, e;
+  chunk_range(t, S, off, L, b, e);
+  uint32_t r = 0;
+  if (b < e) {
+    r = 1;
+    uint32_t prev = keys[b];
+    for (uint64_t i = b + 1; i < e; i++) {
+      uint32_t k = keys[i];
+      r += k != prev;
+      prev = k;
+    }
+  }
+  cnt[t] = r;
+}
+
+// Curve operations as called by the kernels: inlined for G1; out of line for
+// G2, whose Fp2 formulas are large (keeps code size and compile time down).
+// Level 1 only: number of runs in chunk t that may continue into a neighbour
+// chunk (0, 1 or 2). Runs wholly inside the chunk are complete buckets.
+__device__ __forceinline__ bool run_is_partial(const uint32_t* keys, uint64_t L, uint64_t b, uint64_t e, uint64_t rb,
+                                               uint64_t re) {
+  return (rb == b && b > 0 && keys[b - 1] == keys[b]) || (re == e && e < L && keys[e] == keys[e - 1]);
+}
+
+__global__ void k_count_partial(const uint32_t* __restrict__ keys, uint64_t L, uint64_t S, uint64_t NT,
+                                uint32_t* __restrict__ cnt) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= NT) return;
+  uint64_t b, e;
+  chunk_range(t, S, 0, L, b, e);
+  uint32_t r = 0;
+  if (b < e) {
+    // first run
+    uint64_t re = b + 1;
+    while (re < e && keys[re] == keys[b]) re++;
+    r += run_is_partial(keys, L, b, e, b, re);
+    if (re < e) {  // last run differs from the first
+      uint64_t rb = e - 1;
+      while (keys[rb - 1] == keys[e - 1]) rb--;
+      r += run_is_partial(keys, L, b, e, rb, e);
+    }
+  }
+  cnt[t] = r;
+}
+
+template <class F>
+__device__ __noinline__ XYZZ<F> dev_add_affine_call(const XYZZ<F>& acc, const Affine<F>& p) {
+  return acc.add_affine(p);
+}
+template <class F>
+__device__ __noinline__ XYZZ<F> dev_add_call(const XYZZ<F>& acc, const XYZZ<F>& p) {
+  return acc.add(p);
+}
+template <class F>
+__device__ __noinline__ XYZZ<F> dev_dbl_call(const XYZZ<F>& acc) {
+  return acc.dbl();
+}
+template <class F>
+__device__ __forceinline__ XYZZ<F> dev_add_affine(const XYZZ<F>& acc, const Affine<F>& p) {
+  if constexpr (std::is_same<F, Fp>::value) return acc.add_affine(p);
+  else return dev_add_affine_call(acc, p);
+}
+template <class F>
+__device__ __forceinline__ XYZZ<F> dev_add(const XYZZ<F>& acc, const XYZZ<F>& p) {
+  if constexpr (std::is_same<F, Fp>::value) return acc.add(p);
+  else return dev_add_call(acc, p);
+}
+template <class F>
+__device__ __forceinline__ XYZZ<F> dev_dbl(const XYZZ<F>& acc) {
+  return dev_dbl_call(acc);
+}
+
+template <class F>
+__device__ __noinline__ XYZZ<F> dev_mul_small(const XYZZ<F>& p, uint32_t k) {
+  XYZZ<F> r = XYZZ<F>::inf();
+  bool started = false;
+  for (int b = 31; b >= 0; b--) {
+    if (started) r = dev_dbl(r);
+    if ((k >> b) & 1) {
+      r = started ? dev_add(r, p) : p;
+      started = true;
+    }
+  }
+  return r;
+}
+
+// Level 1: sorted (key, base|sign) -> complete runs straight into their
+// bucket (buckets[bucket_base + key]); runs that may continue into a
+// neighbouring chunk become partial sums at pos[t]... for the later levels.
+template <class F>
+__global__ void k_accumulate_affine(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
+                                    const Affine<F>* __restrict__ bases, uint64_t L, uint64_t S, uint64_t NT,
+                                    const uint32_t* __restrict__ pos, uint32_t* __restrict__ okeys,
+                                    XYZZ<F>* __restrict__ opts, XYZZ<F>* __restrict__ buckets, uint64_t bucket_base) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= NT) return;
+  uint64_t b, e;
+  chunk_range(t, S, 0, L, b, e);
+  if (b >= e) return;
+  uint32_t o = pos[t];
+  uint32_t cur = keys[b];
+  uint64_t rb = b;
+  XYZZ<F> acc = XYZZ<F>::inf();
+  for (uint64_t i = b; i <= e; i++) {
+    uint32_t k = i < e ? keys[i] : 0xffffffffu;
+    if (i == e || k != cur) {
+      if (run_is_partial(keys, L, b, e, rb, i)) {
+        okeys[o] = cur;
+        opts[o] = acc;
+        o++;
+      } else {
+        buckets[bucket_base + cur] = acc;
+      }
+      if (i == e) break;
+      cur = k;
+      rb = i;
+      acc = XYZZ<F>::inf();
+    }
+    uint32_t v = vals[i];
+    Affine<F> p = bases[v & ~SIGN_BIT];
+    if (v & SIGN_BIT) p = p.neg();
+    acc = dev_add_affine(acc, p);
+  }
+}
+
+// Later levels: sorted (key, XYZZ) -> one partial per (chunk, run).
+template <class F>
+__global__ void k_accumulate_xyzz(const uint32_t* __restrict__ keys, const XYZZ<F>* __restrict__ pts, uint64_t L,
+                                  uint64_t S, uint64_t off, uint64_t NT, const uint32_t* __restrict__ pos,
+                                  uint32_t* __restrict__ okeys, XYZZ<F>* __restrict__ opts) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= NT) return;
+  uint64_t b, e;
+  chunk_range(t, S, off, L, b, e);
+  if (b >= e) return;
+  uint32_t o = pos[t];
+  uint32_t cur = keys[b];
+  XYZZ<F> acc = pts[b];
+  for (uint64_t i = b + 1; i < e; i++) {
+    uint32_t k = keys[i];
+    if (k != cur) {
+      okeys[o] = cur;
+      opts[o] = acc;
+      o++;
+      cur = k;
+      acc = pts[i];
+    } else {
+      acc = dev_add(acc, pts[i]);
+    }
+  }
+  okeys[o] = cur;
+  opts[o] = acc;
+}
+
+template <class F>
+__global__ void k_scatter(const uint32_t* __restrict__ keys, const XYZZ<F>* __restrict__ pts, uint64_t L,
+                          uint64_t base, XYZZ<F>* __restrict__ buckets) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= L) return;
+  buckets[base + keys[i]] = pts[i];
+}
+
+// Per (window, segment): sum over the segment's buckets of value*B, where the
+// bucket at index idx has value idx+1.
+template <class F>
+__global__ void k_bucket_segments(const XYZZ<F>* __restrict__ buckets, uint32_t H, uint32_t SEG, uint32_t nseg,
+                                  uint32_t W, XYZZ<F>* __restrict__ out) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (uint64_t)W * nseg) return;
+  uint32_t w = (uint32_t)(t / nseg), j = (uint32_t)(t % nseg);
+  const XYZZ<F>* B = buckets + (uint64_t)w * H + (uint64_t)j * SEG;
+  XYZZ<F> run = XYZZ<F>::inf(), acc = XYZZ<F>::inf();
+  for (int k = (int)SEG - 1; k >= 0; k--) {
+    run = dev_add(run, B[k]);
+    acc = dev_add(acc, run);
+  }
+  if (j > 0 && !run.is_inf()) acc = dev_add(acc, dev_mul_small(run, j * SEG));
+  out[t] = acc;
+}
+
+// out[w*ng + g] = sum of in[w*count + g*G ... +G).
+template <class F>
+__global__ void k_group_sum(const XYZZ<F>* __restrict__ in, uint32_t count, uint32_t G, uint32_t ng, uint32_t W,
+                            XYZZ<F>* __restrict__ out) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (uint64_t)W * ng) return;
+  uint32_t w = (uint32_t)(t / ng), g = (uint32_t)(t % ng);
+  uint32_t b = g * G, e = min(count, b + G);
+  XYZZ<F> acc = XYZZ<F>::inf();
+  for (uint32_t k = b; k < e; k++) acc = dev_add(acc, in[(uint64_t)w * count + k]);
+  out[t] = acc;
+}
+
+int bits_for(uint64_t v) {
+  int b = 0;
+  while (b < 64 && (v >> b) != 0) b++;
+  return b;
+}
+
+int choose_window(uint64_t n) {
+  if (const char* e = getenv("GPUC2_MSM_WINDOW")) {  // experiments only
+    int c = atoi(e);
+    if (c >= 4 && c <= 20) return c;
+  }
+  int best = 4;
+  double best_cost = 1e300;
+  for (int c = 4; c <= 20; c++) {
+    double W = (double)msm_num_windows(c);
+    // measured on an H200: a bucket in the final reduction costs about 12 level-1 additions
+    double cost = W * ((double)n + 12.0 * (double)(1u << (c - 1)));
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+template <class T>
+void scan_exclusive(uint32_t* in_out, uint64_t n, DeviceBuffer<uint8_t>& tmp) {
+  size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in_out, in_out, (int)n));
+  if (tmp.n < bytes) tmp.alloc(bytes);
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp.get(), bytes, in_out, in_out, (int)n));
+}
+
+// Phase timing to stderr when GPUC2_MSM_TRACE is set (synchronizes the device
+// at each mark, so only for diagnosis).
+struct Trace {
+  bool on;
+  std::chrono::steady_clock::time_point t0;
+  double acc[8] = {0};
+  Trace() : on(getenv("GPUC2_MSM_TRACE") != nullptr) {
+    if (on) {
+      cudaDeviceSynchronize();
+      t0 = std::chrono::steady_clock::now();
+    }
+  }
+  void mark(int phase) {
+    if (!on) return;
+    cudaDeviceSynchronize();
+    auto t = std::chrono::steady_clock::now();
+    acc[phase] += std::chrono::duration<double, std::milli>(t - t0).count();
+    t0 = t;
+  }
+  void print(uint64_t n, int c, int W, int groups) {
+    if (!on) return;
+    fprintf(stderr,
+            "msm trace n=%llu c=%d W=%d groups=%d: setup %.2f digits %.2f sort %.2f level1 %.2f levels %.2f "
+            "scatter %.2f buckets %.2f final %.2f ms\n",
+            (unsigned long long)n, c, W, groups, acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]);
+  }
+};
+
+template <class T>
+T read_back(const T* d) {
+  T h;
+  CUDA_CHECK(cudaMemcpy(&h, d, sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+}  // namespace
+
+// Device-resident MSM core: bases and scalars already on the device (scalars
+// in canonical form). Returns the result as XYZZ on the host.
+template <class F>
+XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, const uint64_t* d_density,
+                   const uint32_t* d_rank, uint64_t n_points) {
+  typedef XYZZ<F> P;
+  if (ns == 0 || n_points == 0) return P::inf();
+  const int c = choose_window(n_points);
+  const int W = msm_num_windows(c);
+  const uint32_t H = 1u << (c - 1);
+  int wg = (int)std::max<uint64_t>(1, std::min<uint64_t>((uint64_t)W, MAX_ENTRIES / ns));
+  const uint64_t N = (uint64_t)wg * ns;
+  if (N > (1ull << 31) - 1) fail(GPUC2_ERR_NOT_SUPPORTED, "msm: too many scalars");
+
+  Trace tr;
+  int ngroups = 0;
+  DeviceBuffer<P> buckets((uint64_t)W * H);
+  CUDA_CHECK(cudaMemset(buckets.get(), 0, sizeof(P) * (uint64_t)W * H));
+  DeviceBuffer<uint32_t> k0(N), k1(N), v0(N), v1(N);
+  DeviceBuffer<uint8_t> tmp;
+  DeviceBuffer<uint64_t> d_u64(2);
+  DeviceBuffer<uint32_t> cnt;
+  DeviceBuffer<uint32_t> ka, kb;
+  DeviceBuffer<P> pa, pb;
+  const unsigned TPB = 256;
+
+  for (int w0 = 0; w0 < W; w0 += wg) {
+    const int g = std::min(wg, W - w0);
+    const uint64_t n = (uint64_t)g * ns;
+    const uint32_t sentinel = (uint32_t)g * H;
+    ngroups++;
+    tr.mark(0);
+    k_digits<<<blocks_for(ns, TPB), TPB>>>(d_scalars, ns, d_density, d_rank, c, w0, g, k0.get(), v0.get());
+    KERNEL_CHECK();
+    tr.mark(1);
+    cub::DoubleBuffer<uint32_t> dk(k0.get(), k1.get()), dv(v0.get(), v1.get());
+    size_t bytes = 0;
+    int end_bit = bits_for(sentinel);
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, dk, dv, (int)n, 0, end_bit));
+    if (tmp.n < bytes) tmp.alloc(bytes);
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp.get(), bytes, dk, dv, (int)n, 0, end_bit));
+    const uint32_t* keys = dk.Current();
+    const uint32_t* vals = dv.Current();
+    tr.mark(2);
+    k_lower_bound<<<1, 1>>>(keys, n, sentinel, d_u64.get());
+    KERNEL_CHECK();
+    const uint64_t T = read_back(d_u64.get());
+    if (T == 0) continue;
+
+    // Level 1: affine entries -> complete buckets and boundary partials.
+    uint64_t L = T;
+    uint64_t S = std::max<uint64_t>(1, std::min<uint64_t>(1024, (L + TARGET_THREADS - 1) / TARGET_THREADS));
+    uint64_t NT = (L + S - 1) / S;
+    cnt.alloc(NT + 1);
+    CUDA_CHECK(cudaMemset(cnt.get(), 0, sizeof(uint32_t) * (NT + 1)));
+    k_count_partial<<<blocks_for(NT, TPB), TPB>>>(keys, L, S, NT, cnt.get());
+    KERNEL_CHECK();
+    scan_exclusive<uint32_t>(cnt.get(), NT + 1, tmp);
+    uint64_t L1 = read_back(cnt.get() + NT);
+    if (ka.n < L1 || !ka.p) {
+      ka.alloc(L1);
+      kb.alloc(L1);
+      pa.alloc(L1);
+      pb.alloc(L1);
+    }
+    k_accumulate_affine<F><<<blocks_for(NT, 128), 128>>>(keys, vals, d_bases, L, S, NT, cnt.get(), ka.get(),
+                                                          pa.get(), buckets.get(), (uint64_t)w0 * H);
+    KERNEL_CHECK();
+    L = L1;
+    tr.mark(3);
+    uint32_t* ck = ka.get();
+    P* cp = pa.get();
+    uint32_t* nk = kb.get();
+    P* np = pb.get();
+    // distinct keys among the partials (they stay sorted)
+    CUDA_CHECK(cudaMemset(d_u64.get() + 1, 0, sizeof(uint64_t)));
+    if (L > 0) {
+      k_count_distinct<<<blocks_for(L, TPB), TPB>>>(ck, L, (unsigned long long*)(d_u64.get() + 1));
+      KERNEL_CHECK();
+    }
+    const uint64_t D = read_back(d_u64.get() + 1);
+    int level = 1;
+    while (L > D) {
+      if (level > 200) fail(GPUC2_ERR_INTERNAL, "msm: bucket reduction did not converge");
+      S = std::max<uint64_t>(4, std::min<uint64_t>(256, (L + TARGET_THREADS - 1) / TARGET_THREADS));
+      uint64_t off = (level & 1) ? S / 2 : 0;
+      NT = (L + off + S - 1) / S;
+      cnt.alloc(NT + 1);
+      CUDA_CHECK(cudaMemset(cnt.get(), 0, sizeof(uint32_t) * (NT + 1)));
+      k_count_runs<<<blocks_for(NT, TPB), TPB>>>(ck, L, S, off, NT, cnt.get());
+      KERNEL_CHECK();
+      scan_exclusive<uint32_t>(cnt.get(), NT + 1, tmp);
+      uint64_t Ln = read_back(cnt.get() + NT);
+      k_accumulate_xyzz<F><<<blocks_for(NT, 128), 128>>>(ck, cp, L, S, off, NT, cnt.get(), nk, np);
+      KERNEL_CHECK();
+      std::swap(ck, nk);
+      std::swap(cp, np);
+      L = Ln;
+      level++;
+    }
+    tr.mark(4);
+    if (L > 0) {
+      k_scatter<F><<<blocks_for(L, TPB), TPB>>>(ck, cp, L, (uint64_t)w0 * H, buckets.get());
+      KERNEL_CHECK();
+    }
+  }
+  tr.mark(5);
+  // release sort buffers before the bucket reduction
+  k0.release();
+  k1.release();
+  v0.release();
+  v1.release();
+  ka.release();
+  kb.release();
+  pa.release();
+  pb.release();
+
+  const uint32_t SEG = std::min<uint32_t>(H, 32);
+  const uint32_t nseg = H / SEG;
+  DeviceBuffer<P> seg((uint64_t)W * nseg), seg2((uint64_t)W * nseg);
+  k_bucket_segments<F><<<blocks_for((uint64_t)W * nseg, 64), 64>>>(buckets.get(), H, SEG, nseg, (uint32_t)W,
+                                                                     seg.get());
+  KERNEL_CHECK();
+  uint32_t count = nseg;
+  P* cur = seg.get();
+  P* nxt = seg2.get();
+  while (count > 1) {
+    const uint32_t G = 16;
+    uint32_t ng = (count + G - 1) / G;
+    k_group_sum<F><<<blocks_for((uint64_t)W * ng, 64), 64>>>(cur, count, G, ng, (uint32_t)W, nxt);
+    KERNEL_CHECK();
+    std::swap(cur, nxt);
+    count = ng;
+  }
+  tr.mark(6);
+  std::vector<P> win(W);
+  CUDA_CHECK(cudaMemcpy(win.data(), cur, sizeof(P) * W, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  P acc = P::inf();
+  for (int w = W - 1; w >= 0; w--) {
+    for (int i = 0; i < c; i++) acc = acc.dbl();
+    acc = acc.add(win[w]);
+  }
+  tr.mark(7);
+  tr.print(n_points, c, W, ngroups);
+  return acc;
+}
+
+template <class F>
+void msm_host(int32_t device, const void* bases, uint64_t n_bases, const void* scalars, uint64_t n_scalars,
+              const uint64_t* density, uint64_t density_words, uint32_t flags, void* out_jac) {
+  if (!out_jac) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: out is NULL");
+  if ((n_bases && !bases) || (n_scalars && !scalars)) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: NULL input");
+  if (n_scalars >= (1ull << 31)) fail(GPUC2_ERR_NOT_SUPPORTED, "msm: more than 2^31-1 scalars");
+  std::vector<uint32_t> rank;
+  if (density) {
+    if (density_words != (n_scalars + 63) / 64)
+      fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: density_words != ceil(n_scalars/64)");
+    if (n_scalars % 64 && (density[n_scalars / 64] >> (n_scalars % 64)) != 0)
+      fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: density has bits beyond n_scalars");
+    rank.resize(density_words);
+    uint64_t c = 0;
+    for (uint64_t w = 0; w < density_words; w++) {
+      rank[w] = (uint32_t)c;
+      c += (uint64_t)__builtin_popcountll(density[w]);
+    }
+    if (c != n_bases) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: density popcount != n_bases");
+  } else if (n_bases != n_scalars) {
+    fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: n_bases != n_scalars");
+  }
+  set_device(device);
+  XYZZ<F> r = XYZZ<F>::inf();
+  if (n_bases > 0) {
+    DeviceBuffer<Affine<F>> d_bases(n_bases);
+    DeviceBuffer<Fr> d_scalars(n_scalars);
+    DeviceBuffer<uint64_t> d_density;
+    DeviceBuffer<uint32_t> d_rank;
+    CUDA_CHECK(cudaMemcpy(d_bases.get(), bases, sizeof(Affine<F>) * n_bases, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_scalars.get(), scalars, sizeof(Fr) * n_scalars, cudaMemcpyHostToDevice));
+    if (density) {
+      d_density.alloc(density_words);
+      d_rank.alloc(density_words);
+      CUDA_CHECK(cudaMemcpy(d_density.get(), density, 8 * density_words, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(d_rank.get(), rank.data(), 4 * density_words, cudaMemcpyHostToDevice));
+    }
+    if (!(flags & GPUC2_MSM_SCALARS_CANONICAL)) {
+      k_scalars_from_mont<<<blocks_for(n_scalars, 256), 256>>>(d_scalars.get(), n_scalars);
+      KERNEL_CHECK();
+    }
+    r = msm_device<F>(d_bases.get(), d_scalars.get(), n_scalars, density ? d_density.get() : nullptr,
+                      density ? d_rank.get() : nullptr, n_bases);
+  }
+  F jac[3];
+  r.to_jacobian(jac[0], jac[1], jac[2]);
+  memcpy(out_jac, jac, sizeof jac);  // caller memory need not be 16-byte aligned
+}
+
+template <class F>
+void msm_bench(int32_t device, const void* bases, const void* scalars, uint64_t n, uint32_t iters, float* ms) {
+  set_device(device);
+  DeviceBuffer<Affine<F>> d_bases(n);
+  DeviceBuffer<Fr> d_scalars(n);
+  CUDA_CHECK(cudaMemcpy(d_bases.get(), bases, sizeof(Affine<F>) * n, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_scalars.get(), scalars, sizeof(Fr) * n, cudaMemcpyHostToDevice));
+  k_scalars_from_mont<<<blocks_for(n, 256), 256>>>(d_scalars.get(), n);
+  KERNEL_CHECK();
+  Event a, b;
+  for (uint32_t it = 0; it < iters; it++) {
+    CUDA_CHECK(cudaEventRecord(a.e));
+    msm_device<F>(d_bases.get(), d_scalars.get(), n, nullptr, nullptr, n);
+    CUDA_CHECK(cudaEventRecord(b.e));
+    CUDA_CHECK(cudaEventSynchronize(b.e));
+    CUDA_CHECK(cudaEventElapsedTime(&ms[it], a.e, b.e));
+  }
+}
+
+template void msm_host<Fp>(int32_t, const void*, uint64_t, const void*, uint64_t, const uint64_t*, uint64_t,
+                           uint32_t, void*);
+template void msm_host<Fp2>(int32_t, const void*, uint64_t, const void*, uint64_t, const uint64_t*, uint64_t,
+                            uint32_t, void*);
+template void msm_bench<Fp>(int32_t, const void*, const void*, uint64_t, uint32_t, float*);
+template void msm_bench<Fp2>(int32_t, const void*, const void*, uint64_t, uint32_t, float*);
+
+}  // namespace gpuc2

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs gpuc2's native GPU tests and benchmarks on a machine with a CUDA GPU,
+# in one go, and writes logs and a markdown table (bench.md) to $OUT.
+#
+# Prepare on a build machine (Go is not needed on the GPU machine):
+#   make -C native ARCHS="-gencode arch=compute_90,code=sm_90"     # or build there
+#   mkdir -p .dev && cp native/build/libgpuc2cuda.so .dev/
+#   CGO_ENABLED=1 go test -c -o .dev/native.test ./native
+#   CGO_ENABLED=1 go test -c -o .dev/msm.test ./msm
+# Then on the GPU machine, from the repository root:
+#   native/device-test.sh [tests] [sanitize] [bench] [big] [windows]   (default: tests sanitize bench)
+# "big" adds the 2^24-class sizes to the correctness tests (GPUC2_TEST_BIG=1);
+# "windows" times G1 2^24 at several forced window sizes (GPUC2_MSM_WINDOW).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/.dev/out}
+DEV=${DEV:-.dev}
+mkdir -p "$OUT"
+steps="${*:-tests sanitize bench}"
+has() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+summary="$OUT/summary.txt"
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+if [ ! -f "$DEV/libgpuc2cuda.so" ]; then
+	note "building libgpuc2cuda.so with $(nvcc --version | tail -1)"
+	t0=$(date +%s)
+	make -C native -j4 ARCHS="-gencode arch=compute_90,code=sm_90" EXTRA_NVFLAGS="--threads 0" >"$OUT/build.log" 2>&1 || {
+		note "BUILD FAILED"
+		tail -30 "$OUT/build.log"
+		exit 1
+	}
+	mkdir -p "$DEV" && cp native/build/libgpuc2cuda.so "$DEV/"
+	note "built in $(($(date +%s) - t0)) s"
+fi
+export GPUC2_NATIVE_LIB="$PWD/$DEV/libgpuc2cuda.so"
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,driver_version --format=csv >>"$summary" 2>&1
+if has big; then export GPUC2_TEST_BIG=1; fi
+
+rc=0
+if has tests; then
+	t0=$(date +%s)
+	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Devices|ErrorIs|NTT|H)$' >"$OUT/native-test.log" 2>&1
+	r=$?
+	note "native tests: rc=$r ($(grep -c -- '--- PASS' "$OUT/native-test.log") pass, $(grep -c -- '--- FAIL' "$OUT/native-test.log") fail, $(grep -c -- '--- SKIP' "$OUT/native-test.log") skip) in $(($(date +%s) - t0)) s"
+	grep -- '--- FAIL' "$OUT/native-test.log" | head -20 | tee -a "$summary"
+	[ $r -ne 0 ] && rc=1
+	t0=$(date +%s)
+	"$DEV/msm.test" -test.v -test.timeout 20m -test.run 'TestCUDA' >"$OUT/msm-test.log" 2>&1
+	r=$?
+	note "msm tests: rc=$r ($(grep -c -- '--- PASS' "$OUT/msm-test.log") pass, $(grep -c -- '--- FAIL' "$OUT/msm-test.log") fail, $(grep -c -- '--- SKIP' "$OUT/msm-test.log") skip) in $(($(date +%s) - t0)) s"
+	grep -- '--- FAIL' "$OUT/msm-test.log" | head -20 | tee -a "$summary"
+	[ $r -ne 0 ] && rc=1
+fi
+if has sanitize; then
+	t0=$(date +%s)
+	{
+		compute-sanitizer --tool memcheck --error-exitcode 9 "$DEV/msm.test" -test.short -test.v \
+			-test.run 'TestCUDAG1/(random/257|bits|infinity-points|density/1-in-2|zero-scalars)$|TestCUDAG2/(random/3|density)$'
+		echo "msm memcheck rc=$?"
+		compute-sanitizer --tool memcheck --error-exitcode 9 "$DEV/native.test" -test.short -test.v \
+			-test.run 'TestNTT/2\^(3|11)/|TestH/m=2\^(2|10)/'
+		echo "native memcheck rc=$?"
+	} >"$OUT/sanitizer.log" 2>&1
+	note "memcheck: $(grep -E 'memcheck rc=|ERROR SUMMARY' "$OUT/sanitizer.log" | tr '\n' ' ') in $(($(date +%s) - t0)) s"
+fi
+if has bench; then
+	t0=$(date +%s)
+	# GPUC2_MSM_TRACE prints per-phase MSM times to bench.log (adds a few device syncs per call).
+	GPUC2_MSM_TRACE=1 GPUC2_BENCH_OUT="$OUT/bench.md" "$DEV/native.test" -test.v -test.timeout 30m -test.run 'TestBenchTable' >"$OUT/bench.log" 2>&1
+	note "bench rc=$? in $(($(date +%s) - t0)) s"
+	cat "$OUT/bench.md" 2>/dev/null | tee -a "$summary"
+fi
+if has windows; then
+	# G1 2^24 with forced window sizes; per-phase times in windows.log
+	for c in 15 16 18 20; do
+		echo "== c=$c" >>"$OUT/windows.log"
+		GPUC2_MSM_WINDOW=$c GPUC2_MSM_TRACE=1 GPUC2_BENCH_SIZES=g1-24 GPUC2_BENCH_OUT="$OUT/windows-$c.md" \
+			"$DEV/native.test" -test.v -test.run 'TestBenchTable' >>"$OUT/windows.log" 2>&1
+		note "window c=$c: $(grep 'G1 MSM' "$OUT/windows-$c.md")"
+		rm -f "$OUT/windows-$c.md"
+	done
+fi
+cat "$summary"
+exit $rc

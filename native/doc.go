@@ -1,0 +1,44 @@
+// Package native loads gpuc2's CUDA backend, libgpuc2cuda.so, at run time and
+// exposes its devices and kernels with Go types.
+//
+// It is the only package of the module that imports "C", and it uses cgo only
+// for dlopen/dlsym: building it needs a C compiler and dlfcn.h, never CUDA.
+// Without the library (or without a GPU) every function returns
+// ErrNotAvailable and callers fall back to the CPU.
+//
+// # Loading
+//
+// Load (called implicitly by every entry) looks for the library, in order, at
+// the path in GPUC2_NATIVE_LIB, beside the running executable, and on the
+// dynamic linker's search path, and checks the ABI version of its function
+// table (include/gpuc2.h). Build the library with
+//
+//	make -C native            # native/build/libgpuc2cuda.so, nvcc >= 11.8
+//
+// # Usage
+//
+//	if native.Available() {
+//		res, err := native.MSMG1(0, bases, scalars, nil) // bls12381.G1Jac
+//		...
+//	}
+//
+// msm.CUDA{Device: 0} wraps MSMG1/MSMG2 as an msm.Engine.
+//
+// # Data
+//
+// Field elements, points and scalars are gnark-crypto's types and pass to the
+// GPU unchanged (Montgomery form, little-endian 64-bit limbs). Calls are
+// synchronous: Go slices are read or written only during the call, so no
+// pinning is needed. Every call names its device by ordinal.
+//
+// # Errors
+//
+// A failing native call returns *Error with the library's status Code and
+// message; errors.Is(err, ErrOutOfMemory) and errors.Is(err, ErrNotSupported)
+// work on it.
+//
+// # Concurrency
+//
+// All functions are safe for concurrent use; calls on one device run
+// concurrently on the GPU's default stream in this version.
+package native

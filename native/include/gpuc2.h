@@ -1,0 +1,119 @@
+/*
+ * gpuc2.h — C ABI of libgpuc2cuda.so, the native CUDA backend of gpuc2.
+ *
+ * One versioned function table: gpuc2_api_v1() returns a pointer to a static
+ * gpuc2_api_v1_t whose abi_version is GPUC2_ABI_VERSION. Callers check the
+ * version and struct_size before using any entry.
+ *
+ * Conventions for every entry:
+ *  - returns a gpuc2_status (0 = ok); no C++ exception crosses the boundary;
+ *  - fills the caller-owned buffer msg (msg_len bytes, NUL-terminated,
+ *    truncated) with a message on error; msg may be NULL when msg_len is 0;
+ *  - takes an explicit device ordinal and sets it on the calling thread;
+ *  - calls in this version are synchronous: host buffers may be released
+ *    when the call returns.
+ *
+ * Data layouts are gnark-crypto's in-memory layouts (little-endian 64-bit
+ * limbs, Montgomery form):
+ *  - Fp element: 6 x uint64, R = 2^384; Fr element: 4 x uint64, R = 2^256;
+ *  - G1 affine: X, Y (Fp); G2 affine: X.A0, X.A1, Y.A0, Y.A1 (Fp);
+ *    X = Y = 0 is the point at infinity;
+ *  - G1 Jacobian result: X, Y, Z (Fp); G2: X.A0, X.A1, Y.A0, Y.A1, Z.A0, Z.A1;
+ *    Z = 0 is the point at infinity.
+ */
+#ifndef GPUC2_H
+#define GPUC2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUC2_ABI_VERSION 1u
+
+typedef enum gpuc2_status {
+  GPUC2_OK = 0,
+  GPUC2_ERR_INVALID_ARGUMENT = 1,
+  GPUC2_ERR_OUT_OF_MEMORY = 2,
+  GPUC2_ERR_CUDA = 3,
+  GPUC2_ERR_NOT_SUPPORTED = 4,
+  GPUC2_ERR_INTERNAL = 5
+} gpuc2_status;
+
+typedef struct gpuc2_device_info {
+  char name[256];
+  uint64_t total_memory; /* bytes */
+  int32_t sm_count;
+  int32_t cc_major;
+  int32_t cc_minor;
+  int32_t reserved;
+} gpuc2_device_info;
+
+/* NTT directions (gnark-crypto fft.Domain semantics, natural order in and out,
+ * size m = 2^log_m, w = fr.Generator(m), g = 7):
+ *   FORWARD:        y_j = sum_i a_i w^(ij)
+ *   INVERSE:        a_i = m^-1 sum_j y_j w^(-ij)
+ *   COSET_FORWARD:  y_j = sum_i a_i (g w^j)^i
+ *   COSET_INVERSE:  the inverse of COSET_FORWARD */
+typedef enum gpuc2_ntt_dir {
+  GPUC2_NTT_FORWARD = 0,
+  GPUC2_NTT_INVERSE = 1,
+  GPUC2_NTT_COSET_FORWARD = 2,
+  GPUC2_NTT_COSET_INVERSE = 3
+} gpuc2_ntt_dir;
+
+/* MSM flags. */
+#define GPUC2_MSM_SCALARS_CANONICAL 1u /* scalars are canonical, not Montgomery */
+
+typedef struct gpuc2_api_v1_t {
+  uint32_t abi_version; /* GPUC2_ABI_VERSION */
+  uint32_t struct_size; /* sizeof(gpuc2_api_v1_t) */
+
+  /* Library version string, static storage. */
+  const char* (*version)(void);
+
+  int (*device_count)(int32_t* count, char* msg, size_t msg_len);
+  int (*device_info)(int32_t device, gpuc2_device_info* info, char* msg, size_t msg_len);
+
+  /* out = sum_i scalars[i] * bases[j(i)].
+   * density == NULL: n_bases == n_scalars, j(i) = i.
+   * density != NULL: density_words = ceil(n_scalars/64) words; bit i set means
+   * scalar i is used with the next base; n_bases = popcount(density).
+   * out_jac: 3 Fp (G1) or 3 Fp2 (G2) in Jacobian form. */
+  int (*msm_g1)(int32_t device, const void* bases, uint64_t n_bases, const void* scalars,
+                uint64_t n_scalars, const uint64_t* density, uint64_t density_words,
+                uint32_t flags, void* out_jac, char* msg, size_t msg_len);
+  int (*msm_g2)(int32_t device, const void* bases, uint64_t n_bases, const void* scalars,
+                uint64_t n_scalars, const uint64_t* density, uint64_t density_words,
+                uint32_t flags, void* out_jac, char* msg, size_t msg_len);
+
+  /* In-place NTT of 2^log_m Fr elements (Montgomery form). log_m <= 28. */
+  int (*ntt)(int32_t device, void* data, uint32_t log_m, int32_t dir, char* msg, size_t msg_len);
+
+  /* H as bellperson computes it. a, b, c: n <= m = 2^log_m Fr elements each
+   * (implicitly zero-padded to m). For each: inverse NTT, coset forward NTT;
+   * then h = (a*b - c) * (g^m - 1)^-1; then coset inverse NTT. h_out receives
+   * m Fr elements (the caller keeps the first m-1). */
+  int (*h)(int32_t device, const void* a, const void* b, const void* c, uint64_t n,
+           uint32_t log_m, void* h_out, char* msg, size_t msg_len);
+
+  /* Timing helper for benchmarks: runs the operation iters times with its
+   * inputs already on the device (uploaded once) and writes the per-run
+   * device times in milliseconds (CUDA events) to ms_out[iters].
+   * op: 0 = msm_g1, 1 = msm_g2 (bases, scalars as for msm_*, no density),
+   * 2 = ntt forward (data), 3 = h (a, b, c with n = m). */
+  int (*bench_resident)(int32_t device, int32_t op, const void* in0, const void* in1,
+                        const void* in2, uint64_t n, uint32_t log_m, uint32_t iters,
+                        float* ms_out, char* msg, size_t msg_len);
+} gpuc2_api_v1_t;
+
+/* The only exported symbol. */
+const gpuc2_api_v1_t* gpuc2_api_v1(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUC2_H */

@@ -1,0 +1,321 @@
+package native_test
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/gpuc2/gpuc2/internal/nativetest"
+	"github.com/gpuc2/gpuc2/native"
+)
+
+func requireGPU(t testing.TB) {
+	t.Helper()
+	if !native.Available() {
+		t.Skipf("CUDA backend not available: %v", native.Load())
+	}
+}
+
+func TestNotAvailableIsClean(t *testing.T) {
+	if native.Available() {
+		t.Skip("CUDA backend available")
+	}
+	if err := native.Load(); !errors.Is(err, native.ErrNotAvailable) {
+		t.Fatalf("Load: %v, want ErrNotAvailable", err)
+	}
+	if _, err := native.Devices(); !errors.Is(err, native.ErrNotAvailable) {
+		t.Fatalf("Devices: %v", err)
+	}
+	if _, err := native.MSMG1(0, nil, nil, nil); !errors.Is(err, native.ErrNotAvailable) {
+		t.Fatalf("MSMG1: %v", err)
+	}
+	if err := native.NTT(0, make([]fr.Element, 4), native.Forward); !errors.Is(err, native.ErrNotAvailable) {
+		t.Fatalf("NTT: %v", err)
+	}
+}
+
+func TestErrorIs(t *testing.T) {
+	var err error = &native.Error{Op: "x", Code: native.CodeOutOfMemory, Msg: "m"}
+	if !errors.Is(err, native.ErrOutOfMemory) || errors.Is(err, native.ErrNotSupported) {
+		t.Fatal("Error.Is mapping")
+	}
+	if !strings.Contains(err.Error(), "code 2") {
+		t.Fatal(err.Error())
+	}
+}
+
+func TestDevices(t *testing.T) {
+	requireGPU(t)
+	ds, err := native.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := native.Version()
+	p, _ := native.LibraryPath()
+	t.Logf("library %s (%s)", p, v)
+	for _, d := range ds {
+		t.Logf("device %d: %s, %d MiB, %d SMs, sm_%d%d", d.Index, d.Name, d.TotalMemory>>20, d.SMs, d.ComputeMajor, d.ComputeMinor)
+		if d.TotalMemory == 0 || d.SMs == 0 {
+			t.Fatal("empty device info")
+		}
+	}
+	if _, err := native.MSMG1(len(ds), nil, nil, nil); !errors.Is(err, native.ErrInvalidArgument) {
+		t.Fatalf("bad device: %v", err)
+	}
+	if err := native.NTT(0, make([]fr.Element, 3), native.Forward); !errors.Is(err, native.ErrInvalidArgument) {
+		t.Fatalf("bad ntt length: %v", err)
+	}
+	// native-side argument error: density popcount mismatch
+	bases := nativetest.G1(2, 2)
+	_, err = native.MSMG1(0, bases, nativetest.Scalars(3), []uint64{1})
+	var ne *native.Error
+	if !errors.As(err, &ne) || ne.Code != native.CodeInvalidArgument {
+		t.Fatalf("density mismatch: %v", err)
+	}
+}
+
+// cpuNTT applies gnark-crypto's transform with natural order in and out.
+func cpuNTT(a []fr.Element, dir native.Direction) {
+	d := fft.NewDomain(uint64(len(a)))
+	switch dir {
+	case native.Forward:
+		d.FFT(a, fft.DIF)
+	case native.Inverse:
+		d.FFTInverse(a, fft.DIF)
+	case native.CosetForward:
+		d.FFT(a, fft.DIF, fft.OnCoset())
+	case native.CosetInverse:
+		d.FFTInverse(a, fft.DIF, fft.OnCoset())
+	}
+	fft.BitReverse(a)
+}
+
+func maxLog(short, normal, big int) int {
+	switch {
+	case nativetest.Big():
+		return big
+	case testing.Short():
+		return short
+	}
+	return normal
+}
+
+func TestNTT(t *testing.T) {
+	requireGPU(t)
+	top := maxLog(14, 20, 24)
+	logs := []int{1, 2, 3, 5, 9, 10, 11, 12}
+	for k := 14; k <= top; k += 2 {
+		logs = append(logs, k)
+	}
+	for _, k := range logs {
+		for _, dir := range []native.Direction{native.Forward, native.Inverse, native.CosetForward, native.CosetInverse} {
+			t.Run(fmt.Sprintf("2^%d/dir%d", k, dir), func(t *testing.T) {
+				in := nativetest.Scalars(1 << k)
+				want := slices.Clone(in)
+				cpuNTT(want, dir)
+				got := slices.Clone(in)
+				if err := native.NTT(0, got, dir); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatal("GPU NTT differs from gnark-crypto")
+				}
+				// round trip
+				inv := map[native.Direction]native.Direction{native.Forward: native.Inverse, native.Inverse: native.Forward,
+					native.CosetForward: native.CosetInverse, native.CosetInverse: native.CosetForward}[dir]
+				if err := native.NTT(0, got, inv); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, in) {
+					t.Fatal("round trip differs")
+				}
+			})
+		}
+	}
+}
+
+// cpuH is bellperson's H computation with gnark-crypto.
+func cpuH(a, b, c []fr.Element, m int) []fr.Element {
+	pad := func(x []fr.Element) []fr.Element {
+		y := make([]fr.Element, m)
+		copy(y, x)
+		cpuNTT(y, native.Inverse)
+		cpuNTT(y, native.CosetForward)
+		return y
+	}
+	A, B, C := pad(a), pad(b), pad(c)
+	g := fft.GeneratorFullMultiplicativeGroup()
+	var z fr.Element
+	z.Exp(g, big.NewInt(int64(m)))
+	var one fr.Element
+	one.SetOne()
+	z.Sub(&z, &one)
+	z.Inverse(&z)
+	for i := range A {
+		A[i].Mul(&A[i], &B[i]).Sub(&A[i], &C[i]).Mul(&A[i], &z)
+	}
+	cpuNTT(A, native.CosetInverse)
+	return A
+}
+
+func TestH(t *testing.T) {
+	requireGPU(t)
+	top := maxLog(12, 20, 22)
+	for k := 1; k <= top; k++ {
+		if k > 12 && k%2 == 1 {
+			continue
+		}
+		m := 1 << k
+		for _, n := range []int{m, m - 1, m/2 + 1} {
+			if n <= 0 {
+				continue
+			}
+			t.Run(fmt.Sprintf("m=2^%d/n=%d", k, n), func(t *testing.T) {
+				a, b, c := nativetest.Scalars(n), nativetest.Scalars(n), nativetest.Scalars(n)
+				want := cpuH(a, b, c, m)
+				got := make([]fr.Element, m)
+				if err := native.H(0, a, b, c, got); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatal("GPU H differs from CPU")
+				}
+			})
+		}
+	}
+}
+
+// TestBenchTable times the kernels and writes a markdown table to the file
+// named by GPUC2_BENCH_OUT. It runs only when that variable is set.
+// GPUC2_BENCH_SIZES can shrink it ("small").
+func TestBenchTable(t *testing.T) {
+	out := os.Getenv("GPUC2_BENCH_OUT")
+	if out == "" {
+		t.Skip("GPUC2_BENCH_OUT not set")
+	}
+	requireGPU(t)
+	const runs = 5
+	sizes := os.Getenv("GPUC2_BENCH_SIZES")
+	small := sizes == "small"
+	var rows []string
+	median := func(xs []float64) float64 {
+		s := slices.Clone(xs)
+		sort.Float64s(s)
+		return s[len(s)/2]
+	}
+	report := func(what string, n int, resident []float32, host []float64) {
+		r := make([]float64, len(resident))
+		for i, x := range resident {
+			r[i] = float64(x)
+		}
+		hs := "—"
+		if len(host) > 0 {
+			hs = fmt.Sprintf("%.2f", median(host))
+		}
+		row := fmt.Sprintf("| %s | 2^%d | %.2f | %s |", what, bitsLen(n), median(r), hs)
+		t.Log(row)
+		rows = append(rows, row)
+		_ = os.WriteFile(out, []byte(table(rows)), 0o644)
+	}
+	g1Logs := []int{20, 22, 24, 26}
+	g2Logs := []int{20, 22, 24}
+	nttLogs := []int{20, 22, 24, 26, 27}
+	hLog := 27
+	if small {
+		g1Logs, g2Logs, nttLogs, hLog = []int{16, 18}, []int{16}, []int{16, 20}, 20
+	}
+	if sizes == "g1-24" { // window-size experiments (GPUC2_MSM_WINDOW)
+		g1Logs, g2Logs, nttLogs, hLog = []int{24}, nil, nil, 0
+	}
+	scal := nativetest.Scalars(1 << g1Logs[len(g1Logs)-1])
+	{
+		pts := nativetest.G1(1<<g1Logs[len(g1Logs)-1], 1<<16)
+		for _, k := range g1Logs {
+			n := 1 << k
+			ms, err := native.BenchResident(0, native.BenchMSMG1, unsafe.Pointer(&pts[0]), unsafe.Pointer(&scal[0]), nil, n, runs+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var host []float64
+			for i := 0; i < runs+1; i++ {
+				t0 := time.Now()
+				if _, err := native.MSMG1(0, pts[:n], scal[:n], nil); err != nil {
+					t.Fatal(err)
+				}
+				if i > 0 {
+					host = append(host, float64(time.Since(t0).Microseconds())/1000)
+				}
+			}
+			report("G1 MSM", n, ms[1:], host)
+		}
+	}
+	if len(g2Logs) > 0 {
+		pts := nativetest.G2(1<<g2Logs[len(g2Logs)-1], 1<<14)
+		for _, k := range g2Logs {
+			n := 1 << k
+			ms, err := native.BenchResident(0, native.BenchMSMG2, unsafe.Pointer(&pts[0]), unsafe.Pointer(&scal[0]), nil, n, runs+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var host []float64
+			for i := 0; i < 3; i++ {
+				t0 := time.Now()
+				if _, err := native.MSMG2(0, pts[:n], scal[:n], nil); err != nil {
+					t.Fatal(err)
+				}
+				if i > 0 {
+					host = append(host, float64(time.Since(t0).Microseconds())/1000)
+				}
+			}
+			report("G2 MSM", n, ms[1:], host)
+		}
+	}
+	if hLog == 0 {
+		return
+	}
+	big := nativetest.Scalars(1 << max(nttLogs[len(nttLogs)-1], hLog))
+	for _, k := range nttLogs {
+		n := 1 << k
+		ms, err := native.BenchResident(0, native.BenchNTT, unsafe.Pointer(&big[0]), nil, nil, n, runs+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		report("NTT forward", n, ms[1:], nil)
+	}
+	{
+		m := 1 << hLog
+		b2 := nativetest.Scalars(m)
+		c2 := nativetest.Scalars(m)
+		ms, err := native.BenchResident(0, native.BenchH, unsafe.Pointer(&big[0]), unsafe.Pointer(&b2[0]), unsafe.Pointer(&c2[0]), m, runs+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		report("H pipeline (7 NTTs)", m, ms[1:], nil)
+	}
+	// keep the G1 generator referenced for vet on unused imports
+	_ = bls12381.G1Affine{}
+}
+
+func bitsLen(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
+
+func table(rows []string) string {
+	return "| operation | size | device ms (median of 5, inputs resident) | host API ms (median, incl. upload) |\n|---|---|---|---|\n" +
+		strings.Join(rows, "\n") + "\n"
+}
