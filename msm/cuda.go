@@ -3,7 +3,6 @@ package msm
 import (
 	"context"
 	"fmt"
-	"math/bits"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -22,31 +21,6 @@ type CUDA struct {
 }
 
 var _ Engine = CUDA{}
-
-// checkDensity applies the same rules as the CPU engine without gathering.
-func checkDensity(nBases int, scalars []fr.Element, d *Density) ([]uint64, error) {
-	if d == nil {
-		if nBases != len(scalars) {
-			return nil, fmt.Errorf("%w: %d bases, %d scalars", ErrLengthMismatch, nBases, len(scalars))
-		}
-		return nil, nil
-	}
-	words := (d.Len + 63) / 64
-	if d.Len != len(scalars) || len(d.Words) < words {
-		return nil, fmt.Errorf("%w: density covers %d scalars (%d words), got %d scalars", ErrLengthMismatch, d.Len, len(d.Words), len(scalars))
-	}
-	if len(d.Words) > words || (d.Len%64 != 0 && d.Words[d.Len/64]>>(uint(d.Len)%64) != 0) {
-		return nil, fmt.Errorf("%w: density has bits set beyond its %d scalars", ErrLengthMismatch, d.Len)
-	}
-	c := 0
-	for _, w := range d.Words {
-		c += bits.OnesCount64(w)
-	}
-	if c != nBases {
-		return nil, fmt.Errorf("%w: density selects %d scalars, %d bases", ErrLengthMismatch, c, nBases)
-	}
-	return d.Words[:words], nil
-}
 
 // G1 implements Engine.
 func (e CUDA) G1(ctx context.Context, bases []bls12381.G1Affine, scalars []fr.Element, density *Density) (bls12381.G1Jac, error) {

@@ -114,23 +114,12 @@ func (e CPU) G2(ctx context.Context, bases []bls12381.G2Affine, scalars []fr.Ele
 // selectScalars returns the scalars paired with the bases, gathering the ones
 // the density selects.
 func selectScalars(nBases int, scalars []fr.Element, d *Density) ([]fr.Element, error) {
-	if d == nil {
-		if nBases != len(scalars) {
-			return nil, fmt.Errorf("%w: %d bases, %d scalars", ErrLengthMismatch, nBases, len(scalars))
-		}
-		return scalars, nil
-	}
-	if d.Len != len(scalars) || len(d.Words) < (d.Len+63)/64 {
-		return nil, fmt.Errorf("%w: density covers %d scalars (%d words), got %d scalars", ErrLengthMismatch, d.Len, len(d.Words), len(scalars))
-	}
-	if len(d.Words) > (d.Len+63)/64 || (d.Len%64 != 0 && d.Words[d.Len/64]>>(uint(d.Len)%64) != 0) {
-		return nil, fmt.Errorf("%w: density has bits set beyond its %d scalars", ErrLengthMismatch, d.Len)
-	}
-	if c := d.Count(); c != nBases {
-		return nil, fmt.Errorf("%w: density selects %d scalars, %d bases", ErrLengthMismatch, c, nBases)
+	words, err := checkDensity(nBases, scalars, d)
+	if err != nil || d == nil {
+		return scalars, err
 	}
 	sel := make([]fr.Element, 0, nBases)
-	for w, word := range d.Words {
+	for w, word := range words {
 		for word != 0 {
 			i := w*64 + bits.TrailingZeros64(word)
 			word &= word - 1
@@ -138,4 +127,30 @@ func selectScalars(nBases int, scalars []fr.Element, d *Density) ([]fr.Element, 
 		}
 	}
 	return sel, nil
+}
+
+// checkDensity checks that bases, scalars and the density mask pair up and
+// returns the mask's words (nil without a mask).
+func checkDensity(nBases int, scalars []fr.Element, d *Density) ([]uint64, error) {
+	if d == nil {
+		if nBases != len(scalars) {
+			return nil, fmt.Errorf("%w: %d bases, %d scalars", ErrLengthMismatch, nBases, len(scalars))
+		}
+		return nil, nil
+	}
+	words := (d.Len + 63) / 64
+	if d.Len != len(scalars) || len(d.Words) < words {
+		return nil, fmt.Errorf("%w: density covers %d scalars (%d words), got %d scalars", ErrLengthMismatch, d.Len, len(d.Words), len(scalars))
+	}
+	if len(d.Words) > words || (d.Len%64 != 0 && d.Words[d.Len/64]>>(uint(d.Len)%64) != 0) {
+		return nil, fmt.Errorf("%w: density has bits set beyond its %d scalars", ErrLengthMismatch, d.Len)
+	}
+	c := 0
+	for _, w := range d.Words {
+		c += bits.OnesCount64(w)
+	}
+	if c != nBases {
+		return nil, fmt.Errorf("%w: density selects %d scalars, %d bases", ErrLengthMismatch, c, nBases)
+	}
+	return d.Words[:words], nil
 }
