@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -33,13 +34,25 @@ func TestProveSynthetic2KiB(t *testing.T) {
 
 	circuit, err := c1.Circuit(0)
 	require.NoError(t, err)
-	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit)
+	var r, s fr.Element
+	_, _ = r.SetRandom()
+	_, _ = s.SetRandom()
+	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit, groth16.WithRandomness(r, s))
 	require.NoError(t, err)
 	public, err := porep.PublicInputs(c1, miner, sector, 0)
 	require.NoError(t, err)
 	ok, err := groth16.Verify(pk.VerifyingKey(), proof, public)
 	require.NoError(t, err)
 	assert.True(t, ok)
+
+	if native.Available() {
+		// The GPU's proof of the same partition with the same r, s is the same bytes.
+		gpu, err := groth16.Prove(ctx, &groth16.CUDAProver{}, pk, circuit, groth16.WithRandomness(r, s))
+		require.NoError(t, err)
+		want, _ := proof.MarshalBinary()
+		got, _ := gpu.MarshalBinary()
+		assert.Equal(t, want, got, "CUDA proof differs from the CPU proof")
+	}
 
 	other := append([]fr.Element(nil), public...)
 	other[3].SetUint64(12345) // a challenge index of another sector

@@ -101,6 +101,18 @@ var _ Prover = (*CPUProver)(nil)
 
 // Prove implements Prover.
 func (p *CPUProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, opts ...ProveOption) (*Proof, error) {
+	engine := p.MSM
+	if engine == nil {
+		engine = msm.CPU{}
+	}
+	return prove(ctx, pk, w, engine, quotient, opts)
+}
+
+// quotientFunc computes the m coefficients of h from a, b, c (n ≤ m rows each).
+type quotientFunc func(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.Element, error)
+
+// prove is bellperson's prover over a quotient and an MSM engine.
+func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engine msm.Engine, quotient quotientFunc, opts []ProveOption) (*Proof, error) {
 	var cfg proveConfig
 	for _, o := range opts {
 		o(&cfg)
@@ -110,10 +122,6 @@ func (p *CPUProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingA
 		t = new(Timings)
 	}
 	start := time.Now()
-	engine := p.MSM
-	if engine == nil {
-		engine = msm.CPU{}
-	}
 	r, s, err := blinding(&cfg)
 	if err != nil {
 		return nil, err
