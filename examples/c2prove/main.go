@@ -7,6 +7,9 @@
 // TEST-ONLY), proves every partition on the CPU, verifies, and prints timings
 // and, last, "proof=<hex> bytes=<n> verified=true".
 //
+// With -backend cuda (or auto, when the native library loads) H and the
+// MSMs run on GPU 0.
+//
 // With -c1 it proves a real C1 output (filecoin-ffi JSON or the Commit2In
 // envelope) with the real Filecoin parameters from -params when they are
 // there; test setups are made only for test-size sectors (≤ 512 MiB).
@@ -27,7 +30,6 @@ import (
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/trace"
-	"github.com/gpuc2/gpuc2/msm"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
@@ -96,7 +98,7 @@ func run() error {
 	span.End()
 
 	// The backend.
-	prover := &groth16.CPUProver{}
+	var prover groth16.Prover = &groth16.CPUProver{}
 	switch o.backend {
 	case "cpu":
 	case "cuda", "auto":
@@ -104,15 +106,13 @@ func run() error {
 			if o.backend == "cuda" {
 				return fmt.Errorf("-backend cuda: %w", native.ErrNotAvailable)
 			}
+			o.backend = "cpu"
 			break
 		}
-		prover.MSM = msm.CUDA{Device: 0}
+		prover = &groth16.CUDAProver{Device: 0}
 		o.backend = "cuda"
 	default:
 		return fmt.Errorf("-backend must be auto, cpu or cuda, not %q", o.backend)
-	}
-	if o.backend == "auto" {
-		o.backend = "cpu"
 	}
 
 	// Prove and verify each partition.
