@@ -107,3 +107,40 @@ func TestResetReusesBuffers(t *testing.T) {
 	assert.Equal(t, fresh.BAux, reused.BAux)
 	assert.Equal(t, fresh.BInput, reused.BInput)
 }
+
+// ForkN children write in place when their sizes are exact, and still join
+// correctly when a size is too small or too large.
+func TestForkNEqualsSequential(t *testing.T) {
+	seq := synth.NewProvingAssignment(synth.Sizes{})
+	shared := top(seq)
+	var sizes []synth.Sizes
+	for k := uint64(0); k < 4; k++ {
+		before := synth.Sizes{Inputs: len(seq.Inputs), Aux: len(seq.Aux), Rows: seq.NumRows()}
+		part(seq, shared, 20+k)
+		sizes = append(sizes, synth.Sizes{Inputs: len(seq.Inputs) - before.Inputs, Aux: len(seq.Aux) - before.Aux, Rows: seq.NumRows() - before.Rows})
+	}
+	wrong := append([]synth.Sizes(nil), sizes...)
+	wrong[1].Aux -= 3  // overflows: reallocates
+	wrong[2].Rows += 5 // leaves a gap
+	for name, sz := range map[string][]synth.Sizes{"exact": sizes, "inexact": wrong} {
+		t.Run(name, func(t *testing.T) {
+			par := synth.NewProvingAssignment(synth.Sizes{})
+			shared := top(par)
+			children := par.ForkN(sz)
+			var wg sync.WaitGroup
+			for k, c := range children {
+				wg.Go(func() { part(c, shared, 20+uint64(k)) })
+			}
+			wg.Wait()
+			require.NoError(t, par.Join(children...))
+			assert.Equal(t, seq.Inputs, par.Inputs)
+			assert.Equal(t, seq.Aux, par.Aux)
+			assert.Equal(t, seq.A, par.A)
+			assert.Equal(t, seq.B, par.B)
+			assert.Equal(t, seq.C, par.C)
+			assert.Equal(t, seq.AAux, par.AAux)
+			assert.Equal(t, seq.BAux, par.BAux)
+			assert.Equal(t, seq.BInput, par.BInput)
+		})
+	}
+}

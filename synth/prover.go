@@ -17,6 +17,16 @@ type ProvingAssignment struct {
 	assignment
 	densities
 	A, B, C []fr.Element
+
+	// window is set on children from ForkN: where in the parent's buffers
+	// the child's values are written.
+	window *window
+}
+
+// window locates a ForkN child's values inside its parent's buffers.
+type window struct {
+	in, aux, row int   // offsets in the parent's Inputs, Aux and rows
+	size         Sizes // the room the child was given
 }
 
 var _ ConstraintSystem = (*ProvingAssignment)(nil)
@@ -145,12 +155,84 @@ func (p *ProvingAssignment) Fork(hint Sizes) *ProvingAssignment {
 	return c
 }
 
+// ForkN returns len(sizes) children like Fork, for parts synthesized in this
+// order, whose values are written straight into p's buffers at their final
+// places when sizes are exact: Join then only adjusts lengths, which saves
+// copying the whole witness and holding it twice. A child that allocates
+// more or fewer than its size still works; Join then copies.
+func (p *ProvingAssignment) ForkN(sizes []Sizes) []*ProvingAssignment {
+	var total Sizes
+	for _, sz := range sizes {
+		total.Inputs += sz.Inputs
+		total.Aux += sz.Aux
+		total.Rows += sz.Rows
+	}
+	// Make room once; children get disjoint, capacity-limited windows past
+	// p's lengths, so an overflowing child reallocates instead of spilling
+	// into its neighbour.
+	p.Inputs = slices.Grow(p.Inputs, total.Inputs)
+	p.Aux = slices.Grow(p.Aux, total.Aux)
+	p.A = slices.Grow(p.A, total.Rows)
+	p.B = slices.Grow(p.B, total.Rows)
+	p.C = slices.Grow(p.C, total.Rows)
+	children := make([]*ProvingAssignment, len(sizes))
+	in, aux, row := len(p.Inputs), len(p.Aux), len(p.A)
+	for i, sz := range sizes {
+		c := p.Fork(Sizes{})
+		c.Inputs = p.Inputs[in : in : in+sz.Inputs]
+		c.Aux = p.Aux[aux : aux : aux+sz.Aux]
+		c.A = p.A[row : row : row+sz.Rows]
+		c.B = p.B[row : row : row+sz.Rows]
+		c.C = p.C[row : row : row+sz.Rows]
+		c.window = &window{in: in, aux: aux, row: row, size: sz}
+		in, aux, row = in+sz.Inputs, aux+sz.Aux, row+sz.Rows
+		children[i] = c
+	}
+	return children
+}
+
+// inPlace reports whether every child is a ForkN window of p, in order from
+// p's current lengths, filled exactly.
+func (p *ProvingAssignment) inPlace(children []*ProvingAssignment) bool {
+	in, aux, row := len(p.Inputs), len(p.Aux), len(p.A)
+	for _, c := range children {
+		w := c.window
+		if w == nil || w.in != in || w.aux != aux || w.row != row ||
+			len(c.Inputs) != w.size.Inputs || len(c.Aux) != w.size.Aux || len(c.A) != w.size.Rows ||
+			(w.size.Aux > 0 && &c.Aux[0] != &p.Aux[:cap(p.Aux)][aux]) ||
+			(w.size.Rows > 0 && &c.A[0] != &p.A[:cap(p.A)][row]) {
+			return false
+		}
+		in, aux, row = in+w.size.Inputs, aux+w.size.Aux, row+w.size.Rows
+	}
+	return true
+}
+
 // Join appends children forked from p, in order, and releases them.
 func (p *ProvingAssignment) Join(children ...*ProvingAssignment) error {
 	auxBase, inputBase := len(p.Aux)+p.assignment.auxBase, len(p.Inputs)+p.assignment.inputBase
 	for i, c := range children {
 		if c.parent != &p.assignment || c.assignment.auxBase != auxBase || c.assignment.inputBase != inputBase {
 			return fmt.Errorf("synth: Join: child %d was not forked from this system in its current state", i)
+		}
+	}
+	if len(children) == 0 {
+		return nil
+	}
+	if p.inPlace(children) {
+		last := children[len(children)-1].window
+		p.Inputs = p.Inputs[:last.in+last.size.Inputs]
+		p.Aux = p.Aux[:last.aux+last.size.Aux]
+		p.A, p.B, p.C = p.A[:last.row+last.size.Rows], p.B[:last.row+last.size.Rows], p.C[:last.row+last.size.Rows]
+		joinBits(p, children)
+		return nil
+	}
+	// Children living in p's spare capacity would be overwritten by the
+	// copies below: take their values out first (a rare path).
+	for _, c := range children {
+		if c.window != nil {
+			c.Inputs, c.Aux = slices.Clone(c.Inputs), slices.Clone(c.Aux)
+			c.A, c.B, c.C = slices.Clone(c.A), slices.Clone(c.B), slices.Clone(c.C)
 		}
 	}
 	// Grow once, then copy the children's values concurrently: for a
@@ -179,6 +261,12 @@ func (p *ProvingAssignment) Join(children ...*ProvingAssignment) error {
 		})
 	}
 	wg.Wait()
+	joinBits(p, children)
+	return nil
+}
+
+// joinBits appends the children's density bitmaps to p's and releases them.
+func joinBits(p *ProvingAssignment, children []*ProvingAssignment) {
 	for _, c := range children {
 		p.AAux.appendBits(&c.AAux)
 		p.BAux.appendBits(&c.BAux)
@@ -190,7 +278,6 @@ func (p *ProvingAssignment) Join(children ...*ProvingAssignment) error {
 		p.mergeBits(c.parentBInput, &p.BInput, &p.parentBInput, p.densities.inputBase)
 		*c = ProvingAssignment{}
 	}
-	return nil
 }
 
 func (p *ProvingAssignment) mergeBits(from, own *Density, parent **Density, base int) {

@@ -15,8 +15,9 @@ import (
 // challenge order. The rows, values and densities equal those of sequential
 // synthesis (challenges only read the top level's variables).
 //
-// Every child lives until the join, which copies it into p, so peak memory
-// is about twice the partition's assignment.
+// The children write straight into p's buffers (synth.ForkN with the exact
+// per-challenge sizes), so the join copies nothing and the partition's
+// assignment is held once.
 func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssignment, workers int) error {
 	w, ar, err := c.witness()
 	if err != nil {
@@ -26,8 +27,11 @@ func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssign
 	if err != nil {
 		return err
 	}
-	hint := c.ChallengeSizes()
-	children := make([]*synth.ProvingAssignment, len(w.Challenges))
+	sizes := make([]synth.Sizes, len(w.Challenges))
+	for i := range sizes {
+		sizes[i] = c.ChallengeSizes()
+	}
+	children := p.ForkN(sizes)
 	var mu sync.Mutex
 	done := 0
 	g, gctx := errgroup.WithContext(ctx)
@@ -37,10 +41,6 @@ func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssign
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			// Fork only reads p, which stays unchanged until Join, so the
-			// children can fork concurrently; forking here sizes a child
-			// only when its work starts.
-			children[i] = p.Fork(hint)
 			if err := newSynthesizer(children[i], &c.Params, ar, nil).challenge(gctx, sh, i, &w.Challenges[i]); err != nil {
 				return err
 			}
