@@ -28,9 +28,8 @@ func TestProveSynthetic2KiB(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c1.CheckAll(ctx, miner, sector))
 
-	pk, _, created, err := gpuc2.TestParams(ctx, t.TempDir(), p)
+	pk, _, _, err := gpuc2.TestParams(ctx, testParamsDir(t), p)
 	require.NoError(t, err)
-	require.True(t, created)
 
 	circuit, err := c1.Circuit(0)
 	require.NoError(t, err)
