@@ -9,6 +9,14 @@
 //   - gpulock: the per-device VRAM ledger and compute lock;
 //   - native: the runtime-loaded CUDA library.
 //
-// The PoRep facade (SealCommitPhase2) lives in this package once the circuit is
-// in place; see the README for what works today.
+// This package is the facade a storage provider embeds:
+//
+//	p, err := gpuc2.New(ctx, gpuc2.Config{})    // parameters from $FIL_PROOFS_PARAMETER_CACHE
+//	defer p.Close()
+//	proof, err := p.SealCommitPhase2(ctx, c1, sector, miner) // 192 bytes per partition
+//
+// Errors wrap ErrBadInput, ErrParamsMissing, ErrProofInvalid, ErrClosed or
+// the context's error. Sector numbers and actor ids are synth/porep's
+// mirrors of go-state-types' abi types (that module could not be fetched
+// where gpuc2 is developed).
 package gpuc2
