@@ -119,16 +119,39 @@ type Builder struct {
 	// A, B, C are scratch buffers for rows built by this package and by
 	// other gadget packages; their contents are undefined between calls.
 	A, B, C synth.LinearCombination
+
+	// fast is CS when it takes pre-evaluated bit rows (the witness-only
+	// system): then the hot bit rows skip building linear combinations.
+	fast synth.SmallRowEnforcer
+	row  synth.SmallRow
 }
 
 // NewBuilder returns a Builder over cs.
 func NewBuilder(cs synth.ConstraintSystem) *Builder {
+	fast, _ := cs.(synth.SmallRowEnforcer)
 	return &Builder{
-		CS: cs,
-		A:  make(synth.LinearCombination, 0, 8),
-		B:  make(synth.LinearCombination, 0, 8),
-		C:  make(synth.LinearCombination, 0, 8),
+		CS:   cs,
+		A:    make(synth.LinearCombination, 0, 8),
+		B:    make(synth.LinearCombination, 0, 8),
+		C:    make(synth.LinearCombination, 0, 8),
+		fast: fast,
 	}
+}
+
+func b2i(v bool) int64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// smallRow hands a bit row to the fast path: A, B, C values and the
+// variables with non-zero coefficients in A and B (up to two each).
+func (g *Builder) smallRow(a, b, c int64, aVar synth.Variable, bVars ...synth.Variable) {
+	g.row.A, g.row.B, g.row.C = a, b, c
+	g.row.AVars[0], g.row.NA = aVar, 1
+	g.row.NB = copy(g.row.BVars[:], bVars)
+	g.fast.EnforceSmall(&g.row)
 }
 
 func (g *Builder) alloc(v bool) synth.Variable { return g.CS.Alloc(Field(v)) }
@@ -139,6 +162,10 @@ func mone(v synth.Variable) synth.Term { return synth.Term{Coeff: synth.CoeffMin
 // AllocBit is AllocatedBit::alloc: variable r, row (ONE − r)·r = 0.
 func (g *Builder) AllocBit(v bool) Boolean {
 	r := g.alloc(v)
+	if g.fast != nil {
+		g.smallRow(1-b2i(v), b2i(v), 0, r, r)
+		return FromVar(r, v)
+	}
 	g.A = append(g.A[:0], one(synth.One), mone(r))
 	g.B = append(g.B[:0], one(r))
 	g.CS.Enforce(g.A, g.B, g.C[:0])
@@ -158,6 +185,10 @@ func (g *Builder) AllocConditionally(v bool, m Boolean) Boolean {
 // xorBits is AllocatedBit::xor(x, y): r = x ⊕ y, row 2x·y = x + y − r.
 func (g *Builder) xorBits(x, y synth.Variable, xv, yv bool) synth.Variable {
 	r := g.alloc(xv != yv)
+	if g.fast != nil {
+		g.smallRow(2*b2i(xv), b2i(yv), b2i(xv)+b2i(yv)-b2i(xv != yv), x, y)
+		return r
+	}
 	g.A = append(g.A[:0], synth.Term{Coeff: synth.CoeffTwo, Var: x})
 	g.B = append(g.B[:0], one(y))
 	// C = x + y − r in variable order (r is the newest), merged if x = y.
@@ -178,6 +209,10 @@ func (g *Builder) xorBits(x, y synth.Variable, xv, yv bool) synth.Variable {
 func (g *Builder) AndBits(x, y Boolean) Boolean {
 	v := varValue(x) && varValue(y)
 	r := g.alloc(v)
+	if g.fast != nil {
+		g.smallRow(b2i(varValue(x)), b2i(varValue(y)), b2i(v), x.Var, y.Var)
+		return FromVar(r, v)
+	}
 	g.A = append(g.A[:0], one(x.Var))
 	g.B = append(g.B[:0], one(y.Var))
 	g.C = append(g.C[:0], one(r))
@@ -189,6 +224,10 @@ func (g *Builder) AndBits(x, y Boolean) Boolean {
 // values: r = x ∧ ¬y, row x·(ONE − y) = r.
 func (g *Builder) andNotBits(x, y synth.Variable, xv, yv bool) synth.Variable {
 	r := g.alloc(xv && !yv)
+	if g.fast != nil {
+		g.smallRow(b2i(xv), 1-b2i(yv), b2i(xv && !yv), x, synth.One, y)
+		return r
+	}
 	g.A = append(g.A[:0], one(x))
 	g.B = append(g.B[:0], one(synth.One), mone(y))
 	g.C = append(g.C[:0], one(r))
@@ -201,6 +240,10 @@ func (g *Builder) andNotBits(x, y synth.Variable, xv, yv bool) synth.Variable {
 func (g *Builder) NorBits(x, y Boolean) Boolean {
 	v := !varValue(x) && !varValue(y)
 	r := g.alloc(v)
+	if g.fast != nil {
+		g.smallRow(1-b2i(varValue(x)), 1-b2i(varValue(y)), b2i(v), x.Var, synth.One, y.Var)
+		return FromVar(r, v)
+	}
 	g.A = append(g.A[:0], one(synth.One), mone(x.Var))
 	g.B = append(g.B[:0], one(synth.One), mone(y.Var))
 	g.C = append(g.C[:0], one(r))
