@@ -17,8 +17,8 @@ import (
 // enforce every row as linear combinations.
 type generic struct{ p *synth.ProvingAssignment }
 
-func (g generic) Alloc(v fr.Element) synth.Variable      { return g.p.Alloc(v) }
-func (g generic) AllocInput(v fr.Element) synth.Variable { return g.p.AllocInput(v) }
+func (g generic) Alloc(v fr.Element) synth.Variable       { return g.p.Alloc(v) }
+func (g generic) AllocInput(v fr.Element) synth.Variable  { return g.p.AllocInput(v) }
 func (g generic) Enforce(a, b, c synth.LinearCombination) { g.p.Enforce(a, b, c) }
 func (g generic) Value(v synth.Variable) fr.Element       { return g.p.Value(v) }
 
