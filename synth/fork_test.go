@@ -70,14 +70,7 @@ func TestForkJoinEqualsSequential(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, par.Join(children...))
 
-	assert.Equal(t, seq.Inputs, par.Inputs)
-	assert.Equal(t, seq.Aux, par.Aux)
-	assert.Equal(t, seq.A, par.A)
-	assert.Equal(t, seq.B, par.B)
-	assert.Equal(t, seq.C, par.C)
-	assert.Equal(t, seq.AAux, par.AAux)
-	assert.Equal(t, seq.BAux, par.BAux)
-	assert.Equal(t, seq.BInput, par.BInput)
+	assertSameAssignment(t, seq, par)
 }
 
 func TestJoinRejectsForeignChild(t *testing.T) {
@@ -98,14 +91,7 @@ func TestResetReusesBuffers(t *testing.T) {
 	require.NoError(t, (&testcircuit.Chain{N: 500, Seed: 9, Inputs: 3}).Synthesize(context.Background(), reused))
 	reused.Reset()
 	require.NoError(t, c.Synthesize(context.Background(), reused))
-	assert.Equal(t, fresh.Inputs, reused.Inputs)
-	assert.Equal(t, fresh.Aux, reused.Aux)
-	assert.Equal(t, fresh.A, reused.A)
-	assert.Equal(t, fresh.B, reused.B)
-	assert.Equal(t, fresh.C, reused.C)
-	assert.Equal(t, fresh.AAux, reused.AAux)
-	assert.Equal(t, fresh.BAux, reused.BAux)
-	assert.Equal(t, fresh.BInput, reused.BInput)
+	assertSameAssignment(t, fresh, reused)
 }
 
 // ForkN children write in place when their sizes are exact, and still join
@@ -133,14 +119,21 @@ func TestForkNEqualsSequential(t *testing.T) {
 			}
 			wg.Wait()
 			require.NoError(t, par.Join(children...))
-			assert.Equal(t, seq.Inputs, par.Inputs)
-			assert.Equal(t, seq.Aux, par.Aux)
-			assert.Equal(t, seq.A, par.A)
-			assert.Equal(t, seq.B, par.B)
-			assert.Equal(t, seq.C, par.C)
-			assert.Equal(t, seq.AAux, par.AAux)
-			assert.Equal(t, seq.BAux, par.BAux)
-			assert.Equal(t, seq.BInput, par.BInput)
+			assertSameAssignment(t, seq, par)
 		})
 	}
+}
+
+// assertSameAssignment checks that two systems hold the same values, rows
+// and densities.
+func assertSameAssignment(t *testing.T, want, got *synth.ProvingAssignment) {
+	t.Helper()
+	assert.Equal(t, want.Inputs, got.Inputs)
+	assert.Equal(t, want.Aux, got.Aux)
+	assert.Equal(t, want.A, got.A)
+	assert.Equal(t, want.B, got.B)
+	assert.Equal(t, want.C, got.C)
+	assert.Equal(t, want.AAux, got.AAux)
+	assert.Equal(t, want.BAux, got.BAux)
+	assert.Equal(t, want.BInput, got.BInput)
 }
