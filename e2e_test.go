@@ -59,3 +59,34 @@ func TestProveSynthetic2KiB(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok)
 }
+
+// On a GPU, an 8 MiB partition's CUDA proof equals the CPU's for the same r, s.
+func TestCUDAProof8MiBEqualsCPU(t *testing.T) {
+	if testing.Short() || !native.Available() {
+		t.Skip("needs the native CUDA library (and minutes)")
+	}
+	ctx := context.Background()
+	p := porep.RegisteredSealProof_StackedDrg8MiBV1_1
+	miner, sector := porep.ActorID(1000), porep.SectorNumber(8)
+	c1, err := porep.SyntheticC1(ctx, p, miner, sector, [32]byte{8})
+	require.NoError(t, err)
+	pk, _, _, err := gpuc2.TestParams(ctx, testParamsDir(t), p)
+	require.NoError(t, err)
+	circuit, err := c1.Circuit(0)
+	require.NoError(t, err)
+	var r, s fr.Element
+	_, _ = r.SetRandom()
+	_, _ = s.SetRandom()
+	cpu, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit, groth16.WithRandomness(r, s))
+	require.NoError(t, err)
+	gpu, err := groth16.Prove(ctx, &groth16.CUDAProver{}, pk, circuit, groth16.WithRandomness(r, s))
+	require.NoError(t, err)
+	want, _ := cpu.MarshalBinary()
+	got, _ := gpu.MarshalBinary()
+	assert.Equal(t, want, got)
+	public, err := porep.PublicInputs(c1, miner, sector, 0)
+	require.NoError(t, err)
+	ok, err := groth16.Verify(pk.VerifyingKey(), gpu, public)
+	require.NoError(t, err)
+	assert.True(t, ok)
+}
