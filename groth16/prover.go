@@ -23,7 +23,8 @@ var ErrKeyMismatch = errors.New("groth16: proving key does not match the circuit
 // available; the CUDA prover implements the same interface.
 type Prover interface {
 	// Prove proves w, a circuit synthesized into a ProvingAssignment whose
-	// input rows have NOT been appended yet (Prove appends them).
+	// input rows have NOT been appended yet (Prove appends them). w is
+	// consumed: its A, B and C serve as scratch for the quotient.
 	Prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, opts ...ProveOption) (*Proof, error)
 }
 
