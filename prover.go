@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/trace"
 )
 
 // Errors callers can test with errors.Is.
@@ -45,6 +47,10 @@ type Config struct {
 	// SkipSelfVerify turns off verifying each proof before returning it.
 	SkipSelfVerify bool
 	Logger         *slog.Logger // default: discard
+	// Tracer, if set, records every stage of every proof (C1 parse and
+	// check, parameter load, per partition synthesis and each prover
+	// phase, self-verification) for Perfetto; see package trace.
+	Tracer *trace.Tracer
 }
 
 // Prover proves PoRep C2 in-process. It loads each proof type's parameters
@@ -111,14 +117,20 @@ func (p *Prover) SealCommitPhase2(ctx context.Context, c1 []byte, sector porep.S
 
 // ProveC1 is SealCommitPhase2 returning the partition proofs unencoded.
 func (p *Prover) ProveC1(ctx context.Context, c1 []byte, sector porep.SectorNumber, miner porep.ActorID) ([]groth16.Proof, error) {
+	tr := p.cfg.Tracer
+	main := trace.Track{Process: "cpu", Thread: "requests"}
+	span := tr.Begin(main, "C1 parse and check", "sector", uint64(sector), "bytes", len(c1))
 	in, err := porep.ParseC1(c1)
+	if err == nil {
+		err = in.CheckAll(ctx, miner, sector)
+	}
+	span.End()
 	if err != nil {
 		return nil, err
 	}
-	if err := in.CheckAll(ctx, miner, sector); err != nil {
-		return nil, err
-	}
+	span = tr.Begin(main, "parameter load", "proof", in.RegisteredProof.String())
 	pk, err := p.key(ctx, in.RegisteredProof)
+	span.End()
 	if err != nil {
 		return nil, err
 	}
@@ -126,33 +138,55 @@ func (p *Prover) ProveC1(ctx context.Context, c1 []byte, sector porep.SectorNumb
 	if !p.cfg.SkipSelfVerify {
 		pvk = groth16.PrepareVerifyingKey(pk.VerifyingKey())
 	}
+	worker := trace.Track{Process: string(p.cfg.Backend), Thread: "prover 0"}
 	proofs := make([]groth16.Proof, len(in.VanillaProofs))
 	for k := range in.VanillaProofs {
 		circuit, err := in.Circuit(k)
 		if err != nil {
 			return nil, err
 		}
-		proof, err := groth16.Prove(ctx, p.prover, pk, circuit)
+		var opts []groth16.ProveOption
+		var t groth16.Timings
+		if tr != nil {
+			opts = append(opts, groth16.WithTimings(&t), groth16.WithPhases(func(name string, start, end time.Time) {
+				tr.Add(worker, name, start, end, "sector", uint64(sector), "partition", k)
+			}))
+		}
+		span := tr.Begin(worker, "partition", "sector", uint64(sector), "partition", k)
+		begin := time.Now() // synthesis starts inside the partition's span
+		proof, err := groth16.Prove(ctx, p.prover, pk, circuit, opts...)
+		span.End()
+		tr.Add(worker, "synthesis", begin, begin.Add(t.Synthesis), "sector", uint64(sector), "partition", k)
 		if err != nil {
 			return nil, fmt.Errorf("gpuc2: partition %d: %w", k, err)
 		}
 		if pvk != nil {
-			public, err := porep.PublicInputs(in, miner, sector, k)
+			span := tr.Begin(main, "self-verify", "sector", uint64(sector), "partition", k)
+			err := p.selfVerify(pvk, proof, in, miner, sector, k)
+			span.End()
 			if err != nil {
 				return nil, err
-			}
-			ok, err := pvk.Verify(proof, public)
-			if err != nil {
-				return nil, fmt.Errorf("%w: partition %d: %w", ErrProofInvalid, k, err)
-			}
-			if !ok {
-				return nil, fmt.Errorf("%w: partition %d", ErrProofInvalid, k)
 			}
 		}
 		proofs[k] = *proof
 		p.log.Debug("partition proved", "sector", sector, "partition", k)
 	}
 	return proofs, nil
+}
+
+func (p *Prover) selfVerify(pvk *groth16.PreparedVerifyingKey, proof *groth16.Proof, in *porep.C1, miner porep.ActorID, sector porep.SectorNumber, k int) error {
+	public, err := porep.PublicInputs(in, miner, sector, k)
+	if err != nil {
+		return err
+	}
+	ok, err := pvk.Verify(proof, public)
+	if err != nil {
+		return fmt.Errorf("%w: partition %d: %w", ErrProofInvalid, k, err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: partition %d", ErrProofInvalid, k)
+	}
+	return nil
 }
 
 // key returns the proving key of proof type t, opening it on first use.

@@ -1,7 +1,9 @@
 package gpuc2_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/trace"
 )
 
 // sharedParams is one TEST-ONLY parameter directory for the package's
@@ -52,7 +55,8 @@ func TestSealCommitPhase2(t *testing.T) {
 		t.Skip("a 2 KiB setup and proof take minutes on 2 cores")
 	}
 	ctx := context.Background()
-	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t)})
+	tr := trace.New()
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t), Tracer: tr})
 	require.NoError(t, err)
 	defer p.Close()
 	miner, sector := porep.ActorID(1234), porep.SectorNumber(99)
@@ -60,6 +64,7 @@ func TestSealCommitPhase2(t *testing.T) {
 	out, err := p.SealCommitPhase2(ctx, raw, sector, miner)
 	require.NoError(t, err)
 	require.Len(t, out, groth16.ProofSize)
+	checkTrace(t, tr, len(c1.VanillaProofs))
 
 	// Checked independently of the facade's own self-verification.
 	proofs, err := groth16.UnmarshalProofs(out)
@@ -113,5 +118,48 @@ func TestNewBackends(t *testing.T) {
 		assert.Equal(t, gpuc2.BackendCPU, p.Backend())
 		_, err = gpuc2.New(ctx, gpuc2.Config{Backend: gpuc2.BackendCUDA})
 		assert.ErrorIs(t, err, native.ErrNotAvailable)
+	}
+}
+
+// checkTrace parses the facade's trace as Chrome JSON and checks that every
+// stage of every partition appears once, inside its partition's span, with
+// non-negative durations adding up to the partition's time.
+func checkTrace(t *testing.T, tr *trace.Tracer, partitions int) {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, tr.WriteJSON(&buf))
+	var f trace.File
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &f))
+	count := map[string]int{}
+	byPartition := map[int]map[string]trace.Event{}
+	for _, e := range f.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		count[e.Name]++
+		assert.GreaterOrEqual(t, e.Dur, 0.0, e.Name)
+		if k, ok := e.Args["partition"].(float64); ok {
+			if byPartition[int(k)] == nil {
+				byPartition[int(k)] = map[string]trace.Event{}
+			}
+			byPartition[int(k)][e.Name] = e
+		}
+	}
+	assert.Equal(t, 1, count["C1 parse and check"])
+	assert.Equal(t, 1, count["parameter load"])
+	stages := []string{"synthesis", "H", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"}
+	for _, name := range append(stages, "partition", "self-verify") {
+		assert.Equal(t, partitions, count[name], name)
+	}
+	for k := 0; k < partitions; k++ {
+		part := byPartition[k]["partition"]
+		var sum float64
+		for _, name := range stages {
+			e := byPartition[k][name]
+			assert.GreaterOrEqual(t, e.Ts, part.Ts, "%s starts inside partition %d", name, k)
+			assert.LessOrEqual(t, e.Ts+e.Dur, part.Ts+part.Dur+1, "%s ends inside partition %d", name, k)
+			sum += e.Dur
+		}
+		assert.InDelta(t, part.Dur, sum, 0.1*part.Dur+2000, "stages sum to partition %d's time", k)
 	}
 }

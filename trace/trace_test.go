@@ -13,7 +13,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
-	"github.com/gpuc2/gpuc2/internal/trace"
+	"github.com/gpuc2/gpuc2/trace"
 )
 
 func TestNilTracerIsOff(t *testing.T) {
