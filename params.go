@@ -65,6 +65,31 @@ func FindParams(dir string, p porep.RegisteredSealProof) (params, vk string, err
 	return params, vk, nil
 }
 
+// OpenParams opens a .params file (mmapped, decoded lazily) and checks that
+// the .vk beside it holds the same verifying key.
+func OpenParams(paramsPath, vkPath string) (*groth16.ProvingKey, error) {
+	pk, err := groth16.OpenProvingKey(paramsPath)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(vkPath)
+	if err != nil {
+		pk.Close()
+		return nil, err
+	}
+	defer f.Close()
+	vk, err := groth16.ReadVerifyingKey(f)
+	if err != nil {
+		pk.Close()
+		return nil, fmt.Errorf("%s: %w", vkPath, err)
+	}
+	if !vk.Equal(pk.VerifyingKey()) {
+		pk.Close()
+		return nil, fmt.Errorf("%w: %s does not match %s", groth16.ErrMalformedKey, vkPath, paramsPath)
+	}
+	return pk, nil
+}
+
 // IsTestSize reports whether p's circuit is small enough for a local test
 // setup (2 KiB, 8 MiB and 512 MiB sectors).
 func IsTestSize(p porep.RegisteredSealProof) bool {

@@ -2,6 +2,7 @@ package gpuc2_test
 
 import (
 	"context"
+	"crypto/rand"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/testcircuit"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -63,4 +66,29 @@ func TestTestParamsRejectsCorruptCache(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("not a key"), 0o644))
 	_, _, _, err := gpuc2.TestParams(context.Background(), dir, p)
 	assert.Error(t, err)
+}
+
+// OpenParams pairs a .params file with its .vk and refuses a .vk of another key.
+func TestOpenParams(t *testing.T) {
+	ctx := context.Background()
+	c := &testcircuit.Chain{N: 20, Seed: 1, Inputs: 1}
+	pk, err := groth16.Setup(ctx, c, rand.Reader)
+	require.NoError(t, err)
+	other, err := groth16.Setup(ctx, c, rand.Reader)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	params, vk, otherVK := filepath.Join(dir, "a.params"), filepath.Join(dir, "a.vk"), filepath.Join(dir, "b.vk")
+	require.NoError(t, groth16.WriteParams(params, pk))
+	require.NoError(t, groth16.WriteVerifyingKeyFile(vk, pk.VerifyingKey()))
+	require.NoError(t, groth16.WriteVerifyingKeyFile(otherVK, other.VerifyingKey()))
+
+	opened, err := gpuc2.OpenParams(params, vk)
+	require.NoError(t, err)
+	assert.True(t, opened.VerifyingKey().Equal(pk.VerifyingKey()))
+	require.NoError(t, opened.Close())
+
+	_, err = gpuc2.OpenParams(params, otherVK)
+	assert.ErrorIs(t, err, groth16.ErrMalformedKey)
+	_, err = gpuc2.OpenParams(params, filepath.Join(dir, "missing.vk"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
 }

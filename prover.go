@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -210,27 +209,11 @@ func (p *Prover) key(ctx context.Context, t porep.RegisteredSealProof) (*groth16
 func (p *Prover) openKey(ctx context.Context, t porep.RegisteredSealProof) (*groth16.ProvingKey, error) {
 	paramsPath, vkPath, err := FindParams(p.cfg.ParamsDir, t)
 	if err == nil {
-		pk, err := groth16.OpenProvingKey(paramsPath)
-		if err != nil {
-			return nil, err
+		pk, err := OpenParams(paramsPath, vkPath)
+		if err == nil {
+			p.log.Info("parameters opened", "proof", t, "file", paramsPath)
 		}
-		f, err := os.Open(vkPath)
-		if err != nil {
-			pk.Close()
-			return nil, err
-		}
-		defer f.Close()
-		vk, err := groth16.ReadVerifyingKey(f)
-		if err != nil {
-			pk.Close()
-			return nil, fmt.Errorf("%s: %w", vkPath, err)
-		}
-		if !vk.Equal(pk.VerifyingKey()) {
-			pk.Close()
-			return nil, fmt.Errorf("%w: %s does not match %s", groth16.ErrMalformedKey, vkPath, paramsPath)
-		}
-		p.log.Info("parameters opened", "proof", t, "file", paramsPath)
-		return pk, nil
+		return pk, err
 	}
 	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" || !IsTestSize(t) {
 		return nil, err

@@ -24,46 +24,36 @@ var _ Engine = CUDA{}
 
 // G1 implements Engine.
 func (e CUDA) G1(ctx context.Context, bases []bls12381.G1Affine, scalars []fr.Element, density *Density) (bls12381.G1Jac, error) {
-	var res bls12381.G1Jac
-	words, err := checkDensity(len(bases), scalars, density)
-	if err != nil {
-		return res, err
-	}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	if len(bases) == 0 {
-		return res, nil
-	}
-	if density != nil && words == nil {
-		words = []uint64{}
-	}
-	res, err = native.MSMG1(e.Device, bases, scalars, words)
-	if err != nil {
-		return bls12381.G1Jac{}, fmt.Errorf("msm: G1 on GPU %d: %w", e.Device, err)
-	}
-	return res, ctx.Err()
+	return onGPU(ctx, e.Device, "G1", native.MSMG1, bases, scalars, density)
 }
 
 // G2 implements Engine.
 func (e CUDA) G2(ctx context.Context, bases []bls12381.G2Affine, scalars []fr.Element, density *Density) (bls12381.G2Jac, error) {
-	var res bls12381.G2Jac
+	return onGPU(ctx, e.Device, "G2", native.MSMG2, bases, scalars, density)
+}
+
+// onGPU checks the inputs as the CPU engine does and runs one native MSM.
+// The zero value of J is the point at infinity.
+func onGPU[P, J any](ctx context.Context, device int, group string,
+	msm func(int, []P, []fr.Element, []uint64) (J, error),
+	bases []P, scalars []fr.Element, density *Density) (J, error) {
+	var zero J
 	words, err := checkDensity(len(bases), scalars, density)
 	if err != nil {
-		return res, err
+		return zero, err
 	}
 	if err := ctx.Err(); err != nil {
-		return res, err
+		return zero, err
 	}
 	if len(bases) == 0 {
-		return res, nil
+		return zero, nil
 	}
 	if density != nil && words == nil {
-		words = []uint64{}
+		words = []uint64{} // a mask, even an empty one, is not "no mask"
 	}
-	res, err = native.MSMG2(e.Device, bases, scalars, words)
+	res, err := msm(device, bases, scalars, words)
 	if err != nil {
-		return bls12381.G2Jac{}, fmt.Errorf("msm: G2 on GPU %d: %w", e.Device, err)
+		return zero, fmt.Errorf("msm: %s on GPU %d: %w", group, device, err)
 	}
 	return res, ctx.Err()
 }

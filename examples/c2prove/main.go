@@ -91,7 +91,7 @@ func run() error {
 
 	// The parameters: real files when present, else a cached test setup.
 	span = tracer.Begin(cpu, "parameter load")
-	pk, vk, err := loadParams(ctx, &o, c1.RegisteredProof)
+	pk, err := loadParams(ctx, &o, c1.RegisteredProof)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func run() error {
 	}
 
 	// Prove and verify each partition.
-	pvk := groth16.PrepareVerifyingKey(vk)
+	pvk := groth16.PrepareVerifyingKey(pk.VerifyingKey())
 	proofs := make([]groth16.Proof, len(c1.VanillaProofs))
 	track := trace.Track{Process: o.backend, Thread: "prover 0"}
 	total := time.Now()
@@ -203,46 +203,37 @@ func syntheticProof(size string) (porep.RegisteredSealProof, error) {
 	return 0, fmt.Errorf("-sector-size %q: want 2KiB, 8MiB, 512MiB, 32GiB or 64GiB", size)
 }
 
-func loadParams(ctx context.Context, o *options, p porep.RegisteredSealProof) (*groth16.ProvingKey, *groth16.VerifyingKey, error) {
+func loadParams(ctx context.Context, o *options, p porep.RegisteredSealProof) (*groth16.ProvingKey, error) {
 	start := time.Now()
 	paramsPath, vkPath, err := gpuc2.FindParams(o.paramsDir, p)
 	if err == nil {
-		pk, err := groth16.OpenProvingKey(paramsPath)
+		pk, err := gpuc2.OpenParams(paramsPath, vkPath)
 		if err != nil {
-			return nil, nil, err
-		}
-		f, err := os.Open(vkPath)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer f.Close()
-		vk, err := groth16.ReadVerifyingKey(f)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", vkPath, err)
+			return nil, err
 		}
 		fmt.Printf("parameters: %s (%v)\n", paramsPath, since(start))
-		return pk, vk, nil
+		return pk, nil
 	}
 	if !errors.Is(err, gpuc2.ErrParamsMissing) || !gpuc2.IsTestSize(p) {
-		return nil, nil, err
+		return nil, err
 	}
 	cache, cerr := os.UserCacheDir()
 	if cerr != nil {
-		return nil, nil, fmt.Errorf("%w; and no user cache directory for a test setup: %v", err, cerr)
+		return nil, fmt.Errorf("%w; and no user cache directory for a test setup: %v", err, cerr)
 	}
 	fmt.Printf("parameters: no real %v parameters in %s; using a local TEST-ONLY setup\n", p, o.paramsDir)
 	done := ticker("  creating the test setup (once; later runs reuse it)")
 	pk, path, created, err := gpuc2.TestParams(ctx, cache, p)
 	done()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	verb := "loaded"
 	if created {
 		verb = "created"
 	}
 	fmt.Printf("parameters: %s TEST-ONLY setup %s (%v)\n", verb, path, since(start))
-	return pk, pk.VerifyingKey(), nil
+	return pk, nil
 }
 
 // progress returns a callback that redraws one status line.
