@@ -137,17 +137,24 @@ func TestCancelWhileWaiting(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	j.Done()
 
+	// A job waiting for compute gives up when its context ends, and its
+	// reservation is released by Done.
 	k := d.NewJob()
-	defer k.Done()
+	require.NoError(t, k.Reserve(ctx, 0))
+	cctx2, cancel2 := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel2()
+	assert.ErrorIs(t, k.Compute(cctx2), context.DeadlineExceeded)
+	k.Done()
 	holder.Done()
-	require.NoError(t, k.Reserve(ctx, 50))
-	cctx2, cancel2 := context.WithCancel(ctx)
-	cancel2()
-	// The compute lock is free, but a cancelled context still fails cleanly
-	// or succeeds; either way nothing leaks.
-	if err := k.Compute(cctx2); err == nil {
-		require.NoError(t, k.EndCompute())
-	}
+	m := d.Metrics()
+	assert.Zero(t, m.ReservedBytes)
+	assert.Equal(t, int64(1), m.ComputeAcquisitions, "the cancelled job never computed")
+
+	// Both gates are whole again.
+	all := d.NewJob()
+	defer all.Done()
+	require.NoError(t, all.Reserve(ctx, 100))
+	require.NoError(t, all.Compute(ctx))
 }
 
 // simulate runs jobs on d with the given worker count; each job reserves a

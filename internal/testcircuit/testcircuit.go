@@ -75,8 +75,7 @@ func (c *Chain) Synthesize(ctx context.Context, cs synth.ConstraintSystem) error
 	for i := range in {
 		inVars[i] = cs.AllocInput(in[i])
 	}
-	y := c.run(cs, in, inVars...)
-	_ = y
+	c.run(cs, in, inVars...)
 	return ctx.Err()
 }
 
