@@ -109,9 +109,32 @@ func TestSizes(t *testing.T) {
 	}
 }
 
+// pos is the counts (ONE included in inputs) before a step of synthesis.
+type pos struct{ inputs, aux, rows int }
+
+// positions synthesizes p's circuit over a synthetic witness into a checker
+// and returns the counts before each step named in want, and at the end.
+func positions(t *testing.T, p stacked.Params, seed uint64, want map[string]pos) (map[string]pos, pos) {
+	t.Helper()
+	w, err := stackedtest.Partition(p, seed)
+	require.NoError(t, err)
+	ch := synth.NewChecker()
+	got := map[string]pos{}
+	c := &stacked.Circuit{Params: p, Witness: w}
+	c.SetOnStep(func(step string) {
+		if _, ok := want[step]; ok {
+			st := ch.Stats()
+			got[step] = pos{st.Inputs, st.Aux, st.Constraints}
+		}
+	})
+	require.NoError(t, c.Synthesize(context.Background(), ch))
+	require.NoError(t, ch.Err())
+	st := ch.Stats()
+	return got, pos{st.Inputs, st.Aux, st.Constraints}
+}
+
 // Counts before each step of a 2 KiB partition (CIRCUIT-SPEC-POREP.md §9.2).
 func TestPositions2KiB(t *testing.T) {
-	type pos struct{ inputs, aux, rows int }
 	want := map[string]pos{
 		"replica_id":                   {1, 0, 0},
 		"replica_id bits":              {2, 1, 1},
@@ -138,22 +161,9 @@ func TestPositions2KiB(t *testing.T) {
 		"ch0 tree-C inclusion":         {21, 1_342_048, 1_343_184},
 		"ch1 data_leaf":                {22, 1_343_122, 1_344_246},
 	}
-	p := stacked.Params2KiB
-	w, err := stackedtest.Partition(p, 3)
-	require.NoError(t, err)
-	ch := synth.NewChecker()
-	got := map[string]pos{}
-	c := &stacked.Circuit{Params: p, Witness: w}
-	c.SetOnStep(func(step string) {
-		if _, ok := want[step]; ok {
-			st := ch.Stats()
-			got[step] = pos{st.Inputs, st.Aux, st.Constraints}
-		}
-	})
-	require.NoError(t, c.Synthesize(context.Background(), ch))
+	got, end := positions(t, stacked.Params2KiB, 3, want)
 	assert.Equal(t, want, got)
-	st := ch.Stats()
-	assert.Equal(t, pos{40, 2_685_673, 2_687_921}, pos{st.Inputs, st.Aux, st.Constraints})
+	assert.Equal(t, pos{40, 2_685_673, 2_687_921}, end)
 }
 
 // Challenge 0 of a 32 GiB partition (§9.2): positions and the per-challenge
@@ -162,7 +172,6 @@ func TestPositions32GiBChallenge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("7.2 M rows")
 	}
-	type pos struct{ inputs, aux, rows int }
 	want := map[string]pos{
 		"ch0 tree-D inclusion":    {4, 572, 571},
 		"ch0 DRG parent 0 column": {5, 1_360_622, 1_362_033},
@@ -177,23 +186,10 @@ func TestPositions32GiBChallenge(t *testing.T) {
 	}
 	p := stacked.Params32GiB
 	p.Challenges = 1
-	w, err := stackedtest.Partition(p, 5)
-	require.NoError(t, err)
-	ch := synth.NewChecker()
-	got := map[string]pos{}
-	c := &stacked.Circuit{Params: p, Witness: w}
-	c.SetOnStep(func(step string) {
-		if _, ok := want[step]; ok {
-			st := ch.Stats()
-			got[step] = pos{st.Inputs, st.Aux, st.Constraints}
-		}
-	})
-	require.NoError(t, c.Synthesize(context.Background(), ch))
-	require.NoError(t, ch.Err())
+	got, end := positions(t, p, 5, want)
 	assert.Equal(t, want, got)
-	st := ch.Stats()
 	// Challenge 1 would start at inputs 22, aux 7,232,200, row 7,238,236.
-	assert.Equal(t, pos{22, 7_232_200, 7_238_236}, pos{st.Inputs, st.Aux, st.Constraints})
+	assert.Equal(t, pos{22, 7_232_200, 7_238_236}, end)
 }
 
 // Digests of CIRCUIT-SPEC-POREP.md §9.3 and CIRCUIT-SPEC-BELLPERSON.md §7.2.
