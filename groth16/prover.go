@@ -80,7 +80,13 @@ func Prove(ctx context.Context, p Prover, pk *ProvingKey, circuit synth.Circuit,
 	start := time.Now()
 	var hint synth.Sizes
 	if sz, ok := circuit.(interface{ Sizes() synth.Sizes }); ok {
-		hint = sz.Sizes() // pre-sized buffers: no regrowth of gigabyte slices
+		// Pre-size the buffers: no regrowth of gigabyte slices, and room for
+		// the input rows and the padding to the domain, so the quotient
+		// works in place instead of copying a, b and c.
+		hint = sz.Sizes()
+		if n := hint.Rows + hint.Inputs; n > 1 {
+			hint.Rows = 1 << bits.Len(uint(n-1))
+		}
 	}
 	w := synth.NewProvingAssignment(hint)
 	if err := circuit.Synthesize(ctx, w); err != nil {
