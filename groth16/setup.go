@@ -7,12 +7,15 @@ import (
 	"io"
 	"math/big"
 	"math/bits"
+	"runtime"
+	"sync"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
 	"github.com/gpuc2/gpuc2/msm"
+	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 )
 
@@ -24,17 +27,37 @@ var ErrUnconstrained = errors.New("groth16: unconstrained aux variable")
 // rnd. It is for tests and local experiments: whoever knows rnd's output can
 // forge proofs. The key it returns has bellperson's layout (filtered a and b
 // queries, h of m−1 points), so it can be written as a .params file.
-func Setup(ctx context.Context, circuit synth.Circuit, rnd io.Reader) (*ProvingKey, error) {
+func Setup(ctx context.Context, circuit synth.Circuit, rnd io.Reader, opts ...SetupOption) (*ProvingKey, error) {
 	rec := synth.NewRecorder()
 	if err := circuit.Synthesize(ctx, rec); err != nil {
 		return nil, fmt.Errorf("groth16: setup: synthesis: %w", err)
 	}
 	synth.AppendInputRows(rec, len(rec.Inputs))
-	return SetupRecorded(ctx, rec, rnd)
+	return SetupRecorded(ctx, rec, rnd, opts...)
 }
 
-// SetupRecorded is Setup over a circuit already recorded, input rows appended.
-func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader) (*ProvingKey, error) {
+// SetupOption configures Setup.
+type SetupOption func(*setupConfig)
+
+type setupConfig struct {
+	gpu    bool
+	device int
+}
+
+// WithSetupGPU computes the query points (the fixed-base multiplications,
+// nearly all of a large setup's time) on the given GPU. The key is the
+// same as the CPU's for the same randomness.
+func WithSetupGPU(device int) SetupOption {
+	return func(c *setupConfig) { c.gpu, c.device = true, device }
+}
+
+// SetupRecorded is Setup over a circuit already recorded, input rows
+// appended. It reads rec but does not keep it.
+func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts ...SetupOption) (*ProvingKey, error) {
+	var cfg setupConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	nIn, nAux, n := len(rec.Inputs), len(rec.Aux), rec.NumRows()
 	if n < 2 {
 		return nil, fmt.Errorf("groth16: setup: circuit has %d rows", n)
@@ -54,29 +77,47 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader) (*Pr
 	var zt fr.Element // Z(τ) = τ^m − 1
 	zt.Exp(tw.tau, big.NewInt(int64(m))).Sub(&zt, &synth.CoeffOne)
 	lag := make([]fr.Element, n)
-	var w fr.Element
-	w.SetOne()
-	for j := range lag {
-		lag[j].Sub(&tw.tau, &w)
-		w.Mul(&w, &domain.Generator)
-	}
-	lag = fr.BatchInvert(lag)
 	var scale, mInv fr.Element
 	mInv.SetUint64(uint64(m)).Inverse(&mInv)
 	scale.Mul(&zt, &mInv)
-	w.SetOne()
-	for j := range lag {
-		lag[j].Mul(&lag[j], &w).Mul(&lag[j], &scale)
-		w.Mul(&w, &domain.Generator)
-	}
+	parallelRange(n, func(lo, hi int) {
+		var w, w0 fr.Element
+		w0.Exp(domain.Generator, big.NewInt(int64(lo)))
+		w = w0
+		for j := lo; j < hi; j++ {
+			lag[j].Sub(&tw.tau, &w)
+			w.Mul(&w, &domain.Generator)
+		}
+		copy(lag[lo:hi], fr.BatchInvert(lag[lo:hi]))
+		w = w0
+		for j := lo; j < hi; j++ {
+			lag[j].Mul(&lag[j], &w).Mul(&lag[j], &scale)
+			w.Mul(&w, &domain.Generator)
+		}
+	})
 
 	// Column polynomials at τ: u (A), v (B), w (C), inputs then aux.
-	u := columnsAt(rec, &rec.A, lag, nIn, nAux)
-	v := columnsAt(rec, &rec.B, lag, nIn, nAux)
-	wc := columnsAt(rec, &rec.C, lag, nIn, nAux)
+	var u, v, wc []fr.Element
+	var wg sync.WaitGroup
+	for _, x := range []struct {
+		out *[]fr.Element
+		mat *synth.Matrix
+	}{{&u, &rec.A}, {&v, &rec.B}, {&wc, &rec.C}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			*x.out = columnsAt(rec, x.mat, lag, nIn, nAux)
+		}()
+	}
+	wg.Wait()
+	lag = nil
 	if err := checkConstrained(rec, nIn, nAux); err != nil {
 		return nil, err
 	}
+	// Only the densities are needed from here on: let the matrices go (a
+	// 32 GiB circuit's recording is about 20 GiB).
+	aAux, bIn, bAux := rec.AAux, rec.BInput, rec.BAux
+	rec = nil
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -93,54 +134,85 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader) (*Pr
 		return x
 	}
 
-	// All G1 scalars in one batch (one table), then sliced into sections.
-	var g1s []fr.Element
+	// All G1 scalars in one batch (one table), then sliced into sections:
+	// IC, l, h, a, b_g1, then α, β, δ for the VK.
+	nA := nIn + aAux.Count()
+	nB := bIn.Count() + bAux.Count()
+	g1s := make([]fr.Element, nIn+nAux+(m-1)+nA+nB, nIn+nAux+(m-1)+nA+nB+3)
+	parallelRange(nIn+nAux, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if i < nIn {
+				g1s[i] = combined(i, &gammaInv)
+			} else {
+				g1s[i] = combined(i, &deltaInv)
+			}
+		}
+	})
+	hq := g1s[nIn+nAux : nIn+nAux+m-1] // τ^i·Z(τ)/δ
+	var h0 fr.Element
+	h0.Mul(&zt, &deltaInv)
+	parallelRange(m-1, func(lo, hi int) {
+		var x fr.Element
+		x.Exp(tw.tau, big.NewInt(int64(lo))).Mul(&x, &h0)
+		for i := lo; i < hi; i++ {
+			hq[i] = x
+			x.Mul(&x, &tw.tau)
+		}
+	})
+	aStart := nIn + nAux + m - 1
+	k := aStart + copy(g1s[aStart:], u[:nIn])
+	for i := 0; i < nAux; i++ {
+		if aAux.Test(i) {
+			g1s[k] = u[nIn+i]
+			k++
+		}
+	}
+	bStart := k
 	for i := 0; i < nIn; i++ {
-		g1s = append(g1s, combined(i, &gammaInv))
-	}
-	for i := 0; i < nAux; i++ {
-		g1s = append(g1s, combined(nIn+i, &deltaInv))
-	}
-	var hs fr.Element // τ^i·Z(τ)/δ
-	hs.Mul(&zt, &deltaInv)
-	for i := 0; i < m-1; i++ {
-		g1s = append(g1s, hs)
-		hs.Mul(&hs, &tw.tau)
-	}
-	aStart := len(g1s)
-	g1s = append(g1s, u[:nIn]...)
-	for i := 0; i < nAux; i++ {
-		if rec.AAux.Test(i) {
-			g1s = append(g1s, u[nIn+i])
-		}
-	}
-	bStart := len(g1s)
-	for i := 0; i < nIn; i++ {
-		if rec.BInput.Test(i) {
-			g1s = append(g1s, v[i])
+		if bIn.Test(i) {
+			g1s[k] = v[i]
+			k++
 		}
 	}
 	for i := 0; i < nAux; i++ {
-		if rec.BAux.Test(i) {
-			g1s = append(g1s, v[nIn+i])
+		if bAux.Test(i) {
+			g1s[k] = v[nIn+i]
+			k++
 		}
 	}
+	u, v, wc = nil, nil, nil
 	bScalars := g1s[bStart:]
 	// The VK's G1 points ride along at the end.
 	g1s = append(g1s, tw.alpha, tw.beta, tw.delta)
 
 	_, _, g1, g2 := bls12381.Generators()
-	pts, err := msm.FixedBaseG1(ctx, &g1, g1s)
-	if err != nil {
-		return nil, err
+	g2s := append(append(make([]fr.Element, 0, nB+3), bScalars...), tw.beta, tw.gamma, tw.delta)
+	bScalars = nil
+	var pts []bls12381.G1Affine
+	var pts2 []bls12381.G2Affine
+	if cfg.gpu {
+		pts = make([]bls12381.G1Affine, len(g1s))
+		if err := native.FixedBaseG1(cfg.device, &g1, g1s, pts); err != nil {
+			return nil, fmt.Errorf("groth16: setup: %w", err)
+		}
+		g1s = nil
+		pts2 = make([]bls12381.G2Affine, len(g2s))
+		if err := native.FixedBaseG2(cfg.device, &g2, g2s, pts2); err != nil {
+			return nil, fmt.Errorf("groth16: setup: %w", err)
+		}
+	} else {
+		var err error
+		if pts, err = msm.FixedBaseG1(ctx, &g1, g1s); err != nil {
+			return nil, err
+		}
+		if pts2, err = msm.FixedBaseG2(ctx, &g2, g2s); err != nil {
+			return nil, err
+		}
 	}
-	g2s := append(append([]fr.Element{}, bScalars...), tw.beta, tw.gamma, tw.delta)
-	pts2, err := msm.FixedBaseG2(ctx, &g2, g2s)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 
-	nB := len(bScalars)
 	vk := &VerifyingKey{
 		AlphaG1: pts[len(pts)-3], BetaG1: pts[len(pts)-2], DeltaG1: pts[len(pts)-1],
 		BetaG2: pts2[nB], GammaG2: pts2[nB+1], DeltaG2: pts2[nB+2],
@@ -148,6 +220,9 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader) (*Pr
 	}
 	l := pts[nIn : nIn+nAux]
 	h := pts[nIn+nAux : aStart]
+	if bStart+nB != len(pts)-3 {
+		return nil, fmt.Errorf("groth16: setup: internal: %d scalars for %d+%d+3 points", len(pts), bStart, nB)
+	}
 	a := pts[aStart:bStart]
 	b1 := pts[bStart : bStart+nB]
 	return NewProvingKey(vk, h, l, a, b1, pts2[:nB])
@@ -181,6 +256,22 @@ func (tw *toxicWaste) draw(rnd io.Reader, m int) error {
 		}
 	}
 	return nil
+}
+
+// parallelRange runs f over [0, n) split across the cores.
+func parallelRange(n int, f func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	chunk := max(1<<14, (n+workers-1)/workers)
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 // columnsAt evaluates every column of mat at τ from the Lagrange values of its rows.

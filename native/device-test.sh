@@ -7,10 +7,19 @@
 #   mkdir -p .dev && cp native/build/libgpuc2cuda.so .dev/
 #   CGO_ENABLED=1 go test -c -o .dev/native.test ./native
 #   CGO_ENABLED=1 go test -c -o .dev/msm.test ./msm
+#   CGO_ENABLED=1 go test -c -o .dev/groth16.test ./groth16      # for stream, partition
+#   CGO_ENABLED=1 go test -c -o .dev/stacked.test ./synth/stacked  # for synth
 # Then on the GPU machine, from the repository root:
-#   native/device-test.sh [tests] [sanitize] [bench] [big] [windows]   (default: tests sanitize bench)
+#   native/device-test.sh [tests] [stream] [sanitize] [racecheck] [bench] [big] [windows] [partition] [synth]
+#   (default: tests sanitize bench)
 # "big" adds the 2^24-class sizes to the correctness tests (GPUC2_TEST_BIG=1);
-# "windows" times G1 2^24 at several forced window sizes (GPUC2_MSM_WINDOW).
+# "windows" times G1 2^${WINDOW_LOG:-24} at forced window sizes ${WINDOWS:-15 16 18 20} (GPUC2_MSM_WINDOW);
+# "stream" runs the stream-API tests and the GPU prover's tests (workers,
+# cancellation loop); "racecheck" runs compute-sanitizer's racecheck on the
+# kernels; "partition" times GPU proofs of a synthetic ${PARTITION:-32GiB}
+# partition with ${PARTITION_WORKERS:-1,2,3} workers on ${PARTITION_DEVICES:-1} GPU(s), compute
+# width ${PARTITION_WIDTH:-1} (trace in partition-trace.json); "synth"
+# times witness synthesis of a 32 GiB partition with 1 and 16 workers.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/.dev/out}
@@ -21,6 +30,8 @@ has() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 summary="$OUT/summary.txt"
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
+# Peak host memory where GNU time exists.
+timev() { if [ -x /usr/bin/time ]; then /usr/bin/time -v "$@"; else "$@"; fi; }
 
 if [ ! -f "$DEV/libgpuc2cuda.so" ]; then
 	note "building libgpuc2cuda.so with $(nvcc --version | tail -1)"
@@ -73,13 +84,52 @@ if has bench; then
 fi
 if has windows; then
 	# G1 2^24 with forced window sizes; per-phase times in windows.log
-	for c in 15 16 18 20; do
+	for c in ${WINDOWS:-15 16 18 20}; do
 		echo "== c=$c" >>"$OUT/windows.log"
-		GPUC2_MSM_WINDOW=$c GPUC2_MSM_TRACE=1 GPUC2_BENCH_SIZES=g1-24 GPUC2_BENCH_OUT="$OUT/windows-$c.md" \
+		GPUC2_MSM_WINDOW=$c GPUC2_MSM_TRACE=1 GPUC2_BENCH_SIZES=g1-${WINDOW_LOG:-24} GPUC2_BENCH_OUT="$OUT/windows-$c.md" \
 			"$DEV/native.test" -test.v -test.run 'TestBenchTable' >>"$OUT/windows.log" 2>&1
 		note "window c=$c: $(grep 'G1 MSM' "$OUT/windows-$c.md")"
 		rm -f "$OUT/windows-$c.md"
 	done
+fi
+if has stream; then
+	t0=$(date +%s)
+	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Stream|Device)' >"$OUT/stream-test.log" 2>&1
+	r=$?
+	"$DEV/groth16.test" -test.v -test.timeout 20m -test.run 'CUDA' >>"$OUT/stream-test.log" 2>&1
+	r2=$?
+	note "stream + GPU prover tests: rc=$r/$r2 ($(grep -c -- '--- PASS' "$OUT/stream-test.log") pass, $(grep -c -- '--- FAIL' "$OUT/stream-test.log") fail, $(grep -c -- '--- SKIP' "$OUT/stream-test.log") skip) in $(($(date +%s) - t0)) s"
+	grep -E -- '--- FAIL|cancellations hit' "$OUT/stream-test.log" | head -20 | tee -a "$summary"
+	[ $r -ne 0 ] || [ $r2 -ne 0 ] && rc=1
+fi
+if has racecheck; then
+	t0=$(date +%s)
+	{
+		compute-sanitizer --tool racecheck --error-exitcode 9 "$DEV/native.test" -test.short -test.v \
+			-test.run 'TestDeviceHEqualsHost|TestDeviceMSMEqualsHost|TestNTT/2\^(3|11)/'
+		echo "native racecheck rc=$?"
+		compute-sanitizer --tool memcheck --error-exitcode 9 "$DEV/native.test" -test.short -test.v \
+			-test.run 'TestDeviceHEqualsHost|TestDeviceMSMEqualsHost|TestStreamCopiesAndBounds'
+		echo "stream memcheck rc=$?"
+	} >"$OUT/racecheck.log" 2>&1
+	note "racecheck/memcheck (stream API): $(grep -E 'check rc=|ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/racecheck.log" | tr '\n' ' ') in $(($(date +%s) - t0)) s"
+fi
+if has partition; then
+	t0=$(date +%s)
+	timev "$DEV/groth16.test" -test.run XX -test.bench CUDAPartition -test.benchtime 1x -test.timeout 30m \
+		-partition "${PARTITION:-32GiB}" -partition-workers "${PARTITION_WORKERS:-1,2,3}" -partition-proofs "${PARTITION_PROOFS:-3}" \
+		-partition-width "${PARTITION_WIDTH:-1}" -partition-devices "${PARTITION_DEVICES:-1}" \
+		-partition-trace "$OUT/partition-trace.json" >"$OUT/partition.log" 2>&1
+	note "partition bench rc=$? in $(($(date +%s) - t0)) s"
+	grep -E 'partition:|aux values|resident|workers ×|s/partition|Maximum resident' "$OUT/partition.log" | tee -a "$summary"
+	nvidia-smi --query-gpu=memory.used,memory.total --format=csv >>"$summary" 2>&1
+fi
+if has synth; then
+	t0=$(date +%s)
+	timev "$DEV/stacked.test" -test.run XX -test.bench 'BenchmarkWitness/^32GiB$/workers=(1|16)$' -bench32 \
+		-test.benchtime 1x -test.timeout 20m >"$OUT/synth.log" 2>&1
+	note "synthesis bench rc=$? in $(($(date +%s) - t0)) s"
+	grep -E '^Benchmark|Maximum resident' "$OUT/synth.log" | tee -a "$summary"
 fi
 cat "$summary"
 exit $rc

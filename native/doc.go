@@ -27,9 +27,17 @@
 // # Data
 //
 // Field elements, points and scalars are gnark-crypto's types and pass to the
-// GPU unchanged (Montgomery form, little-endian 64-bit limbs). Calls are
-// synchronous: Go slices are read or written only during the call, so no
-// pinning is needed. Every call names its device by ordinal.
+// GPU unchanged (Montgomery form, little-endian 64-bit limbs). Every call
+// names its device by ordinal.
+//
+// Two kinds of entries:
+//   - host-pointer calls (MSMG1, MSMG2, NTT, H, FixedBaseG1, FixedBaseG2) are
+//     synchronous: Go slices are read or written only during the call;
+//   - the stream API (ABI 2: Stream, Buffer, Pinned, Stream.MSMG1, HDevice…)
+//     keeps data on the device across calls and enqueues work on explicit
+//     streams, so one worker's uploads overlap another's kernels. Temporaries
+//     come from the device's stream-ordered pool; nothing synchronizes the
+//     whole device. groth16.CUDAProver is built on it.
 //
 // # Errors
 //
@@ -39,6 +47,7 @@
 //
 // # Concurrency
 //
-// All functions are safe for concurrent use; calls on one device run
-// concurrently on the GPU's default stream in this version.
+// All functions are safe for concurrent use. Host-pointer calls run on the
+// calling thread's default stream; a Stream and its buffers belong to one
+// goroutine at a time.
 package native

@@ -7,7 +7,7 @@ package native
 #include <stdlib.h>
 #include "gpuc2.h"
 
-typedef const gpuc2_api_v1_t* (*gpuc2_entry_fn)(void);
+typedef const gpuc2_api_t* (*gpuc2_entry_fn)(void);
 
 static void* go_gpuc2_dlopen(const char* path, char** err) {
 	void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -15,39 +15,39 @@ static void* go_gpuc2_dlopen(const char* path, char** err) {
 	return h;
 }
 
-static const gpuc2_api_v1_t* go_gpuc2_resolve(void* h, char** err) {
-	void* sym = dlsym(h, "gpuc2_api_v1");
+static const gpuc2_api_t* go_gpuc2_resolve(void* h, char** err) {
+	void* sym = dlsym(h, "gpuc2_api");
 	if (!sym) { *err = dlerror(); return NULL; }
 	return ((gpuc2_entry_fn)sym)();
 }
 
-static const char* go_gpuc2_version(const gpuc2_api_v1_t* a) { return a->version(); }
+static const char* go_gpuc2_version(const gpuc2_api_t* a) { return a->version(); }
 
-static int go_gpuc2_device_count(const gpuc2_api_v1_t* a, int32_t* n, char* msg, size_t len) {
+static int go_gpuc2_device_count(const gpuc2_api_t* a, int32_t* n, char* msg, size_t len) {
 	return a->device_count(n, msg, len);
 }
 
-static int go_gpuc2_device_info(const gpuc2_api_v1_t* a, int32_t d, gpuc2_device_info* info, char* msg, size_t len) {
+static int go_gpuc2_device_info(const gpuc2_api_t* a, int32_t d, gpuc2_device_info* info, char* msg, size_t len) {
 	return a->device_info(d, info, msg, len);
 }
 
-static int go_gpuc2_msm(const gpuc2_api_v1_t* a, int g2, int32_t d, const void* bases, uint64_t nb,
+static int go_gpuc2_msm(const gpuc2_api_t* a, int g2, int32_t d, const void* bases, uint64_t nb,
                      const void* scalars, uint64_t ns, const uint64_t* density, uint64_t dw,
                      uint32_t flags, void* out, char* msg, size_t len) {
 	if (g2) return a->msm_g2(d, bases, nb, scalars, ns, density, dw, flags, out, msg, len);
 	return a->msm_g1(d, bases, nb, scalars, ns, density, dw, flags, out, msg, len);
 }
 
-static int go_gpuc2_ntt(const gpuc2_api_v1_t* a, int32_t d, void* data, uint32_t log_m, int32_t dir, char* msg, size_t len) {
+static int go_gpuc2_ntt(const gpuc2_api_t* a, int32_t d, void* data, uint32_t log_m, int32_t dir, char* msg, size_t len) {
 	return a->ntt(d, data, log_m, dir, msg, len);
 }
 
-static int go_gpuc2_h(const gpuc2_api_v1_t* a, int32_t d, const void* x, const void* y, const void* z, uint64_t n,
+static int go_gpuc2_h(const gpuc2_api_t* a, int32_t d, const void* x, const void* y, const void* z, uint64_t n,
                    uint32_t log_m, void* out, char* msg, size_t len) {
 	return a->h(d, x, y, z, n, log_m, out, msg, len);
 }
 
-static int go_gpuc2_bench(const gpuc2_api_v1_t* a, int32_t d, int32_t op, const void* i0, const void* i1,
+static int go_gpuc2_bench(const gpuc2_api_t* a, int32_t d, int32_t op, const void* i0, const void* i1,
                        const void* i2, uint64_t n, uint32_t log_m, uint32_t iters, float* ms, char* msg, size_t len) {
 	return a->bench_resident(d, op, i0, i1, i2, n, log_m, iters, ms, msg, len);
 }
@@ -73,7 +73,7 @@ const LibraryName = "libgpuc2cuda.so"
 const EnvLibrary = "GPUC2_NATIVE_LIB"
 
 // ABIVersion is the function-table version this package speaks.
-const ABIVersion = 1
+const ABIVersion = 2
 
 // Status codes of the C ABI (include/gpuc2.h).
 const (
@@ -126,7 +126,7 @@ const msgLen = 1024
 
 type library struct {
 	path    string
-	api     *C.gpuc2_api_v1_t
+	api     *C.gpuc2_api_t
 	devices int
 }
 
@@ -184,7 +184,7 @@ func open(path string) (*library, error) {
 	api := C.go_gpuc2_resolve(h, &cerr)
 	if api == nil {
 		C.dlclose(h)
-		return nil, fmt.Errorf("dlsym gpuc2_api_v1 in %s: %s", path, C.GoString(cerr))
+		return nil, fmt.Errorf("dlsym gpuc2_api in %s (a library older than ABI 2?): %s", path, C.GoString(cerr))
 	}
 	if api.abi_version != ABIVersion || uintptr(api.struct_size) < unsafe.Sizeof(*api) {
 		C.dlclose(h)

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
@@ -219,24 +222,32 @@ func TestBenchTable(t *testing.T) {
 		for i, x := range resident {
 			r[i] = float64(x)
 		}
-		hs := "—"
+		hs, rs := "—", "—"
 		if len(host) > 0 {
 			hs = fmt.Sprintf("%.2f", median(host))
 		}
-		row := fmt.Sprintf("| %s | 2^%d | %.2f | %s |", what, bitsLen(n), median(r), hs)
+		if len(r) > 0 {
+			rs = fmt.Sprintf("%.2f", median(r))
+		}
+		row := fmt.Sprintf("| %s | 2^%d | %s | %s |", what, bitsLen(n), rs, hs)
 		t.Log(row)
 		rows = append(rows, row)
 		_ = os.WriteFile(out, []byte(table(rows)), 0o644)
 	}
-	g1Logs := []int{20, 22, 24, 26}
-	g2Logs := []int{20, 22, 24}
+	g1Logs := []int{20, 22, 24, 26, 27}
+	g2Logs := []int{20, 22, 24, 25}
 	nttLogs := []int{20, 22, 24, 26, 27}
 	hLog := 27
 	if small {
 		g1Logs, g2Logs, nttLogs, hLog = []int{16, 18}, []int{16}, []int{16, 20}, 20
 	}
-	if sizes == "g1-24" { // window-size experiments (GPUC2_MSM_WINDOW)
-		g1Logs, g2Logs, nttLogs, hLog = []int{24}, nil, nil, 0
+	windowRun := strings.HasPrefix(sizes, "g1-") // window-size experiments (GPUC2_MSM_WINDOW): device times only
+	if windowRun {
+		k, err := strconv.Atoi(strings.TrimPrefix(sizes, "g1-"))
+		if err != nil {
+			t.Fatalf("GPUC2_BENCH_SIZES=%s", sizes)
+		}
+		g1Logs, g2Logs, nttLogs, hLog = []int{k}, nil, nil, 0
 	}
 	scal := nativetest.Scalars(1 << g1Logs[len(g1Logs)-1])
 	{
@@ -248,7 +259,7 @@ func TestBenchTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			var host []float64
-			for i := 0; i < runs+1; i++ {
+			for i := 0; i < runs+1 && !windowRun; i++ {
 				t0 := time.Now()
 				if _, err := native.MSMG1(0, pts[:n], scal[:n], nil); err != nil {
 					t.Fatal(err)
@@ -258,6 +269,21 @@ func TestBenchTable(t *testing.T) {
 				}
 			}
 			report("G1 MSM", n, ms[1:], host)
+			if sizes == "" && (k == 24 || k == 26) {
+				report("G1 MSM, upload from pinned memory included", n, nil, pinnedMSM(t, pts[:n], scal[:n], runs))
+			}
+			if sizes == "" && k == 24 {
+				var cpu []float64
+				for range 3 {
+					var r bls12381.G1Jac
+					t0 := time.Now()
+					if _, err := r.MultiExp(pts[:n], scal[:n], ecc.MultiExpConfig{}); err != nil {
+						t.Fatal(err)
+					}
+					cpu = append(cpu, float64(time.Since(t0).Microseconds())/1000)
+				}
+				report(fmt.Sprintf("G1 MSM on the CPU (gnark-crypto, %d cores)", runtime.NumCPU()), n, nil, cpu)
+			}
 		}
 	}
 	if len(g2Logs) > 0 {
@@ -305,6 +331,52 @@ func TestBenchTable(t *testing.T) {
 	}
 	// keep the G1 generator referenced for vet on unused imports
 	_ = bls12381.G1Affine{}
+}
+
+// pinnedMSM times, in ms, copying points and scalars from pinned host
+// memory to the device and running the MSM there (the wall time of both).
+func pinnedMSM(t *testing.T, pts []bls12381.G1Affine, scal []fr.Element, runs int) []float64 {
+	n := int64(len(pts))
+	ptsBytes, scBytes := n*96, n*32
+	pin, err := native.AllocPinned(ptsBytes + scBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pin.Free()
+	copy(pin.Bytes(), unsafe.Slice((*byte)(unsafe.Pointer(&pts[0])), ptsBytes))
+	copy(pin.Bytes()[ptsBytes:], unsafe.Slice((*byte)(unsafe.Pointer(&scal[0])), scBytes))
+	s, err := native.NewStream(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out []float64
+	for i := 0; i <= runs; i++ {
+		t0 := time.Now()
+		b, err := native.Alloc(0, s, ptsBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := native.Alloc(0, s, scBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CopyToDevice(b, 0, unsafe.Pointer(&pin.Bytes()[0]), ptsBytes); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CopyToDevice(sc, 0, unsafe.Pointer(&pin.Bytes()[ptsBytes]), scBytes); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.MSMG1(native.DeviceMSM{Bases: b, NBases: len(pts), Scalars: sc, NScalars: len(pts)}); err != nil {
+			t.Fatal(err)
+		}
+		b.Free()
+		sc.Free()
+		if i > 0 {
+			out = append(out, float64(time.Since(t0).Microseconds())/1000)
+		}
+	}
+	return out
 }
 
 func bitsLen(n int) int {

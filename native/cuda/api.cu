@@ -3,6 +3,7 @@
 #include <cstring>
 #include <new>
 #include <exception>
+#include <mutex>
 #include "common.cuh"
 #include "msm.cuh"
 #include "field.cuh"
@@ -39,7 +40,7 @@ int guard(char* msg, size_t msg_len, Fn&& fn) {
   }
 }
 
-const char* api_version() { return "gpuc2cuda 0.1 (abi 1)"; }
+const char* api_version() { return "gpuc2cuda 0.2 (abi 2)"; }
 
 int api_device_count(int32_t* count, char* msg, size_t msg_len) {
   return guard(msg, msg_len, [&] {
@@ -75,7 +76,7 @@ int api_msm_g1(int32_t device, const void* bases, uint64_t n_bases, const void* 
                const uint64_t* density, uint64_t density_words, uint32_t flags, void* out, char* msg,
                size_t msg_len) {
   return guard(msg, msg_len, [&] {
-    msm_host<Fp>(device, bases, n_bases, scalars, n_scalars, density, density_words, flags, out);
+    msm_call<Fp>(device, nullptr, false, bases, n_bases, scalars, n_scalars, density, density_words, flags, out);
   });
 }
 
@@ -83,7 +84,7 @@ int api_msm_g2(int32_t device, const void* bases, uint64_t n_bases, const void* 
                const uint64_t* density, uint64_t density_words, uint32_t flags, void* out, char* msg,
                size_t msg_len) {
   return guard(msg, msg_len, [&] {
-    msm_host<Fp2>(device, bases, n_bases, scalars, n_scalars, density, density_words, flags, out);
+    msm_call<Fp2>(device, nullptr, false, bases, n_bases, scalars, n_scalars, density, density_words, flags, out);
   });
 }
 
@@ -118,14 +119,224 @@ int api_bench(int32_t device, int32_t op, const void* in0, const void* in1, cons
   });
 }
 
-const gpuc2_api_v1_t table = {
-    GPUC2_ABI_VERSION, (uint32_t)sizeof(gpuc2_api_v1_t), api_version, api_device_count, api_device_info,
-    api_msm_g1,        api_msm_g2,                       api_ntt,     api_h,            api_bench,
+cudaStream_t as_stream(gpuc2_stream s) { return (cudaStream_t)s; }
+
+int api_stream_create(int32_t device, gpuc2_stream* out, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!out) fail(GPUC2_ERR_INVALID_ARGUMENT, "stream_create: out is NULL");
+    set_device(device);
+    cudaStream_t s = nullptr;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    *out = (gpuc2_stream)s;
+  });
+}
+
+int api_stream_destroy(int32_t device, gpuc2_stream s, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!s) fail(GPUC2_ERR_INVALID_ARGUMENT, "stream_destroy: NULL stream");
+    set_device(device);
+    CUDA_CHECK(cudaStreamSynchronize(as_stream(s)));
+    CUDA_CHECK(cudaStreamDestroy(as_stream(s)));
+  });
+}
+
+int api_stream_sync(int32_t device, gpuc2_stream s, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    set_device(device);
+    CUDA_CHECK(cudaStreamSynchronize(s ? as_stream(s) : cudaStreamPerThread));
+  });
+}
+
+int api_device_alloc(int32_t device, gpuc2_stream s, uint64_t bytes, void** out, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!out) fail(GPUC2_ERR_INVALID_ARGUMENT, "device_alloc: out is NULL");
+    *out = nullptr;
+    set_device(device);
+    void* p = nullptr;
+    cudaError_t e = s ? cudaMallocAsync(&p, bytes ? bytes : 1, as_stream(s)) : cudaMalloc(&p, bytes ? bytes : 1);
+    if (e == cudaErrorMemoryAllocation && !s) {
+      // Long-lived allocations happen outside the proving path: give the
+      // pool's cached memory back to the driver and try once more.
+      cudaGetLastError();
+      cudaMemPool_t pool;
+      if (cudaDeviceSynchronize() == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess &&
+          cudaMemPoolTrimTo(pool, 0) == cudaSuccess)
+        e = cudaMalloc(&p, bytes ? bytes : 1);
+    }
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      char buf[256];
+      snprintf(buf, sizeof buf, "device_alloc of %llu bytes on device %d: %s", (unsigned long long)bytes, device,
+               cudaGetErrorString(e));
+      fail(e == cudaErrorMemoryAllocation ? GPUC2_ERR_OUT_OF_MEMORY : GPUC2_ERR_CUDA, buf);
+    }
+    *out = p;
+  });
+}
+
+int api_device_free(int32_t device, gpuc2_stream s, void* p, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!p) return;
+    set_device(device);
+    CUDA_CHECK(s ? cudaFreeAsync(p, as_stream(s)) : cudaFree(p));
+  });
+}
+
+int api_host_alloc(uint64_t bytes, void** out, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!out) fail(GPUC2_ERR_INVALID_ARGUMENT, "host_alloc: out is NULL");
+    *out = nullptr;
+    CUDA_CHECK(cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable));
+  });
+}
+
+int api_host_free(void* p, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (p) CUDA_CHECK(cudaFreeHost(p));
+  });
+}
+
+int api_mem_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!free_bytes || !total_bytes) fail(GPUC2_ERR_INVALID_ARGUMENT, "mem_info: NULL output");
+    set_device(device);
+    size_t f = 0, t = 0;
+    CUDA_CHECK(cudaMemGetInfo(&f, &t));
+    *free_bytes = f;
+    *total_bytes = t;
+  });
+}
+
+int copy(int32_t device, gpuc2_stream s, void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind,
+         const char* what, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (bytes == 0) return;
+    if (!dst || !src) fail(GPUC2_ERR_INVALID_ARGUMENT, std::string(what) + ": NULL buffer");
+    set_device(device);
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, s ? as_stream(s) : cudaStreamPerThread));
+  });
+}
+
+int api_copy_to_device(int32_t device, gpuc2_stream s, void* dst, const void* src, uint64_t bytes, char* msg,
+                       size_t msg_len) {
+  return copy(device, s, dst, src, bytes, cudaMemcpyHostToDevice, "copy_to_device", msg, msg_len);
+}
+
+int api_copy_to_host(int32_t device, gpuc2_stream s, void* dst, const void* src, uint64_t bytes, char* msg,
+                     size_t msg_len) {
+  return copy(device, s, dst, src, bytes, cudaMemcpyDeviceToHost, "copy_to_host", msg, msg_len);
+}
+
+int api_memset_zero(int32_t device, gpuc2_stream s, void* dst, uint64_t bytes, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (bytes == 0) return;
+    if (!dst) fail(GPUC2_ERR_INVALID_ARGUMENT, "memset_zero: NULL buffer");
+    set_device(device);
+    CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, s ? as_stream(s) : cudaStreamPerThread));
+  });
+}
+
+int api_fr_from_mont(int32_t device, gpuc2_stream s, void* data, uint64_t n, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] { fr_from_mont_device(device, s, data, n); });
+}
+
+int api_msm_g1_device(int32_t device, gpuc2_stream s, const void* bases, uint64_t n_bases, const void* scalars,
+                      uint64_t n_scalars, const uint64_t* density, uint64_t density_words, uint32_t flags, void* out,
+                      char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    msm_call<Fp>(device, s, true, bases, n_bases, scalars, n_scalars, density, density_words, flags, out);
+  });
+}
+
+int api_msm_g2_device(int32_t device, gpuc2_stream s, const void* bases, uint64_t n_bases, const void* scalars,
+                      uint64_t n_scalars, const uint64_t* density, uint64_t density_words, uint32_t flags, void* out,
+                      char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    msm_call<Fp2>(device, s, true, bases, n_bases, scalars, n_scalars, density, density_words, flags, out);
+  });
+}
+
+int api_h_device(int32_t device, gpuc2_stream s, void* a, void* b, void* c, uint32_t log_m, char* msg,
+                 size_t msg_len) {
+  return guard(msg, msg_len, [&] { h_resident(device, s, a, b, c, log_m); });
+}
+
+int api_pool_info(int32_t device, uint64_t* used, uint64_t* held, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!used || !held) fail(GPUC2_ERR_INVALID_ARGUMENT, "pool_info: NULL output");
+    set_device(device);
+    cudaMemPool_t pool;
+    CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    unsigned long long u = 0, h = 0;  // the attributes are 64-bit
+    CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &u));
+    CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &h));
+    *used = u;
+    *held = h;
+  });
+}
+
+int api_fixed_base_g1(int32_t device, const void* base, const void* scalars, uint64_t n, void* out, char* msg,
+                      size_t msg_len) {
+  return guard(msg, msg_len, [&] { fixed_base_host<Fp>(device, base, scalars, n, out); });
+}
+
+int api_fixed_base_g2(int32_t device, const void* base, const void* scalars, uint64_t n, void* out, char* msg,
+                      size_t msg_len) {
+  return guard(msg, msg_len, [&] { fixed_base_host<Fp2>(device, base, scalars, n, out); });
+}
+
+const gpuc2_api_t table = {
+    GPUC2_ABI_VERSION,
+    (uint32_t)sizeof(gpuc2_api_t),
+    api_version,
+    api_device_count,
+    api_device_info,
+    api_msm_g1,
+    api_msm_g2,
+    api_ntt,
+    api_h,
+    api_bench,
+    api_stream_create,
+    api_stream_destroy,
+    api_stream_sync,
+    api_device_alloc,
+    api_device_free,
+    api_host_alloc,
+    api_host_free,
+    api_mem_info,
+    api_copy_to_device,
+    api_copy_to_host,
+    api_memset_zero,
+    api_fr_from_mont,
+    api_msm_g1_device,
+    api_msm_g2_device,
+    api_h_device,
+    api_pool_info,
+    api_fixed_base_g1,
+    api_fixed_base_g2,
 };
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const gpuc2_api_v1_t* gpuc2_api_v1(void) { return &table; }
+namespace gpuc2 {
+// Keep freed pool memory instead of returning it to the driver at each
+// synchronization: temporaries are then reused without cudaMalloc.
+void configure_pool(int device) {
+  static std::once_flag once[64];
+  if (device < 0 || device >= 64) return;
+  std::call_once(once[device], [device] {
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
+    uint64_t threshold = UINT64_MAX;
+    if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) != cudaSuccess) cudaGetLastError();
+  });
+}
+}  // namespace gpuc2
+
+extern "C" __attribute__((visibility("default"))) const gpuc2_api_t* gpuc2_api(void) { return &table; }
 
 // The C ABI passes gnark-crypto's in-memory layouts straight through.
 static_assert(sizeof(gpuc2::Fp) == 48, "Fp layout");

@@ -27,29 +27,54 @@ inline void cuda_check(cudaError_t e, const char* what, const char* file, int li
 #define CUDA_CHECK(x) ::gpuc2::cuda_check((x), #x, __FILE__, __LINE__)
 #define KERNEL_CHECK() ::gpuc2::cuda_check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
 
-// DeviceBuffer owns device memory; freed on scope exit (also on error paths).
+// The stream that kernels, copies and temporaries of the current C call go
+// to: the caller's stream for the stream entries, the per-thread default
+// stream for the synchronous ones. Thread-local, set for one call by
+// StreamScope; no call touches the legacy default stream or synchronizes the
+// whole device, so calls on different streams overlap.
+inline cudaStream_t& cur_stream_ref() {
+  static thread_local cudaStream_t s = cudaStreamPerThread;
+  return s;
+}
+inline cudaStream_t cur_stream() { return cur_stream_ref(); }
+struct StreamScope {
+  cudaStream_t old;
+  explicit StreamScope(cudaStream_t s) : old(cur_stream_ref()) { cur_stream_ref() = s ? s : cudaStreamPerThread; }
+  ~StreamScope() { cur_stream_ref() = old; }
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+};
+inline void sync_stream() { CUDA_CHECK(cudaStreamSynchronize(cur_stream())); }
+
+// DeviceBuffer owns device memory from the device's stream-ordered pool,
+// allocated and freed on the current stream (freed on scope exit, also on
+// error paths). The pool keeps freed memory for reuse (see set_device), so
+// temporaries cost no cudaMalloc/cudaFree and no device-wide synchronization.
 template <class T>
 struct DeviceBuffer {
   T* p = nullptr;
   size_t n = 0;
+  cudaStream_t s = nullptr;
   DeviceBuffer() = default;
   explicit DeviceBuffer(size_t count) { alloc(count); }
   void alloc(size_t count) {
     release();
     if (count == 0) count = 1;
     void* q = nullptr;
-    cudaError_t e = cudaMalloc(&q, count * sizeof(T));
+    cudaStream_t st = cur_stream();
+    cudaError_t e = cudaMallocAsync(&q, count * sizeof(T), st);
     if (e != cudaSuccess) {
       cudaGetLastError();
       char buf[256];
-      snprintf(buf, sizeof buf, "cudaMalloc of %zu bytes: %s", count * sizeof(T), cudaGetErrorString(e));
+      snprintf(buf, sizeof buf, "device allocation of %zu bytes: %s", count * sizeof(T), cudaGetErrorString(e));
       fail(e == cudaErrorMemoryAllocation ? GPUC2_ERR_OUT_OF_MEMORY : GPUC2_ERR_CUDA, buf);
     }
     p = (T*)q;
     n = count;
+    s = st;
   }
   void release() {
-    if (p) cudaFree(p);
+    if (p) cudaFreeAsync(p, s);
     p = nullptr;
     n = 0;
   }
@@ -62,10 +87,13 @@ struct DeviceBuffer {
 struct Event {
   cudaEvent_t e = nullptr;
   Event() { CUDA_CHECK(cudaEventCreate(&e)); }
+  void record() { CUDA_CHECK(cudaEventRecord(e, cur_stream())); }
   ~Event() {
     if (e) cudaEventDestroy(e);
   }
 };
+
+void configure_pool(int device);  // api.cu: once per device, keep freed pool memory
 
 inline void set_device(int32_t device) {
   int n = 0;
@@ -76,6 +104,7 @@ inline void set_device(int32_t device) {
     fail(GPUC2_ERR_INVALID_ARGUMENT, buf);
   }
   CUDA_CHECK(cudaSetDevice(device));
+  configure_pool(device);
 }
 
 inline unsigned blocks_for(uint64_t n, unsigned threads) { return (unsigned)((n + threads - 1) / threads); }

@@ -335,9 +335,9 @@ int choose_window(uint64_t n) {
 template <class T>
 void scan_exclusive(uint32_t* in_out, uint64_t n, DeviceBuffer<uint8_t>& tmp) {
   size_t bytes = 0;
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in_out, in_out, (int)n));
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in_out, in_out, (int)n, cur_stream()));
   if (tmp.n < bytes) tmp.alloc(bytes);
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp.get(), bytes, in_out, in_out, (int)n));
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp.get(), bytes, in_out, in_out, (int)n, cur_stream()));
 }
 
 // Phase timing to stderr when GPUC2_MSM_TRACE is set (synchronizes the device
@@ -348,13 +348,13 @@ struct Trace {
   double acc[8] = {0};
   Trace() : on(getenv("GPUC2_MSM_TRACE") != nullptr) {
     if (on) {
-      cudaDeviceSynchronize();
+      cudaStreamSynchronize(cur_stream());
       t0 = std::chrono::steady_clock::now();
     }
   }
   void mark(int phase) {
     if (!on) return;
-    cudaDeviceSynchronize();
+    cudaStreamSynchronize(cur_stream());
     auto t = std::chrono::steady_clock::now();
     acc[phase] += std::chrono::duration<double, std::milli>(t - t0).count();
     t0 = t;
@@ -371,7 +371,8 @@ struct Trace {
 template <class T>
 T read_back(const T* d) {
   T h;
-  CUDA_CHECK(cudaMemcpy(&h, d, sizeof(T), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpyAsync(&h, d, sizeof(T), cudaMemcpyDeviceToHost, cur_stream()));
+  sync_stream();
   return h;
 }
 
@@ -394,7 +395,7 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
   Trace tr;
   int ngroups = 0;
   DeviceBuffer<P> buckets((uint64_t)W * H);
-  CUDA_CHECK(cudaMemset(buckets.get(), 0, sizeof(P) * (uint64_t)W * H));
+  CUDA_CHECK(cudaMemsetAsync(buckets.get(), 0, sizeof(P) * (uint64_t)W * H, cur_stream()));
   DeviceBuffer<uint32_t> k0(N), k1(N), v0(N), v1(N);
   DeviceBuffer<uint8_t> tmp;
   DeviceBuffer<uint64_t> d_u64(2);
@@ -409,19 +410,19 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
     const uint32_t sentinel = (uint32_t)g * H;
     ngroups++;
     tr.mark(0);
-    k_digits<<<blocks_for(ns, TPB), TPB>>>(d_scalars, ns, d_density, d_rank, c, w0, g, k0.get(), v0.get());
+    k_digits<<<blocks_for(ns, TPB), TPB, 0, cur_stream()>>>(d_scalars, ns, d_density, d_rank, c, w0, g, k0.get(), v0.get());
     KERNEL_CHECK();
     tr.mark(1);
     cub::DoubleBuffer<uint32_t> dk(k0.get(), k1.get()), dv(v0.get(), v1.get());
     size_t bytes = 0;
     int end_bit = bits_for(sentinel);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, dk, dv, (int)n, 0, end_bit));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, dk, dv, (int)n, 0, end_bit, cur_stream()));
     if (tmp.n < bytes) tmp.alloc(bytes);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp.get(), bytes, dk, dv, (int)n, 0, end_bit));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp.get(), bytes, dk, dv, (int)n, 0, end_bit, cur_stream()));
     const uint32_t* keys = dk.Current();
     const uint32_t* vals = dv.Current();
     tr.mark(2);
-    k_lower_bound<<<1, 1>>>(keys, n, sentinel, d_u64.get());
+    k_lower_bound<<<1, 1, 0, cur_stream()>>>(keys, n, sentinel, d_u64.get());
     KERNEL_CHECK();
     const uint64_t T = read_back(d_u64.get());
     if (T == 0) continue;
@@ -431,8 +432,8 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
     uint64_t S = std::max<uint64_t>(1, std::min<uint64_t>(1024, (L + TARGET_THREADS - 1) / TARGET_THREADS));
     uint64_t NT = (L + S - 1) / S;
     cnt.alloc(NT + 1);
-    CUDA_CHECK(cudaMemset(cnt.get(), 0, sizeof(uint32_t) * (NT + 1)));
-    k_count_partial<<<blocks_for(NT, TPB), TPB>>>(keys, L, S, NT, cnt.get());
+    CUDA_CHECK(cudaMemsetAsync(cnt.get(), 0, sizeof(uint32_t) * (NT + 1), cur_stream()));
+    k_count_partial<<<blocks_for(NT, TPB), TPB, 0, cur_stream()>>>(keys, L, S, NT, cnt.get());
     KERNEL_CHECK();
     scan_exclusive<uint32_t>(cnt.get(), NT + 1, tmp);
     uint64_t L1 = read_back(cnt.get() + NT);
@@ -442,7 +443,7 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
       pa.alloc(L1);
       pb.alloc(L1);
     }
-    k_accumulate_affine<F><<<blocks_for(NT, 128), 128>>>(keys, vals, d_bases, L, S, NT, cnt.get(), ka.get(),
+    k_accumulate_affine<F><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(keys, vals, d_bases, L, S, NT, cnt.get(), ka.get(),
                                                           pa.get(), buckets.get(), (uint64_t)w0 * H);
     KERNEL_CHECK();
     L = L1;
@@ -452,9 +453,9 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
     uint32_t* nk = kb.get();
     P* np = pb.get();
     // distinct keys among the partials (they stay sorted)
-    CUDA_CHECK(cudaMemset(d_u64.get() + 1, 0, sizeof(uint64_t)));
+    CUDA_CHECK(cudaMemsetAsync(d_u64.get() + 1, 0, sizeof(uint64_t), cur_stream()));
     if (L > 0) {
-      k_count_distinct<<<blocks_for(L, TPB), TPB>>>(ck, L, (unsigned long long*)(d_u64.get() + 1));
+      k_count_distinct<<<blocks_for(L, TPB), TPB, 0, cur_stream()>>>(ck, L, (unsigned long long*)(d_u64.get() + 1));
       KERNEL_CHECK();
     }
     const uint64_t D = read_back(d_u64.get() + 1);
@@ -465,12 +466,12 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
       uint64_t off = (level & 1) ? S / 2 : 0;
       NT = (L + off + S - 1) / S;
       cnt.alloc(NT + 1);
-      CUDA_CHECK(cudaMemset(cnt.get(), 0, sizeof(uint32_t) * (NT + 1)));
-      k_count_runs<<<blocks_for(NT, TPB), TPB>>>(ck, L, S, off, NT, cnt.get());
+      CUDA_CHECK(cudaMemsetAsync(cnt.get(), 0, sizeof(uint32_t) * (NT + 1), cur_stream()));
+      k_count_runs<<<blocks_for(NT, TPB), TPB, 0, cur_stream()>>>(ck, L, S, off, NT, cnt.get());
       KERNEL_CHECK();
       scan_exclusive<uint32_t>(cnt.get(), NT + 1, tmp);
       uint64_t Ln = read_back(cnt.get() + NT);
-      k_accumulate_xyzz<F><<<blocks_for(NT, 128), 128>>>(ck, cp, L, S, off, NT, cnt.get(), nk, np);
+      k_accumulate_xyzz<F><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(ck, cp, L, S, off, NT, cnt.get(), nk, np);
       KERNEL_CHECK();
       std::swap(ck, nk);
       std::swap(cp, np);
@@ -479,7 +480,7 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
     }
     tr.mark(4);
     if (L > 0) {
-      k_scatter<F><<<blocks_for(L, TPB), TPB>>>(ck, cp, L, (uint64_t)w0 * H, buckets.get());
+      k_scatter<F><<<blocks_for(L, TPB), TPB, 0, cur_stream()>>>(ck, cp, L, (uint64_t)w0 * H, buckets.get());
       KERNEL_CHECK();
     }
   }
@@ -497,7 +498,7 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
   const uint32_t SEG = std::min<uint32_t>(H, 32);
   const uint32_t nseg = H / SEG;
   DeviceBuffer<P> seg((uint64_t)W * nseg), seg2((uint64_t)W * nseg);
-  k_bucket_segments<F><<<blocks_for((uint64_t)W * nseg, 64), 64>>>(buckets.get(), H, SEG, nseg, (uint32_t)W,
+  k_bucket_segments<F><<<blocks_for((uint64_t)W * nseg, 64), 64, 0, cur_stream()>>>(buckets.get(), H, SEG, nseg, (uint32_t)W,
                                                                      seg.get());
   KERNEL_CHECK();
   uint32_t count = nseg;
@@ -506,15 +507,15 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
   while (count > 1) {
     const uint32_t G = 16;
     uint32_t ng = (count + G - 1) / G;
-    k_group_sum<F><<<blocks_for((uint64_t)W * ng, 64), 64>>>(cur, count, G, ng, (uint32_t)W, nxt);
+    k_group_sum<F><<<blocks_for((uint64_t)W * ng, 64), 64, 0, cur_stream()>>>(cur, count, G, ng, (uint32_t)W, nxt);
     KERNEL_CHECK();
     std::swap(cur, nxt);
     count = ng;
   }
   tr.mark(6);
   std::vector<P> win(W);
-  CUDA_CHECK(cudaMemcpy(win.data(), cur, sizeof(P) * W, cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpyAsync(win.data(), cur, sizeof(P) * W, cudaMemcpyDeviceToHost, cur_stream()));
+  CUDA_CHECK(cudaStreamSynchronize(cur_stream()));
   P acc = P::inf();
   for (int w = W - 1; w >= 0; w--) {
     for (int i = 0; i < c; i++) acc = acc.dbl();
@@ -525,9 +526,12 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
   return acc;
 }
 
+// One MSM call. resident: bases and scalars are device pointers (scalars are
+// not modified; Montgomery ones are converted into a temporary), otherwise
+// host pointers uploaded here. The density bitmap is always host memory.
 template <class F>
-void msm_host(int32_t device, const void* bases, uint64_t n_bases, const void* scalars, uint64_t n_scalars,
-              const uint64_t* density, uint64_t density_words, uint32_t flags, void* out_jac) {
+void msm_call(int32_t device, void* stream, bool resident, const void* bases, uint64_t n_bases, const void* scalars,
+              uint64_t n_scalars, const uint64_t* density, uint64_t density_words, uint32_t flags, void* out_jac) {
   if (!out_jac) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: out is NULL");
   if ((n_bases && !bases) || (n_scalars && !scalars)) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: NULL input");
   if (n_scalars >= (1ull << 31)) fail(GPUC2_ERR_NOT_SUPPORTED, "msm: more than 2^31-1 scalars");
@@ -548,25 +552,39 @@ void msm_host(int32_t device, const void* bases, uint64_t n_bases, const void* s
     fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: n_bases != n_scalars");
   }
   set_device(device);
+  StreamScope scope((cudaStream_t)stream);
   XYZZ<F> r = XYZZ<F>::inf();
   if (n_bases > 0) {
-    DeviceBuffer<Affine<F>> d_bases(n_bases);
-    DeviceBuffer<Fr> d_scalars(n_scalars);
+    DeviceBuffer<Affine<F>> up_bases;
+    DeviceBuffer<Fr> up_scalars;
     DeviceBuffer<uint64_t> d_density;
     DeviceBuffer<uint32_t> d_rank;
-    CUDA_CHECK(cudaMemcpy(d_bases.get(), bases, sizeof(Affine<F>) * n_bases, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_scalars.get(), scalars, sizeof(Fr) * n_scalars, cudaMemcpyHostToDevice));
+    const Affine<F>* d_bases = (const Affine<F>*)bases;
+    const Fr* d_scalars = (const Fr*)scalars;
+    const bool canonical = flags & GPUC2_MSM_SCALARS_CANONICAL;
+    if (!resident) {
+      up_bases.alloc(n_bases);
+      CUDA_CHECK(cudaMemcpyAsync(up_bases.get(), bases, sizeof(Affine<F>) * n_bases, cudaMemcpyHostToDevice,
+                                 cur_stream()));
+      d_bases = up_bases.get();
+    }
+    if (!resident || !canonical) {
+      up_scalars.alloc(n_scalars);
+      CUDA_CHECK(cudaMemcpyAsync(up_scalars.get(), scalars, sizeof(Fr) * n_scalars,
+                                 resident ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, cur_stream()));
+      if (!canonical) {
+        k_scalars_from_mont<<<blocks_for(n_scalars, 256), 256, 0, cur_stream()>>>(up_scalars.get(), n_scalars);
+        KERNEL_CHECK();
+      }
+      d_scalars = up_scalars.get();
+    }
     if (density) {
       d_density.alloc(density_words);
       d_rank.alloc(density_words);
-      CUDA_CHECK(cudaMemcpy(d_density.get(), density, 8 * density_words, cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaMemcpy(d_rank.get(), rank.data(), 4 * density_words, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpyAsync(d_density.get(), density, 8 * density_words, cudaMemcpyHostToDevice, cur_stream()));
+      CUDA_CHECK(cudaMemcpyAsync(d_rank.get(), rank.data(), 4 * density_words, cudaMemcpyHostToDevice, cur_stream()));
     }
-    if (!(flags & GPUC2_MSM_SCALARS_CANONICAL)) {
-      k_scalars_from_mont<<<blocks_for(n_scalars, 256), 256>>>(d_scalars.get(), n_scalars);
-      KERNEL_CHECK();
-    }
-    r = msm_device<F>(d_bases.get(), d_scalars.get(), n_scalars, density ? d_density.get() : nullptr,
+    r = msm_device<F>(d_bases, d_scalars, n_scalars, density ? d_density.get() : nullptr,
                       density ? d_rank.get() : nullptr, n_bases);
   }
   F jac[3];
@@ -574,29 +592,39 @@ void msm_host(int32_t device, const void* bases, uint64_t n_bases, const void* s
   memcpy(out_jac, jac, sizeof jac);  // caller memory need not be 16-byte aligned
 }
 
+void fr_from_mont_device(int32_t device, void* stream, void* data, uint64_t n) {
+  if (n && !data) fail(GPUC2_ERR_INVALID_ARGUMENT, "fr_from_mont: data is NULL");
+  set_device(device);
+  StreamScope scope((cudaStream_t)stream);
+  if (n == 0) return;
+  k_scalars_from_mont<<<blocks_for(n, 256), 256, 0, cur_stream()>>>((Fr*)data, n);
+  KERNEL_CHECK();
+}
+
 template <class F>
 void msm_bench(int32_t device, const void* bases, const void* scalars, uint64_t n, uint32_t iters, float* ms) {
   set_device(device);
+  StreamScope scope(nullptr);
   DeviceBuffer<Affine<F>> d_bases(n);
   DeviceBuffer<Fr> d_scalars(n);
-  CUDA_CHECK(cudaMemcpy(d_bases.get(), bases, sizeof(Affine<F>) * n, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(d_scalars.get(), scalars, sizeof(Fr) * n, cudaMemcpyHostToDevice));
-  k_scalars_from_mont<<<blocks_for(n, 256), 256>>>(d_scalars.get(), n);
+  CUDA_CHECK(cudaMemcpyAsync(d_bases.get(), bases, sizeof(Affine<F>) * n, cudaMemcpyHostToDevice, cur_stream()));
+  CUDA_CHECK(cudaMemcpyAsync(d_scalars.get(), scalars, sizeof(Fr) * n, cudaMemcpyHostToDevice, cur_stream()));
+  k_scalars_from_mont<<<blocks_for(n, 256), 256, 0, cur_stream()>>>(d_scalars.get(), n);
   KERNEL_CHECK();
   Event a, b;
   for (uint32_t it = 0; it < iters; it++) {
-    CUDA_CHECK(cudaEventRecord(a.e));
+    a.record();
     msm_device<F>(d_bases.get(), d_scalars.get(), n, nullptr, nullptr, n);
-    CUDA_CHECK(cudaEventRecord(b.e));
+    b.record();
     CUDA_CHECK(cudaEventSynchronize(b.e));
     CUDA_CHECK(cudaEventElapsedTime(&ms[it], a.e, b.e));
   }
 }
 
-template void msm_host<Fp>(int32_t, const void*, uint64_t, const void*, uint64_t, const uint64_t*, uint64_t,
-                           uint32_t, void*);
-template void msm_host<Fp2>(int32_t, const void*, uint64_t, const void*, uint64_t, const uint64_t*, uint64_t,
-                            uint32_t, void*);
+template void msm_call<Fp>(int32_t, void*, bool, const void*, uint64_t, const void*, uint64_t, const uint64_t*,
+                           uint64_t, uint32_t, void*);
+template void msm_call<Fp2>(int32_t, void*, bool, const void*, uint64_t, const void*, uint64_t, const uint64_t*,
+                            uint64_t, uint32_t, void*);
 template void msm_bench<Fp>(int32_t, const void*, const void*, uint64_t, uint32_t, float*);
 template void msm_bench<Fp2>(int32_t, const void*, const void*, uint64_t, uint32_t, float*);
 

@@ -5,14 +5,22 @@
 
 namespace gpuc2 {
 
+// resident: bases and scalars are device pointers (else host pointers);
+// stream NULL: the per-thread default stream. Returns when out_jac is written.
 template <class F>
-void msm_host(int32_t device, const void* bases, uint64_t n_bases, const void* scalars, uint64_t n_scalars,
-              const uint64_t* density, uint64_t density_words, uint32_t flags, void* out_jac);
+void msm_call(int32_t device, void* stream, bool resident, const void* bases, uint64_t n_bases, const void* scalars,
+              uint64_t n_scalars, const uint64_t* density, uint64_t density_words, uint32_t flags, void* out_jac);
+// out[i] = scalars[i]·base (affine, gnark layout); host pointers, synchronous.
+template <class F>
+void fixed_base_host(int32_t device, const void* base, const void* scalars, uint64_t n, void* out);
+void fr_from_mont_device(int32_t device, void* stream, void* data, uint64_t n);
 template <class F>
 void msm_bench(int32_t device, const void* bases, const void* scalars, uint64_t n, uint32_t iters, float* ms);
 
 void ntt_host(int32_t device, void* data, uint32_t log_m, int32_t dir);
 void h_host(int32_t device, const void* a, const void* b, const void* c, uint64_t n, uint32_t log_m, void* h_out);
+// Enqueues H on the stream over device buffers of 2^log_m elements; h lands in a.
+void h_resident(int32_t device, void* stream, void* a, void* b, void* c, uint32_t log_m);
 void ntt_bench(int32_t device, int32_t op, const void* a, const void* b, const void* c, uint32_t log_m,
                uint32_t iters, float* ms);
 

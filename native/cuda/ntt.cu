@@ -141,10 +141,10 @@ struct NttPlan {
     lo.alloc(1024);
     uint64_t nh = (n + 1023) / 1024;
     hi.alloc(nh);
-    k_pow_table<<<4, 256>>>(base, lo.get(), 1024);
+    k_pow_table<<<4, 256, 0, cur_stream()>>>(base, lo.get(), 1024);
     KERNEL_CHECK();
     Fr b1024 = base.pow_u64(1024);
-    k_pow_table<<<blocks_for(nh, 256), 256>>>(b1024, hi.get(), nh);
+    k_pow_table<<<blocks_for(nh, 256), 256, 0, cur_stream()>>>(b1024, hi.get(), nh);
     KERNEL_CHECK();
   }
 
@@ -158,7 +158,7 @@ struct NttPlan {
       DeviceBuffer<Fr> lo, hi;
       pow_split(w, half, lo, hi);
       tw.alloc(half);
-      k_combine<<<blocks_for(half, 256), 256>>>(hi.get(), lo.get(), tw.get(), half);
+      k_combine<<<blocks_for(half, 256), 256, 0, cur_stream()>>>(hi.get(), lo.get(), tw.get(), half);
       KERNEL_CHECK();
     }
     if (need_coset) {
@@ -176,12 +176,12 @@ struct NttPlan {
     const Fr* post_lo = coset && inverse ? gilo.get() : nullptr;
     if (m == 1) {
       if (inverse) {
-        k_scale<<<1, 1>>>(d, 1, minv, post_hi, post_lo);
+        k_scale<<<1, 1, 0, cur_stream()>>>(d, 1, minv, post_hi, post_lo);
         KERNEL_CHECK();
       }
       return;
     }
-    k_bitrev<<<blocks_for(m, 256), 256>>>(d, log_m, pre_hi, pre_lo);
+    k_bitrev<<<blocks_for(m, 256), 256, 0, cur_stream()>>>(d, log_m, pre_hi, pre_lo);
     KERNEL_CHECK();
     uint32_t s0 = 1;
     while (s0 <= log_m) {
@@ -199,7 +199,7 @@ struct NttPlan {
       const uint32_t E = (1u << ns) << logL;
       const uint32_t threads = E / 2 < 512 ? E / 2 : 512;
       const uint64_t blocks = m / E;
-      k_dit_multi<<<(unsigned)blocks, threads, sizeof(Fr) * E>>>(d, log_m, s0, ns, logL, tw.get(), inverse,
+      k_dit_multi<<<(unsigned)blocks, threads, sizeof(Fr) * E, cur_stream()>>>(d, log_m, s0, ns, logL, tw.get(), inverse,
                                                                   last && inverse, minv, post_hi, post_lo);
       KERNEL_CHECK();
       s0 += ns;
@@ -222,7 +222,7 @@ void h_device(const NttPlan& plan, Fr* a, Fr* b, Fr* c) {
   Fr gm = g;
   for (uint32_t i = 0; i < plan.log_m; i++) gm = gm.sqr();
   Fr zinv = (gm - Fr::one()).inverse();
-  k_h_combine<<<blocks_for(plan.m, 256), 256>>>(a, b, c, plan.m, zinv);
+  k_h_combine<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, b, c, plan.m, zinv);
   KERNEL_CHECK();
   plan.run(a, GPUC2_NTT_COSET_INVERSE);
 }
@@ -234,12 +234,14 @@ void ntt_host(int32_t device, void* data, uint32_t log_m, int32_t dir) {
   if (!data) fail(GPUC2_ERR_INVALID_ARGUMENT, "ntt: data is NULL");
   if (dir < GPUC2_NTT_FORWARD || dir > GPUC2_NTT_COSET_INVERSE) fail(GPUC2_ERR_INVALID_ARGUMENT, "ntt: bad direction");
   set_device(device);
+  StreamScope scope(nullptr);
   const bool coset = dir == GPUC2_NTT_COSET_FORWARD || dir == GPUC2_NTT_COSET_INVERSE;
   NttPlan plan(log_m, coset);
   DeviceBuffer<Fr> d(plan.m);
-  CUDA_CHECK(cudaMemcpy(d.get(), data, sizeof(Fr) * plan.m, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpyAsync(d.get(), data, sizeof(Fr) * plan.m, cudaMemcpyHostToDevice, cur_stream()));
   plan.run(d.get(), dir);
-  CUDA_CHECK(cudaMemcpy(data, d.get(), sizeof(Fr) * plan.m, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpyAsync(data, d.get(), sizeof(Fr) * plan.m, cudaMemcpyDeviceToHost, cur_stream()));
+  sync_stream();
 }
 
 void h_host(int32_t device, const void* a, const void* b, const void* c, uint64_t n, uint32_t log_m, void* h_out) {
@@ -248,32 +250,45 @@ void h_host(int32_t device, const void* a, const void* b, const void* c, uint64_
   if (n > m) fail(GPUC2_ERR_INVALID_ARGUMENT, "h: n > 2^log_m");
   if (!h_out || (n && (!a || !b || !c))) fail(GPUC2_ERR_INVALID_ARGUMENT, "h: NULL buffer");
   set_device(device);
+  StreamScope scope(nullptr);
   NttPlan plan(log_m, true);
   DeviceBuffer<Fr> da(m), db(m), dc(m);
   const void* src[3] = {a, b, c};
   Fr* dst[3] = {da.get(), db.get(), dc.get()};
   for (int i = 0; i < 3; i++) {
-    if (n) CUDA_CHECK(cudaMemcpy(dst[i], src[i], sizeof(Fr) * n, cudaMemcpyHostToDevice));
-    if (n < m) CUDA_CHECK(cudaMemset(dst[i] + n, 0, sizeof(Fr) * (m - n)));
+    if (n) CUDA_CHECK(cudaMemcpyAsync(dst[i], src[i], sizeof(Fr) * n, cudaMemcpyHostToDevice, cur_stream()));
+    if (n < m) CUDA_CHECK(cudaMemsetAsync(dst[i] + n, 0, sizeof(Fr) * (m - n), cur_stream()));
   }
   h_device(plan, da.get(), db.get(), dc.get());
-  CUDA_CHECK(cudaMemcpy(h_out, da.get(), sizeof(Fr) * m, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpyAsync(h_out, da.get(), sizeof(Fr) * m, cudaMemcpyDeviceToHost, cur_stream()));
+  sync_stream();
+}
+
+void h_resident(int32_t device, void* stream, void* a, void* b, void* c, uint32_t log_m) {
+  check_log(log_m);
+  if (!a || !b || !c) fail(GPUC2_ERR_INVALID_ARGUMENT, "h: NULL buffer");
+  set_device(device);
+  StreamScope scope((cudaStream_t)stream);
+  NttPlan plan(log_m, true);
+  h_device(plan, (Fr*)a, (Fr*)b, (Fr*)c);
+  // The plan's tables are freed stream-ordered after the enqueued work.
 }
 
 void ntt_bench(int32_t device, int32_t op, const void* a, const void* b, const void* c, uint32_t log_m,
                uint32_t iters, float* ms) {
   check_log(log_m);
   set_device(device);
+  StreamScope scope(nullptr);
   const uint64_t m = 1ull << log_m;
   NttPlan plan(log_m, op == 3);
   Event e0, e1;
   if (op == 2) {
     DeviceBuffer<Fr> d(m);
-    CUDA_CHECK(cudaMemcpy(d.get(), a, sizeof(Fr) * m, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(d.get(), a, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));
     for (uint32_t it = 0; it < iters; it++) {
-      CUDA_CHECK(cudaEventRecord(e0.e));
+      e0.record();
       plan.run(d.get(), GPUC2_NTT_FORWARD);
-      CUDA_CHECK(cudaEventRecord(e1.e));
+      e1.record();
       CUDA_CHECK(cudaEventSynchronize(e1.e));
       CUDA_CHECK(cudaEventElapsedTime(&ms[it], e0.e, e1.e));
     }
@@ -281,16 +296,16 @@ void ntt_bench(int32_t device, int32_t op, const void* a, const void* b, const v
   }
   // op 3: H with a, b, c resident; each run copies them (device to device) into work buffers.
   DeviceBuffer<Fr> sa(m), sb(m), sc(m), wa(m), wb(m), wc(m);
-  CUDA_CHECK(cudaMemcpy(sa.get(), a, sizeof(Fr) * m, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(sb.get(), b, sizeof(Fr) * m, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(sc.get(), c, sizeof(Fr) * m, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpyAsync(sa.get(), a, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));
+  CUDA_CHECK(cudaMemcpyAsync(sb.get(), b, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));
+  CUDA_CHECK(cudaMemcpyAsync(sc.get(), c, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));
   for (uint32_t it = 0; it < iters; it++) {
-    CUDA_CHECK(cudaEventRecord(e0.e));
-    CUDA_CHECK(cudaMemcpyAsync(wa.get(), sa.get(), sizeof(Fr) * m, cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaMemcpyAsync(wb.get(), sb.get(), sizeof(Fr) * m, cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaMemcpyAsync(wc.get(), sc.get(), sizeof(Fr) * m, cudaMemcpyDeviceToDevice));
+    e0.record();
+    CUDA_CHECK(cudaMemcpyAsync(wa.get(), sa.get(), sizeof(Fr) * m, cudaMemcpyDeviceToDevice, cur_stream()));
+    CUDA_CHECK(cudaMemcpyAsync(wb.get(), sb.get(), sizeof(Fr) * m, cudaMemcpyDeviceToDevice, cur_stream()));
+    CUDA_CHECK(cudaMemcpyAsync(wc.get(), sc.get(), sizeof(Fr) * m, cudaMemcpyDeviceToDevice, cur_stream()));
     h_device(plan, wa.get(), wb.get(), wc.get());
-    CUDA_CHECK(cudaEventRecord(e1.e));
+    e1.record();
     CUDA_CHECK(cudaEventSynchronize(e1.e));
     CUDA_CHECK(cudaEventElapsedTime(&ms[it], e0.e, e1.e));
   }

@@ -1,8 +1,8 @@
 /*
  * gpuc2.h — C ABI of libgpuc2cuda.so, the native CUDA backend of gpuc2.
  *
- * One versioned function table: gpuc2_api_v1() returns a pointer to a static
- * gpuc2_api_v1_t whose abi_version is GPUC2_ABI_VERSION. Callers check the
+ * One versioned function table: gpuc2_api() returns a pointer to a static
+ * gpuc2_api_t whose abi_version is GPUC2_ABI_VERSION. Callers check the
  * version and struct_size before using any entry.
  *
  * Conventions for every entry:
@@ -10,8 +10,13 @@
  *  - fills the caller-owned buffer msg (msg_len bytes, NUL-terminated,
  *    truncated) with a message on error; msg may be NULL when msg_len is 0;
  *  - takes an explicit device ordinal and sets it on the calling thread;
- *  - calls in this version are synchronous: host buffers may be released
- *    when the call returns.
+ *  - the host-pointer entries (msm_g1, msm_g2, ntt, h) are synchronous: host
+ *    buffers may be released when the call returns;
+ *  - the stream entries take an explicit stream (NULL: the calling thread's
+ *    default stream) and work on device buffers; they enqueue and return,
+ *    except where the entry says it waits. No entry synchronizes the whole
+ *    device, and temporaries come from the device's stream-ordered pool,
+ *    so work on different streams overlaps.
  *
  * Data layouts are gnark-crypto's in-memory layouts (little-endian 64-bit
  * limbs, Montgomery form):
@@ -31,7 +36,7 @@
 extern "C" {
 #endif
 
-#define GPUC2_ABI_VERSION 1u
+#define GPUC2_ABI_VERSION 2u
 
 typedef enum gpuc2_status {
   GPUC2_OK = 0,
@@ -67,9 +72,12 @@ typedef enum gpuc2_ntt_dir {
 /* MSM flags. */
 #define GPUC2_MSM_SCALARS_CANONICAL 1u /* scalars are canonical, not Montgomery */
 
-typedef struct gpuc2_api_v1_t {
+/* A CUDA stream (cudaStream_t), opaque to callers. */
+typedef struct gpuc2_stream_s* gpuc2_stream;
+
+typedef struct gpuc2_api_t {
   uint32_t abi_version; /* GPUC2_ABI_VERSION */
-  uint32_t struct_size; /* sizeof(gpuc2_api_v1_t) */
+  uint32_t struct_size; /* sizeof(gpuc2_api_t) */
 
   /* Library version string, static storage. */
   const char* (*version)(void);
@@ -107,10 +115,61 @@ typedef struct gpuc2_api_v1_t {
   int (*bench_resident)(int32_t device, int32_t op, const void* in0, const void* in1,
                         const void* in2, uint64_t n, uint32_t log_m, uint32_t iters,
                         float* ms_out, char* msg, size_t msg_len);
-} gpuc2_api_v1_t;
+
+  /* ---- ABI 2: streams, device and pinned memory, stream entries ---- */
+
+  /* Non-blocking stream on the device; destroy waits for its work. */
+  int (*stream_create)(int32_t device, gpuc2_stream* out, char* msg, size_t msg_len);
+  int (*stream_destroy)(int32_t device, gpuc2_stream s, char* msg, size_t msg_len);
+  /* Waits until all work enqueued on s has finished. */
+  int (*stream_sync)(int32_t device, gpuc2_stream s, char* msg, size_t msg_len);
+  /* Device memory. s == NULL: cudaMalloc (long-lived data such as the SRS);
+   * otherwise from the stream-ordered pool, usable in stream order on s. Free
+   * with the same s. */
+  int (*device_alloc)(int32_t device, gpuc2_stream s, uint64_t bytes, void** out, char* msg, size_t msg_len);
+  int (*device_free)(int32_t device, gpuc2_stream s, void* p, char* msg, size_t msg_len);
+  /* Pinned (page-locked) host memory, for copies that overlap computation. */
+  int (*host_alloc)(uint64_t bytes, void** out, char* msg, size_t msg_len);
+  int (*host_free)(void* p, char* msg, size_t msg_len);
+  /* Free and total memory of the device (a device query: not for the proving path). */
+  int (*mem_info)(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes, char* msg, size_t msg_len);
+  /* Enqueued copies. Pageable host memory works but the call then waits for
+   * the copy; pinned memory must stay valid until the stream reaches it. */
+  int (*copy_to_device)(int32_t device, gpuc2_stream s, void* dst, const void* src, uint64_t bytes, char* msg,
+                        size_t msg_len);
+  int (*copy_to_host)(int32_t device, gpuc2_stream s, void* dst, const void* src, uint64_t bytes, char* msg,
+                      size_t msg_len);
+  int (*memset_zero)(int32_t device, gpuc2_stream s, void* dst, uint64_t bytes, char* msg, size_t msg_len);
+  /* Enqueues the Montgomery-to-canonical conversion of n Fr elements in place. */
+  int (*fr_from_mont)(int32_t device, gpuc2_stream s, void* data, uint64_t n, char* msg, size_t msg_len);
+  /* msm_g1/msm_g2 over device buffers (bases, scalars on the device; density
+   * and out on the host), in stream order on s; waits for its result.
+   * Scalars are not modified (Montgomery ones are converted into a temporary). */
+  int (*msm_g1_device)(int32_t device, gpuc2_stream s, const void* bases, uint64_t n_bases, const void* scalars,
+                       uint64_t n_scalars, const uint64_t* density, uint64_t density_words, uint32_t flags,
+                       void* out_jac, char* msg, size_t msg_len);
+  int (*msm_g2_device)(int32_t device, gpuc2_stream s, const void* bases, uint64_t n_bases, const void* scalars,
+                       uint64_t n_scalars, const uint64_t* density, uint64_t density_words, uint32_t flags,
+                       void* out_jac, char* msg, size_t msg_len);
+  /* Enqueues H over device buffers a, b, c of 2^log_m elements each
+   * (Montgomery, zero-padded by the caller); h lands in a, b and c are
+   * overwritten. */
+  int (*h_device)(int32_t device, gpuc2_stream s, void* a, void* b, void* c, uint32_t log_m, char* msg,
+                  size_t msg_len);
+  /* The stream-ordered pool: bytes allocated from it now, and bytes it holds
+   * (allocated plus cached for reuse). For leak checks and status. */
+  int (*pool_info)(int32_t device, uint64_t* used_bytes, uint64_t* held_bytes, char* msg, size_t msg_len);
+  /* Fixed-base batch multiplication for trusted setups: out[i] = scalars[i]·base
+   * (affine, infinity as (0, 0)); base affine, scalars Montgomery Fr; host
+   * pointers, synchronous, any n (processed in chunks). */
+  int (*fixed_base_g1)(int32_t device, const void* base, const void* scalars, uint64_t n, void* out, char* msg,
+                       size_t msg_len);
+  int (*fixed_base_g2)(int32_t device, const void* base, const void* scalars, uint64_t n, void* out, char* msg,
+                       size_t msg_len);
+} gpuc2_api_t;
 
 /* The only exported symbol. */
-const gpuc2_api_v1_t* gpuc2_api_v1(void);
+const gpuc2_api_t* gpuc2_api(void);
 
 #ifdef __cplusplus
 }

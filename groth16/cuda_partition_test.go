@@ -1,0 +1,223 @@
+package groth16_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/nativetest"
+	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/trace"
+)
+
+var (
+	partitionSize    = flag.String("partition", "", "BenchmarkCUDAPartition: sector size of the synthetic partition (2KiB, 8MiB, 512MiB, 32GiB); empty skips it")
+	partitionWorkers = flag.String("partition-workers", "1,2,3", "BenchmarkCUDAPartition: worker counts to run")
+	partitionProofs  = flag.Int("partition-proofs", 3, "BenchmarkCUDAPartition: proofs per worker")
+	partitionTrace   = flag.String("partition-trace", "", "BenchmarkCUDAPartition: write a Chrome trace of the runs here")
+	partitionWidth   = flag.Int("partition-width", 1, "BenchmarkCUDAPartition: jobs computing at once per GPU (gpulock compute width)")
+	partitionDevices = flag.Int("partition-devices", 1, "BenchmarkCUDAPartition: GPUs to use (workers run on each)")
+)
+
+// BenchmarkCUDAPartition times GPU proofs of one PoRep partition with the
+// key resident on the device, with 1, 2, 3 workers sharing one GPU through
+// gpulock. The witness is a real synthesis of a synthetic sector; the key is
+// a tiled one of the right sizes (timing only: these proofs do not verify).
+// Run with -partition 32GiB -test.benchtime 1x on a large GPU.
+func BenchmarkCUDAPartition(b *testing.B) {
+	if *partitionSize == "" {
+		b.Skip("set -partition SIZE")
+	}
+	if !native.Available() {
+		b.Skip("no native CUDA library")
+	}
+	ctx := context.Background()
+	spt, err := proofForSize(*partitionSize)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	c1, err := porep.SyntheticC1(ctx, spt, 1000, 1, [32]byte{7})
+	if err != nil {
+		b.Fatal(err)
+	}
+	circuit, err := c1.Circuit(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hint := circuit.Params.Sizes()
+	rows := hint.Rows + hint.Inputs
+	hint.Rows = 1
+	for hint.Rows < rows {
+		hint.Rows <<= 1
+	}
+	w := synth.NewProvingAssignment(hint)
+	if err := circuit.Synthesize(ctx, w); err != nil {
+		b.Fatal(err)
+	}
+	synth.AppendInputRows(w, len(w.Inputs))
+	fmt.Fprintf(os.Stderr, "synthetic %s partition: %d rows, %d aux, %d inputs (C1 + synthesis %.1f s)", *partitionSize, w.NumRows(), len(w.Aux), len(w.Inputs), time.Since(t0).Seconds())
+	fmt.Fprintln(os.Stderr)
+	logScalarStats(w)
+
+	m := 1
+	for m < w.NumRows() {
+		m <<= 1
+	}
+	counts := groth16.SectionCounts{H: m - 1, L: len(w.Aux), A: len(w.Inputs) + w.AAux.Count(), B: w.BInput.Count() + w.BAux.Count()}
+	vk := &groth16.VerifyingKey{IC: nativetest.G1(len(w.Inputs), len(w.Inputs))}
+	devs, err := native.Devices()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ndev := min(max(*partitionDevices, 1), len(devs))
+	gates := make([]*gpulock.Device, ndev)
+	keys := make([]*groth16.DeviceKey, ndev)
+	for d := range ndev {
+		gates[d], err = gpulock.NewDevice(gpulock.Config{Ordinal: d, TotalBytes: int64(devs[d].TotalMemory), MarginBytes: 3 << 30, ComputeWidth: *partitionWidth})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 = time.Now()
+		keys[d], err = groth16.NewTiledDeviceKey(ctx, d, gates[d], counts, nativetest.G1(1<<16, 1<<16), nativetest.G2(1<<12, 1<<12))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer keys[d].Free()
+		fmt.Fprintf(os.Stderr, "GPU %d (%s): tiled key resident: %.1f GiB in %.1f s; budget left %.1f GiB", d, devs[d].Name,
+			float64(groth16.KeyBytes(counts))/(1<<30), time.Since(t0).Seconds(), float64(gates[d].Budget()-groth16.KeyBytes(counts))/(1<<30))
+		fmt.Fprintln(os.Stderr)
+	}
+
+	tr := trace.New()
+	for _, ws := range strings.Split(*partitionWorkers, ",") {
+		workers, err := strconv.Atoi(strings.TrimSpace(ws))
+		if err != nil || workers < 1 {
+			b.Fatalf("-partition-workers: %q", ws)
+		}
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				before := metricsSum(gates)
+				start := time.Now()
+				var wg sync.WaitGroup
+				var mu sync.Mutex
+				var sum groth16.Timings
+				errs := make([]error, workers*ndev)
+				for wk := range workers * ndev {
+					d := wk % ndev
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						track := trace.Track{Process: fmt.Sprintf("GPU %d", d), Thread: fmt.Sprintf("%d workers/GPU: worker %d", workers, wk/ndev)}
+						for i := range *partitionProofs {
+							var t groth16.Timings
+							sp := tr.Begin(track, "partition", "proof", i)
+							_, err := groth16.ProveResident(ctx, gates[d], keys[d], vk, w, groth16.WithTimings(&t),
+								groth16.WithPhases(func(name string, s, e time.Time) { tr.Add(track, name, s, e) }))
+							sp.End()
+							if err != nil {
+								errs[wk] = err
+								return
+							}
+							mu.Lock()
+							sum.H += t.H
+							sum.MSMH += t.MSMH
+							sum.MSML += t.MSML
+							sum.MSMA += t.MSMA
+							sum.MSMBG1 += t.MSMBG1
+							sum.MSMBG2 += t.MSMBG2
+							sum.Total += t.Total
+							mu.Unlock()
+						}
+					}()
+				}
+				wg.Wait()
+				for _, err := range errs {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				wall := time.Since(start)
+				n := workers * ndev * *partitionProofs
+				after := metricsSum(gates)
+				busy := after.ComputeBusy - before.ComputeBusy
+				overlap := after.UploadComputeOverlap - before.UploadComputeOverlap
+				upload := after.UploadTime - before.UploadTime
+				b.ReportMetric(wall.Seconds()/float64(n), "s/partition")
+				b.ReportMetric(100*busy.Seconds()/wall.Seconds()/float64(ndev), "busy%")
+				if upload > 0 {
+					b.ReportMetric(100*overlap.Seconds()/upload.Seconds(), "upload-overlap%")
+				}
+				per := func(d time.Duration) float64 { return d.Seconds() / float64(n) }
+				b.Logf("%d GPU(s) × %d workers × %d proofs: wall %.2f s, %.2f s/partition; per proof: total %.2f, H %.3f, msm h %.3f, l %.3f, a %.3f, b_g1 %.3f, b_g2 %.3f s; "+
+					"upload %.2f s/proof, overlapped with compute %.0f%%; compute busy %.0f%%; compute wait %.2f s; peak reserved %.1f GiB",
+					ndev, workers, *partitionProofs, wall.Seconds(), wall.Seconds()/float64(n), per(sum.Total), per(sum.H), per(sum.MSMH), per(sum.MSML),
+					per(sum.MSMA), per(sum.MSMBG1), per(sum.MSMBG2), per(upload), 100*overlap.Seconds()/max(upload.Seconds(), 1e-9),
+					100*busy.Seconds()/wall.Seconds()/float64(ndev), (after.ComputeWait - before.ComputeWait).Seconds(), float64(after.PeakReservedBytes)/(1<<30))
+			}
+		})
+	}
+	if *partitionTrace != "" {
+		f, err := os.Create(*partitionTrace)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := tr.WriteJSON(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// metricsSum adds the devices' counters (peak reserved: the largest).
+func metricsSum(gates []*gpulock.Device) gpulock.Metrics {
+	var s gpulock.Metrics
+	for _, g := range gates {
+		m := g.Metrics()
+		s.ComputeBusy += m.ComputeBusy
+		s.UploadComputeOverlap += m.UploadComputeOverlap
+		s.UploadTime += m.UploadTime
+		s.ComputeWait += m.ComputeWait
+		s.PeakReservedBytes = max(s.PeakReservedBytes, m.PeakReservedBytes)
+	}
+	return s
+}
+
+func proofForSize(size string) (porep.RegisteredSealProof, error) {
+	for _, p := range []porep.RegisteredSealProof{porep.RegisteredSealProof_StackedDrg2KiBV1_1, porep.RegisteredSealProof_StackedDrg8MiBV1_1,
+		porep.RegisteredSealProof_StackedDrg512MiBV1_1, porep.RegisteredSealProof_StackedDrg32GiBV1_1, porep.RegisteredSealProof_StackedDrg64GiBV1_1} {
+		if strings.Contains(p.String(), size+"V1_1") {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown sector size %q", size)
+}
+
+// logScalarStats reports how many aux values are 0, 1 or wider: what the
+// MSMs over the witness actually see.
+func logScalarStats(w *synth.ProvingAssignment) {
+	var zero, one, other int
+	for i := range w.Aux {
+		switch {
+		case w.Aux[i].IsZero():
+			zero++
+		case w.Aux[i].IsOne():
+			one++
+		default:
+			other++
+		}
+	}
+	n := float64(len(w.Aux))
+	fmt.Fprintf(os.Stderr, "aux values: %.1f%% zero, %.1f%% one, %.1f%% other; densities a %d, b_aux %d of %d\n",
+		100*float64(zero)/n, 100*float64(one)/n, 100*float64(other)/n, w.AAux.Count(), w.BAux.Count(), len(w.Aux))
+}

@@ -1,0 +1,100 @@
+package groth16
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2/native"
+)
+
+// Uploads of the witness go through pinned staging chunks: copies from
+// pageable memory run at a fraction of the bus speed and block the calling
+// thread, while a pinned chunk is filled by several cores and copied by DMA
+// as the next one fills. The chunks are allocated once and kept (allocating
+// or freeing pinned memory synchronizes the device).
+const stageChunkBytes = 128 << 20
+
+var stagePool struct {
+	mu   sync.Mutex
+	free []*native.Pinned
+}
+
+func getStageChunk() (*native.Pinned, error) {
+	stagePool.mu.Lock()
+	if n := len(stagePool.free); n > 0 {
+		p := stagePool.free[n-1]
+		stagePool.free = stagePool.free[:n-1]
+		stagePool.mu.Unlock()
+		return p, nil
+	}
+	stagePool.mu.Unlock()
+	return native.AllocPinned(stageChunkBytes)
+}
+
+func putStageChunk(p *native.Pinned) {
+	stagePool.mu.Lock()
+	stagePool.free = append(stagePool.free, p)
+	stagePool.mu.Unlock()
+}
+
+// uploadFr copies v into dst at byte offset off on st and waits for it.
+func uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) error {
+	n := len(v) * int(frSize)
+	if n == 0 {
+		return nil
+	}
+	src := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), n)
+	if n < 8<<20 {
+		return st.CopyToDevice(dst, off, unsafe.Pointer(&src[0]), int64(n))
+	}
+	var chunks [2]*native.Pinned
+	defer func() {
+		for _, c := range chunks {
+			if c != nil {
+				putStageChunk(c)
+			}
+		}
+	}()
+	for i, pos := 0, 0; pos < n; i++ {
+		c := &chunks[i%2]
+		if *c == nil {
+			p, err := getStageChunk()
+			if err != nil {
+				return err
+			}
+			*c = p
+		}
+		k := min(stageChunkBytes, n-pos)
+		buf := (*c).Bytes()[:k]
+		parallelCopy(buf, src[pos:pos+k]) // overlaps the DMA of the other chunk
+		// The other chunk's copy must finish before it is refilled next
+		// round: wait for the stream, then queue this chunk.
+		if err := st.Sync(); err != nil {
+			return err
+		}
+		if err := st.CopyToDevice(dst, off+int64(pos), unsafe.Pointer(&buf[0]), int64(k)); err != nil {
+			return err
+		}
+		pos += k
+	}
+	return st.Sync()
+}
+
+// parallelCopy copies src into dst on several cores.
+func parallelCopy(dst, src []byte) {
+	workers := min(8, runtime.GOMAXPROCS(0))
+	part := (len(src) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(src); lo += part {
+		hi := min(lo+part, len(src))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	wg.Wait()
+}
