@@ -133,7 +133,7 @@ func layOut(tl *timeline, opt options) (*layout, error) {
 	// Lanes, and the spans in them that fall in the time shown.
 	l.plot.Min.Y = y
 	var names, shownNames []string
-	for i, t := range tl.tracks {
+	for _, t := range tl.tracks {
 		depth := depths(t.spans)
 		for _, s := range t.spans {
 			names = append(names, s.name)
@@ -147,6 +147,9 @@ func layOut(tl *timeline, opt options) (*layout, error) {
 			shown = append(shown, j)
 			rows = max(rows, depth[j]+1)
 		}
+		if len(shown) == 0 && (opt.from != nil || opt.to != nil) {
+			continue // a window hides the tracks idle in it
+		}
 		ln := lane{label: truncate(t.label(), maxLabel), rows: rows}
 		ln.rect = image.Rect(0, y, opt.width, y+2*lanePad+rows*rowHeight)
 		ln.labelPos = image.Pt(margin, y+lanePad+(rowHeight-textHeight)/2)
@@ -154,7 +157,7 @@ func layOut(tl *timeline, opt options) (*layout, error) {
 		for _, j := range shown {
 			s := t.spans[j]
 			l.boxes = append(l.boxes, box{
-				name: s.name, lane: i, depth: depth[j],
+				name: s.name, lane: len(l.lanes) - 1, depth: depth[j],
 				start: max(s.start, l.from), end: min(s.end, l.to),
 			})
 			shownNames = append(shownNames, s.name)
