@@ -80,14 +80,15 @@ func (d *Density) Count() int {
 // aux with a non-zero coefficient; C: not tracked.
 //
 // In a forked system, bits of the parent's variables (indices below the
-// bases) go to private copies that Join ORs into the parent, so children can
-// run concurrently.
+// bases) are noted in private lists of indices that Join sets in the parent,
+// so children can run concurrently. Lists, not bitmaps: a child nested deep in
+// a large system would otherwise hold a bitmap of everything below it.
 type densities struct {
 	AAux, BInput, BAux Density
 	scratch            LinearCombination
 
 	auxBase, inputBase                   int
-	parentAAux, parentBAux, parentBInput *Density
+	parentAAux, parentBAux, parentBInput []uint32
 }
 
 func (d *densities) growAux()   { d.AAux.grow(); d.BAux.grow() }
@@ -111,17 +112,16 @@ func (d *densities) track(a, b LinearCombination) {
 	}
 }
 
-// setBit sets variable i's bit in own, or in the private copy of the
-// parent's bitmap when i is the parent's.
-func (d *densities) setBit(own *Density, parent **Density, i, base int) {
+// setBit sets variable i's bit in own, or notes it in the list of the
+// parent's bits when i is the parent's (skipping an immediate repeat).
+func (d *densities) setBit(own *Density, parent *[]uint32, i, base int) {
 	if i >= base {
 		own.set(i - base)
 		return
 	}
-	if *parent == nil {
-		*parent = &Density{Words: make([]uint64, (base+63)/64), Len: base}
+	if l := *parent; len(l) == 0 || l[len(l)-1] != uint32(i) {
+		*parent = append(l, uint32(i))
 	}
-	(*parent).set(i)
 }
 
 // appendBits appends o's bits after d's.

@@ -2,7 +2,6 @@ package synth
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 	"sync"
 
@@ -82,7 +81,7 @@ func (p *ProvingAssignment) Enforce(a, b, c LinearCombination) {
 
 // evalTrack is eval that also sets the density bit of every variable with a
 // non-zero coefficient: aux in auxD, inputs in inD (nil: inputs untracked).
-func (p *ProvingAssignment) evalTrack(lc LinearCombination, auxD, inD *Density, parentAux, parentIn **Density) fr.Element {
+func (p *ProvingAssignment) evalTrack(lc LinearCombination, auxD, inD *Density, parentAux, parentIn *[]uint32) fr.Element {
 	var acc, t fr.Element
 	for i := range lc {
 		term := &lc[i]
@@ -280,16 +279,9 @@ func joinBits(p *ProvingAssignment, children []*ProvingAssignment) {
 	}
 }
 
-func (p *ProvingAssignment) mergeBits(from, own *Density, parent **Density, base int) {
-	if from == nil {
-		return
-	}
-	for w, word := range from.Words {
-		for word != 0 {
-			i := w*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			p.setBit(own, parent, i, base)
-		}
+func (p *ProvingAssignment) mergeBits(from []uint32, own *Density, parent *[]uint32, base int) {
+	for _, i := range from {
+		p.setBit(own, parent, int(i), base)
 	}
 }
 

@@ -21,7 +21,9 @@ var bench32 = flag.Bool("bench32", false, "also benchmark whole 32 GiB partition
 // (7,238,236 rows: the 571 top-level rows and one 7,237,665-row challenge):
 // 18 × its CPU time estimates a partition's. Whole 32 GiB partitions run
 // with -bench32 only. cpu-s/op is the process's user+system CPU time per
-// operation; peak-GiB its peak resident memory so far.
+// operation; peak-GiB its peak resident memory so far. "reuse" runs keep one
+// ProvingAssignment and Reset it between operations, as the prover's
+// pipeline does, so they exclude faulting in fresh memory.
 func BenchmarkWitness(b *testing.B) {
 	one32 := stacked.Params32GiB
 	one32.Challenges = 1
@@ -29,17 +31,19 @@ func BenchmarkWitness(b *testing.B) {
 		name    string
 		p       stacked.Params
 		workers []int
+		reuse   bool
 	}
 	cases := []bc{
-		{"2KiB", stacked.Params2KiB, []int{1, 2}},
-		{"32GiB-1ch", one32, []int{1}},
+		{"2KiB", stacked.Params2KiB, []int{1, 2}, false},
+		{"32GiB-1ch", one32, []int{1}, false},
+		{"32GiB-1ch-reuse", one32, []int{1}, true},
 	}
 	if *bench32 {
 		var ws []int
 		for n := 1; n <= runtime.GOMAXPROCS(0); n *= 2 {
 			ws = append(ws, n)
 		}
-		cases = append(cases, bc{"32GiB", stacked.Params32GiB, ws})
+		cases = append(cases, bc{"32GiB", stacked.Params32GiB, ws, false}, bc{"32GiB-reuse", stacked.Params32GiB, ws, true})
 	}
 	for _, bc := range cases {
 		w, err := stackedtest.Partition(bc.p, 1)
@@ -55,11 +59,22 @@ func BenchmarkWitness(b *testing.B) {
 				c := &stacked.Circuit{Params: bc.p, Witness: w, Workers: n,
 					Progress: func(int, int) { last = time.Now() }}
 				var tail time.Duration
+				var pa *synth.ProvingAssignment
+				if bc.reuse {
+					pa = synth.NewProvingAssignment(hint)
+					if err := c.Synthesize(context.Background(), pa); err != nil {
+						b.Fatal(err)
+					}
+				}
 				b.ReportAllocs()
 				cpu0 := cpuSeconds()
 				b.ResetTimer()
 				for b.Loop() {
-					pa := synth.NewProvingAssignment(hint)
+					if bc.reuse {
+						pa.Reset()
+					} else {
+						pa = synth.NewProvingAssignment(hint)
+					}
 					if err := c.Synthesize(context.Background(), pa); err != nil {
 						b.Fatal(err)
 					}

@@ -21,10 +21,10 @@ type Circuit struct {
 	// Witness is the partition; nil synthesizes the blank circuit (all
 	// values zero), which has the same shape.
 	Witness *Partition
-	// Workers bounds how many challenges are synthesized concurrently when
-	// the system is a *synth.ProvingAssignment (see SynthesizeParallel):
-	// 0 means GOMAXPROCS, 1 sequential. Other systems are always filled
-	// sequentially.
+	// Workers bounds how many parts of challenges are synthesized
+	// concurrently when the system is a *synth.ProvingAssignment (see
+	// SynthesizeParallel): 0 means GOMAXPROCS, 1 sequential. Other systems
+	// are always filled sequentially.
 	Workers int
 	// Progress, if set, is called after each challenge with the number of
 	// challenges done; calls are serialized.
@@ -170,18 +170,48 @@ func (s *synthesizer) column(col *Column, commC num.Num, out []num.Num) error {
 	return s.inclusion(s.posH, h, col.Path, commC)
 }
 
-// challenge is params.rs Proof::synthesize.
+// challenge is params.rs Proof::synthesize. Its parts are separate methods
+// so that SynthesizeParallel can fork along them.
 func (s *synthesizer) challenge(ctx context.Context, sh *shared, i int, ch *Challenge) error {
-	g, L := s.b, s.p.Layers
+	dataLeaf := s.dataLeaf(i, ch)
+	if err := s.treeD(sh, i, ch, dataLeaf); err != nil {
+		return err
+	}
+	cols, node, err := s.columns(sh, i, ch)
+	if err != nil {
+		return err
+	}
+	labels := make([]num.Num, s.p.Layers)
+	for layer := 1; layer <= s.p.Layers; layer++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if labels[layer-1], err = s.layer(sh, i, layer, cols, &node); err != nil {
+			return err
+		}
+	}
+	return s.tail(sh, i, ch, dataLeaf, labels)
+}
+
+func (s *synthesizer) dataLeaf(i int, ch *Challenge) num.Num {
 	s.step("ch%d data_leaf", i)
-	dataLeaf := num.Alloc(g, ch.DataLeaf)
+	return num.Alloc(s.b, ch.DataLeaf)
+}
+
+func (s *synthesizer) treeD(sh *shared, i int, ch *Challenge, dataLeaf num.Num) error {
 	s.step("ch%d tree-D inclusion", i)
 	if err := s.inclusion(s.shaH, dataLeaf, ch.TreeD, sh.commD); err != nil {
 		return fmt.Errorf("challenge %d: tree D: %w", i, err)
 	}
+	return nil
+}
 
-	// Parent columns: 6 DRG then 8 expander, each rows, hash, tree-C inclusion.
-	var cols [DRGParents + ExpParents][]num.Num
+// columns synthesizes the parent columns (6 DRG then 8 expander, each rows,
+// hash, tree-C inclusion) and the challenge bits with their input; cols[k]
+// are parent k's rows.
+func (s *synthesizer) columns(sh *shared, i int, ch *Challenge) (cols [][]num.Num, node num.UInt64, err error) {
+	L := s.p.Layers
+	cols = make([][]num.Num, DRGParents+ExpParents)
 	all := make([]num.Num, (DRGParents+ExpParents)*L)
 	for k := range cols {
 		cols[k] = all[k*L : (k+1)*L : (k+1)*L]
@@ -191,43 +221,46 @@ func (s *synthesizer) challenge(ctx context.Context, sh *shared, i int, ch *Chal
 		}
 		s.step("ch%d %s parent %d column", i, name, j)
 		if err := s.column(col, sh.commC, cols[k]); err != nil {
-			return fmt.Errorf("challenge %d: %s parent %d: %w", i, name, j, err)
+			return nil, node, fmt.Errorf("challenge %d: %s parent %d: %w", i, name, j, err)
 		}
 	}
-
 	s.step("ch%d challenge bits", i)
-	node := num.AllocUInt64(g, ch.Node)
+	node = num.AllocUInt64(s.b, ch.Node)
 	s.step("ch%d challenge input", i)
-	node.PackIntoInput(g)
+	node.PackIntoInput(s.b)
+	return cols, node, nil
+}
 
-	labels := make([]num.Num, L)
+// layer synthesizes one layer's parent bits and label.
+func (s *synthesizer) layer(sh *shared, i, layer int, cols [][]num.Num, node *num.UInt64) (num.Num, error) {
+	g := s.b
+	s.step("ch%d layer %d parent bits", i, layer)
 	parents := make([][]boolean.Boolean, 0, DRGParents+ExpParents)
-	for layer := 1; layer <= L; layer++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s.step("ch%d layer %d parent bits", i, layer)
-		parents = parents[:0]
-		// DRG parents: this layer's row; expander parents (from layer 2):
-		// the previous layer's row.
-		for k := 0; k < DRGParents; k++ {
-			parents = append(parents, num.ReverseBitNumbering(num.ToBitsLE(g, cols[k][layer-1])))
-		}
-		if layer > 1 {
-			for k := DRGParents; k < DRGParents+ExpParents; k++ {
-				parents = append(parents, num.ReverseBitNumbering(num.ToBitsLE(g, cols[k][layer-2])))
-			}
-		}
-		s.step("ch%d layer %d create_label", i, layer)
-		var err error
-		if labels[layer-1], err = s.label(sh.replicaBits, uint32(layer), &node, parents); err != nil {
-			return fmt.Errorf("challenge %d: layer %d label: %w", i, layer, err)
+	// DRG parents: this layer's row; expander parents (from layer 2): the
+	// previous layer's row.
+	for k := 0; k < DRGParents; k++ {
+		parents = append(parents, num.ReverseBitNumbering(num.ToBitsLE(g, cols[k][layer-1])))
+	}
+	if layer > 1 {
+		for k := DRGParents; k < DRGParents+ExpParents; k++ {
+			parents = append(parents, num.ReverseBitNumbering(num.ToBitsLE(g, cols[k][layer-2])))
 		}
 	}
+	s.step("ch%d layer %d create_label", i, layer)
+	l, err := s.label(sh.replicaBits, uint32(layer), node, parents)
+	if err != nil {
+		return l, fmt.Errorf("challenge %d: layer %d label: %w", i, layer, err)
+	}
+	return l, nil
+}
 
+// tail is the rest of the challenge: encoding, tree R, the column hash of
+// the labels and tree C.
+func (s *synthesizer) tail(sh *shared, i int, ch *Challenge, dataLeaf num.Num, labels []num.Num) error {
+	g := s.b
 	s.step("ch%d encode", i)
 	// encode(key = last label, value = data leaf).
-	encoded := num.Add(g, labels[L-1], dataLeaf)
+	encoded := num.Add(g, labels[len(labels)-1], dataLeaf)
 	s.step("ch%d tree-R inclusion", i)
 	if err := s.inclusion(s.posH, encoded, ch.TreeR, sh.commRL); err != nil {
 		return fmt.Errorf("challenge %d: tree R: %w", i, err)

@@ -29,9 +29,9 @@
 //	err := c.Synthesize(ctx, pa) // challenges in parallel, as sequential
 //
 // Concurrency: Synthesize into a *synth.ProvingAssignment synthesizes the
-// challenges on up to Workers goroutines (SynthesizeParallel: one Fork per
-// challenge, joined in order); the result equals sequential synthesis
-// exactly. Into any other system (Checker, Recorder) it is sequential.
+// challenges' parts (tree D, columns, each layer's label, the rest) on up to
+// Workers goroutines (SynthesizeParallel: nested forks, joined in order); the
+// result equals sequential synthesis exactly. Into any other system (Checker, Recorder) it is sequential.
 // A Circuit may be synthesized concurrently into different systems; the
 // witness is only read.
 //

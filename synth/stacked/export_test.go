@@ -45,3 +45,12 @@ func SynthesizeH7(cs synth.ConstraintSystem, rid fr.Element, node uint64, parent
 	l, err := s.label(rbits, 2, &u, pb)
 	return l.Value, err
 }
+
+// ChallengeParts returns the sizes SynthesizeParallel forks a challenge
+// along, in synthesis order: data leaf, tree D, columns, each layer, tail.
+func (p Params) ChallengeParts() []synth.Sizes {
+	c := p.challengeParts()
+	out := []synth.Sizes{c.leaf, c.treeD, c.columns}
+	out = append(out, c.layers...)
+	return append(out, c.tail)
+}

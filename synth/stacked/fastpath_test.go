@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/gadgets/sha256"
 	"github.com/gpuc2/gpuc2/synth/stacked"
 	"github.com/gpuc2/gpuc2/synth/stacked/stackedtest"
 )
@@ -22,10 +23,19 @@ func (g generic) AllocInput(v fr.Element) synth.Variable  { return g.p.AllocInpu
 func (g generic) Enforce(a, b, c synth.LinearCombination) { g.p.Enforce(a, b, c) }
 func (g generic) Value(v synth.Variable) fr.Element       { return g.p.Value(v) }
 
-// The bit rows the gadgets hand over pre-evaluated give exactly the values
-// and densities of the same rows enforced as linear combinations.
+// The witness-only fast paths — bit rows the gadgets hand over
+// pre-evaluated, SHA-256 compressions replayed from their recorded
+// templates — give exactly the values and densities of the same rows
+// enforced as linear combinations.
 func TestSmallRowFastPathEqualsGeneric(t *testing.T) {
-	for _, p := range []stacked.Params{stacked.Params2KiB, stacked.TestCircuitParams(stacked.Params32GiB.TreeShape)} {
+	shapes := []stacked.Params{stacked.Params2KiB, stacked.TestCircuitParams(stacked.Params32GiB.TreeShape)}
+	if !testing.Short() {
+		// Eleven layers: the label shapes of 32 GiB sectors.
+		p := stacked.TestCircuitParams(stacked.Params32GiB.TreeShape)
+		p.Layers = 11
+		shapes = append(shapes, p)
+	}
+	for _, p := range shapes {
 		w, err := stackedtest.Partition(p, 5)
 		require.NoError(t, err)
 		c := &stacked.Circuit{Params: p, Witness: w, Workers: 1}
@@ -43,6 +53,9 @@ func TestSmallRowFastPathEqualsGeneric(t *testing.T) {
 		assert.Equal(t, slow.BAux, fast.BAux)
 		assert.Equal(t, slow.BInput, fast.BInput)
 	}
+	replayed, bad := sha256.FastPathShapes()
+	assert.Positive(t, replayed)
+	assert.Zero(t, bad, "compression shapes whose record failed its check")
 }
 
 func equalElems(x, y []fr.Element) bool {

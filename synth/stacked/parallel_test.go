@@ -2,6 +2,7 @@ package stacked_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,11 +30,17 @@ func TestParallelEqualsSequential(t *testing.T) {
 			p.Challenges = 4
 			return p
 		}(), []int{3}},
+		// Eleven layers (the 32 GiB label shapes) on a small tree.
+		{"11 layers x3", func() stacked.Params {
+			p := stacked.TestCircuitParams(merkle.Shape{Base: 8})
+			p.Layers, p.Challenges = 11, 3
+			return p
+		}(), []int{4}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name != "2KiB" && testing.Short() {
-				t.Skip("5 M rows")
+				t.Skip("5 M rows and more")
 			}
 			w, err := stackedtest.Partition(tc.p, 21)
 			require.NoError(t, err)
@@ -67,4 +74,35 @@ func equal[T comparable](a, b []T) bool {
 		}
 	}
 	return true
+}
+
+// The part sizes SynthesizeParallel forks along are exact, so its children
+// write in place: each equals the distance between the steps that start
+// consecutive parts in sequential synthesis.
+func TestChallengePartsExact(t *testing.T) {
+	shapes := []stacked.Params{stacked.Params2KiB}
+	if !testing.Short() {
+		p := stacked.Params32GiB
+		p.Challenges = 2
+		shapes = append(shapes, p)
+	}
+	for _, p := range shapes {
+		starts := []string{"ch0 data_leaf", "ch0 tree-D inclusion", "ch0 DRG parent 0 column"}
+		for l := 1; l <= p.Layers; l++ {
+			starts = append(starts, fmt.Sprintf("ch0 layer %d parent bits", l))
+		}
+		starts = append(starts, "ch0 encode", "ch1 data_leaf")
+		want := map[string]pos{}
+		for _, s := range starts {
+			want[s] = pos{}
+		}
+		got, _ := positions(t, p, 4, want)
+		parts := p.ChallengeParts()
+		require.Len(t, parts, len(starts)-1)
+		for k, sz := range parts {
+			a, b := got[starts[k]], got[starts[k+1]]
+			assert.Equal(t, synth.Sizes{Inputs: b.inputs - a.inputs, Aux: b.aux - a.aux, Rows: b.rows - a.rows}, sz,
+				"%d layers: part from %q", p.Layers, starts[k])
+		}
+	}
 }

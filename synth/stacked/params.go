@@ -137,28 +137,59 @@ func inclusionCost(arities []int) (rows, aux int) {
 	return rows + 2, aux
 }
 
-// ChallengeSizes returns the inputs, aux variables and rows one challenge adds.
-// It is exact (tested against synthesis) and serves as a capacity hint.
-func (p Params) ChallengeSizes() synth.Sizes {
+// challengeParts are the sizes of a challenge's parts in synthesis order,
+// along which SynthesizeParallel forks. They are exact (tested against
+// synthesis).
+type challengeParts struct {
+	leaf, treeD, columns synth.Sizes
+	layers               []synth.Sizes // parent bits and label, per layer
+	tail                 synth.Sizes   // encode, tree R, column hash, tree C
+}
+
+func (p Params) challengeParts() challengeParts {
 	ar, err := p.TreeArities()
 	if err != nil {
-		return synth.Sizes{}
+		return challengeParts{}
 	}
 	incRows, incAux := inclusionCost(ar)
 	col := poseidonCost(p.Layers)
-	rows := p.TreeDDepth*shaLevelRows + 2 // tree D
-	aux := 1 + p.TreeDDepth*shaLevelAux   // data leaf, tree D
-	rows += (DRGParents + ExpParents) * (col + incRows)
-	aux += (DRGParents + ExpParents) * (p.Layers + col + incAux)
-	rows, aux = rows+65, aux+64 // challenge bits and input
-	rows += DRGParents*256 + labelRows
-	aux += DRGParents*255 + labelAux
-	rows += (p.Layers - 1) * ((DRGParents+ExpParents)*256 + labelRows)
-	aux += (p.Layers - 1) * ((DRGParents+ExpParents)*255 + labelAux)
-	rows, aux = rows+1, aux+1 // encode
-	rows += 2*incRows + col
-	aux += 2*incAux + col
-	return synth.Sizes{Inputs: 18, Aux: aux, Rows: rows}
+	var c challengeParts
+	c.leaf = synth.Sizes{Aux: 1}
+	c.treeD = synth.Sizes{Inputs: 1, Aux: p.TreeDDepth * shaLevelAux, Rows: p.TreeDDepth*shaLevelRows + 2}
+	c.columns = synth.Sizes{
+		Inputs: DRGParents + ExpParents + 1, // the columns' tree-C paths, the challenge
+		Aux:    (DRGParents+ExpParents)*(p.Layers+col+incAux) + 64,
+		Rows:   (DRGParents+ExpParents)*(col+incRows) + 65,
+	}
+	for layer := 1; layer <= p.Layers; layer++ {
+		n := DRGParents
+		if layer > 1 {
+			n += ExpParents
+		}
+		c.layers = append(c.layers, synth.Sizes{Aux: n*255 + labelAux, Rows: n*256 + labelRows})
+	}
+	c.tail = synth.Sizes{Inputs: 2, Aux: 1 + 2*incAux + col, Rows: 1 + 2*incRows + col}
+	return c
+}
+
+// rest is the size of everything after tree D.
+func (c *challengeParts) rest() synth.Sizes {
+	s := add(c.columns, c.tail)
+	for _, l := range c.layers {
+		s = add(s, l)
+	}
+	return s
+}
+
+func add(a, b synth.Sizes) synth.Sizes {
+	return synth.Sizes{Inputs: a.Inputs + b.Inputs, Aux: a.Aux + b.Aux, Rows: a.Rows + b.Rows}
+}
+
+// ChallengeSizes returns the inputs, aux variables and rows one challenge adds.
+// It is exact (tested against synthesis) and serves as a capacity hint.
+func (p Params) ChallengeSizes() synth.Sizes {
+	c := p.challengeParts()
+	return add(add(c.leaf, c.treeD), c.rest())
 }
 
 // Sizes returns the counts of a whole partition circuit: inputs with ONE,

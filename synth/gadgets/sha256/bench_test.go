@@ -12,6 +12,8 @@ import (
 // BenchmarkCompressionWitness runs the witness-only path the prover takes:
 // many compressions (each on 512 freshly allocated message bits) into one
 // ProvingAssignment. constraints/s counts every row, bit rows included.
+// After the first compression, whose shape is recorded, every compression is
+// replayed from the record (template.go).
 func BenchmarkCompressionWitness(b *testing.B) {
 	const perSystem = 8
 	r := rand.New(rand.NewPCG(1, 1))

@@ -15,6 +15,10 @@
 //	digest, err := g.Hash(bits)            // 256 Booleans, standard bit order
 //	node, err := g.HashLeaves(left, right) // tree-D node hash of two Nums
 //
+// Into a witness-only synth.ProvingAssignment, compressions are replayed
+// from a record of the first compression of the same input shape
+// (template.go); the result is the same, several times faster.
+//
 // A Gadget holds scratch buffers and the open MultiEq group of the
 // compression in progress; it is not safe for concurrent use.
 package sha256

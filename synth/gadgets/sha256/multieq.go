@@ -53,6 +53,14 @@ func (m *multiEq) flush(cs synth.ConstraintSystem) {
 	m.reset()
 }
 
+// flush emits the gadget's pending MultiEq row, if any.
+func (g *Gadget) flush() {
+	if g.rec != nil && g.meq.bitsUsed > 0 {
+		g.rec.flushNext()
+	}
+	g.meq.flush(g.B.CS)
+}
+
 // canonicalLHS returns lhs sorted by variable with repeated variables
 // merged (the same operand bits appear in both additions of a round), with
 // the ONE slot first. An LSD radix sort on the variable index keeps this
@@ -124,6 +132,10 @@ func (g *Gadget) addmany(ops ...*UInt32) UInt32 {
 		return ConstantUInt32(uint32(sum))
 	}
 	nb := bits.Len64(uint64(len(ops)) * 0xffffffff)
+	var id int32
+	if g.rec != nil {
+		id = g.rec.addition(ops, nb)
+	}
 	var res UInt32
 	res.Value = uint32(sum)
 	resVars := g.resVars[:0]
@@ -138,9 +150,12 @@ func (g *Gadget) addmany(ops ...*UInt32) UInt32 {
 
 	m := &g.meq
 	if 254 <= m.bitsUsed+nb {
-		m.flush(g.B.CS)
+		g.flush()
 	}
 	sh := m.bitsUsed
+	if g.rec != nil {
+		g.rec.join(id, sh)
+	}
 	lhs := m.lhs
 	for _, op := range ops {
 		for j := range op.Bits {

@@ -45,6 +45,8 @@ type Gadget struct {
 	meq     multiEq
 	resVars []synth.Variable
 	w       [64]UInt32
+	fast    fastState // the witness-only fast path (template.go)
+	rec     *recorder // set while a compression is recorded
 }
 
 // New returns a Gadget over cs.
@@ -53,6 +55,7 @@ func New(cs synth.ConstraintSystem) *Gadget { return NewWithBuilder(boolean.NewB
 // NewWithBuilder returns a Gadget sharing the Builder b.
 func NewWithBuilder(b *boolean.Builder) *Gadget {
 	g := &Gadget{B: b}
+	g.fast.p, _ = b.CS.(*synth.ProvingAssignment)
 	g.meq.lhs = make(synth.LinearCombination, 0, 2048)
 	g.meq.rhs = make(synth.LinearCombination, 0, 256)
 	g.meq.oneB = synth.LC(synth.One)
@@ -111,6 +114,16 @@ func (g *Gadget) Compress(block []boolean.Boolean, state *[8]UInt32) ([8]UInt32,
 	if len(block) != 512 {
 		return [8]UInt32{}, fmt.Errorf("%w: got %d", ErrBlockSize, len(block))
 	}
+	if g.fast.p != nil && g.meq.bitsUsed == 0 {
+		if out, ok := g.compressFast(block, state); ok {
+			return out, nil
+		}
+	}
+	return g.compress(block, state), nil
+}
+
+// compress is Compress through the gadgets.
+func (g *Gadget) compress(block []boolean.Boolean, state *[8]UInt32) [8]UInt32 {
 	w := &g.w
 	for t := 0; t < 16; t++ {
 		w[t] = FromBitsBE(block[32*t : 32*t+32])
@@ -160,8 +173,8 @@ func (g *Gadget) Compress(block []boolean.Boolean, state *[8]UInt32) ([8]UInt32,
 	out[5] = g.addmany(&state[5], &f)
 	out[6] = g.addmany(&state[6], &gg)
 	out[7] = g.addmany(&state[7], &h)
-	g.meq.flush(g.B.CS)
-	return out, nil
+	g.flush()
+	return out
 }
 
 // IVState returns the IV as constant words.
