@@ -54,9 +54,19 @@ func (p *CUDAProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 	if !native.Available() {
 		return nil, fmt.Errorf("groth16: CUDA prover: %w", native.ErrNotAvailable)
 	}
-	dk, err := p.residentKey(ctx, pk)
+	begin := time.Now()
+	dk, uploaded, err := p.residentKey(ctx, pk)
 	if err != nil {
 		return nil, err
+	}
+	if uploaded { // the first proof with this key pays for its upload
+		var cfg proveConfig
+		for _, o := range opts {
+			o(&cfg)
+		}
+		if cfg.phases != nil {
+			cfg.phases("key_upload", begin, time.Now())
+		}
 	}
 	if dk == nil {
 		return p.proveStreaming(ctx, pk, w, opts)
@@ -107,42 +117,43 @@ func (p *CUDAProver) Close() error {
 }
 
 // residentKey returns pk's device copy, uploading it when it fits the
-// device (nil, nil when it does not or NoResident is set).
-func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey) (*DeviceKey, error) {
+// device (nil when it does not or NoResident is set); uploaded says this
+// call did the upload.
+func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey) (dk *DeviceKey, uploaded bool, err error) {
 	if p.NoResident {
-		return nil, nil
+		return nil, false, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if dk := p.keys[pk]; dk != nil {
-		return dk, nil
+		return dk, false, nil
 	}
 	if p.unfit[pk] {
-		return nil, nil
+		return nil, false, nil
 	}
 	need := KeyBytes(pk.Counts()) + proofDeviceBytes(pk.Counts(), pk.Counts().H+1, pk.Counts().L)
 	if p.Gate != nil {
 		if need > p.Gate.Budget() {
 			p.markUnfit(pk)
-			return nil, nil
+			return nil, false, nil
 		}
 	} else if free, _, err := native.MemInfo(p.Device); err != nil || int64(free) < need+keyMarginBytes {
 		p.markUnfit(pk)
-		return nil, nil
+		return nil, false, nil
 	}
-	dk, err := UploadKey(ctx, p.Device, p.Gate, pk)
+	dk, err = UploadKey(ctx, p.Device, p.Gate, pk)
 	if errors.Is(err, native.ErrOutOfMemory) || errors.Is(err, gpulock.ErrTooLarge) {
 		p.markUnfit(pk)
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if p.keys == nil {
 		p.keys = map[*ProvingKey]*DeviceKey{}
 	}
 	p.keys[pk] = dk
-	return dk, nil
+	return dk, true, nil
 }
 
 func (p *CUDAProver) markUnfit(pk *ProvingKey) {

@@ -35,6 +35,29 @@ type g1Case struct {
 	density *msm.Density
 }
 
+// mostlyBits returns n scalars that are 0 or 1 except about one in 40.
+func mostlyBits(n int) []fr.Element {
+	sc := nativetest.Scalars(n)
+	for i := range sc {
+		switch {
+		case i%40 == 7:
+		case sc[i][0]&1 == 0:
+			sc[i].SetZero()
+		default:
+			sc[i].SetOne()
+		}
+	}
+	return sc
+}
+
+func repeated[P any](p P, n int) []P {
+	out := make([]P, n)
+	for i := range out {
+		out[i] = p
+	}
+	return out
+}
+
 func g1Cases(t *testing.T) []g1Case {
 	var cases []g1Case
 	sizes := []int{1, 2, 3, 15, 17, 255, 257, 4095, 4097, 65535, 65537}
@@ -82,6 +105,24 @@ func g1Cases(t *testing.T) []g1Case {
 		}
 	}
 	cases = append(cases, g1Case{"bits", nativetest.G1(bitsN, 1<<12), bitScalars, nil})
+	// The 0/1 split: mostly bits with a few wide scalars, with and without a
+	// density mask, at edge sizes; ones on one point and on P and -P.
+	for _, m := range []int{1, 2, 3, 63, 64, 65, 1000, 70001} {
+		sc := mostlyBits(m)
+		cases = append(cases, g1Case{fmt.Sprintf("split/%d", m), nativetest.G1(m, 1<<10), sc, nil})
+		words, c := nativetest.Density(m, 2)
+		cases = append(cases, g1Case{fmt.Sprintf("split-density/%d", m), nativetest.G1(c, 1<<10), sc, &msm.Density{Words: words, Len: m}})
+	}
+	ones := make([]fr.Element, n)
+	for i := range ones {
+		ones[i].SetOne()
+	}
+	cases = append(cases, g1Case{"ones-on-one-point", repeated(bases[1], n), ones, nil})
+	pmOnes := repeated(bases[2], n)
+	for i := 1; i < n; i += 2 {
+		pmOnes[i].Neg(&pmOnes[i])
+	}
+	cases = append(cases, g1Case{"ones-on-p-and-minus-p", pmOnes, ones, nil})
 	// small scalars 0..3 and 2^k
 	small := make([]fr.Element, n)
 	for i := range small {
@@ -191,6 +232,8 @@ func TestCUDAG2(t *testing.T) {
 	cases = append(cases, g2Case{"repeated-point", rep, nativetest.Scalars(n), nil})
 	words, c := nativetest.Density(10000, 3)
 	cases = append(cases, g2Case{"density", nativetest.G2(c, 1<<10), nativetest.Scalars(10000), &msm.Density{Words: words, Len: 10000}})
+	cases = append(cases, g2Case{"split-density", nativetest.G2(c, 1<<10), mostlyBits(10000), &msm.Density{Words: words, Len: 10000}})
+	cases = append(cases, g2Case{"split", nativetest.G2(5000, 1<<10), mostlyBits(5000), nil})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			want, err := msm.CPU{}.G2(ctx, c.bases, c.scalars, c.density)

@@ -8,9 +8,12 @@
 #   CGO_ENABLED=1 go test -c -o .dev/native.test ./native
 #   CGO_ENABLED=1 go test -c -o .dev/msm.test ./msm
 #   CGO_ENABLED=1 go test -c -o .dev/groth16.test ./groth16      # for stream, partition
-#   CGO_ENABLED=1 go test -c -o .dev/stacked.test ./synth/stacked  # for synth
+#   go test -c -o .dev/stacked.test ./synth/stacked; go test -c -o .dev/sha256.test ./synth/gadgets/sha256  # synth
+#   CGO_ENABLED=1 go test -c -o .dev/gpuc2.test .                 # for facade
+# (add -ldflags='-s -w' to keep .dev under the carry limit)
 # Then on the GPU machine, from the repository root:
 #   native/device-test.sh [tests] [stream] [sanitize] [racecheck] [bench] [big] [windows] [partition] [synth]
+#                         [facade] [sector]
 #   (default: tests sanitize bench)
 # "big" adds the 2^24-class sizes to the correctness tests (GPUC2_TEST_BIG=1);
 # "windows" times G1 2^${WINDOW_LOG:-24} at forced window sizes ${WINDOWS:-15 16 18 20} (GPUC2_MSM_WINDOW);
@@ -19,7 +22,10 @@
 # kernels; "partition" times GPU proofs of a synthetic ${PARTITION:-32GiB}
 # partition with ${PARTITION_WORKERS:-1,2,3} workers on ${PARTITION_DEVICES:-1} GPU(s), compute
 # width ${PARTITION_WIDTH:-1} (trace in partition-trace.json); "synth"
-# times witness synthesis of a 32 GiB partition with 1 and 16 workers.
+# times witness synthesis of a 32 GiB partition with 1 and 16 workers (fresh
+# and reused buffers) and the SHA-256 gadget; "facade" runs the root package's
+# GPU tests (gpuc2.test); "sector" sets up, proves and verifies whole synthetic
+# ${SECTOR:-32GiB} sectors (${SECTOR_COUNT:-1} proofs, ${SECTOR_WORKERS:-1} GPU workers).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/.dev/out}
@@ -126,10 +132,33 @@ if has partition; then
 fi
 if has synth; then
 	t0=$(date +%s)
-	timev "$DEV/stacked.test" -test.run XX -test.bench 'BenchmarkWitness/^32GiB$/workers=(1|16)$' -bench32 \
-		-test.benchtime 1x -test.timeout 20m >"$OUT/synth.log" 2>&1
-	note "synthesis bench rc=$? in $(($(date +%s) - t0)) s"
+	# fresh memory: one process per run (Go would zero reused memory on one thread)
+	for w in 1 16; do
+		timev "$DEV/stacked.test" -test.run XX -test.bench "BenchmarkWitness/^32GiB\$/workers=$w\$" -bench32 \
+			-test.benchtime 1x -test.timeout 20m >>"$OUT/synth.log" 2>&1
+	done
+	# reused buffers, the pipeline's path
+	"$DEV/stacked.test" -test.run XX -test.bench 'BenchmarkWitness/^32GiB-reuse$/workers=(1|16)$' -bench32 \
+		-test.benchtime 2x -test.timeout 20m >>"$OUT/synth.log" 2>&1
+	"$DEV/sha256.test" -test.run xxx -test.bench 'CompressionWitness$' -test.benchtime=300x -test.count 3 \
+		-test.cpu 1 >>"$OUT/synth.log" 2>&1
+	note "synthesis benches in $(($(date +%s) - t0)) s"
 	grep -E '^Benchmark|Maximum resident' "$OUT/synth.log" | tee -a "$summary"
+fi
+if has facade; then
+	t0=$(date +%s)
+	GPUC2_TEST_8MIB=1 "$DEV/gpuc2.test" -test.v -test.timeout 20m \
+		-test.run 'TestProveSynthetic2KiB|TestCUDAProof8MiB|TestSealCommitPhase2$|TestProveSealPipeline|TestProveSeal8MiB|TestNewBackends' \
+		>"$OUT/facade.log" 2>&1
+	note "facade tests on the GPU: rc=$? ($(grep -c -- '--- PASS' "$OUT/facade.log") pass, $(grep -c -- '--- FAIL' "$OUT/facade.log") fail, $(grep -c -- '--- SKIP' "$OUT/facade.log") skip) in $(($(date +%s) - t0)) s"
+	grep -E -- '--- (FAIL|PASS|SKIP)' "$OUT/facade.log" | tee -a "$summary"
+fi
+if has sector; then
+	t0=$(date +%s)
+	GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/groth16.test" -test.run XX -test.bench CUDASector -test.benchtime 1x -test.timeout 30m \
+		-sector "${SECTOR:-32GiB}" -sector-count "${SECTOR_COUNT:-1}" -sector-workers "${SECTOR_WORKERS:-1}" >"$OUT/sector.log" 2>&1
+	note "sector bench rc=$? in $(($(date +%s) - t0)) s"
+	grep -E 'setup|resident|proof\(s\)|steady|Maximum resident|FAIL|panic' "$OUT/sector.log" | tee -a "$summary"
 fi
 cat "$summary"
 exit $rc

@@ -376,13 +376,156 @@ T read_back(const T* d) {
   return h;
 }
 
+// RunAccumulator sums sorted (key, base index | sign) entries per key into
+// buckets[key]: level 1 adds the affine points of each chunk of entries,
+// complete runs go straight to their bucket, runs that may continue into a
+// neighbouring chunk become partial sums; later levels add the partials
+// (chunk boundaries shifted on alternate levels) until one point per key is
+// left, which is scattered to its bucket. A bucket holding most entries
+// (Filecoin's bits) is so still spread over many threads. Its buffers are
+// reused across calls.
+template <class F>
+struct RunAccumulator {
+  typedef XYZZ<F> P;
+  DeviceBuffer<uint8_t> tmp;
+  DeviceBuffer<unsigned long long> d_count;
+  DeviceBuffer<uint32_t> cnt, ka, kb;
+  DeviceBuffer<P> pa, pb;
+
+  void release() {
+    cnt.release();
+    ka.release();
+    kb.release();
+    pa.release();
+    pb.release();
+    tmp.release();
+  }
+
+  void run(const uint32_t* keys, const uint32_t* vals, uint64_t T, const Affine<F>* d_bases, P* buckets) {
+    const unsigned TPB = 256;
+    if (T == 0) return;
+    if (!d_count.p) d_count.alloc(1);
+    // Level 1: affine entries -> complete buckets and boundary partials.
+    uint64_t L = T;
+    uint64_t S = std::max<uint64_t>(1, std::min<uint64_t>(1024, (L + TARGET_THREADS - 1) / TARGET_THREADS));
+    uint64_t NT = (L + S - 1) / S;
+    cnt.alloc(NT + 1);
+    CUDA_CHECK(cudaMemsetAsync(cnt.get(), 0, sizeof(uint32_t) * (NT + 1), cur_stream()));
+    k_count_partial<<<blocks_for(NT, TPB), TPB, 0, cur_stream()>>>(keys, L, S, NT, cnt.get());
+    KERNEL_CHECK();
+    scan_exclusive<uint32_t>(cnt.get(), NT + 1, tmp);
+    uint64_t L1 = read_back(cnt.get() + NT);
+    if (ka.n < L1 || !ka.p) {
+      ka.alloc(L1);
+      kb.alloc(L1);
+      pa.alloc(L1);
+      pb.alloc(L1);
+    }
+    k_accumulate_affine<F><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(keys, vals, d_bases, L, S, NT, cnt.get(),
+                                                                          ka.get(), pa.get(), buckets, 0);
+    KERNEL_CHECK();
+    L = L1;
+    uint32_t* ck = ka.get();
+    P* cp = pa.get();
+    uint32_t* nk = kb.get();
+    P* np = pb.get();
+    // distinct keys among the partials (they stay sorted)
+    CUDA_CHECK(cudaMemsetAsync(d_count.get(), 0, sizeof(unsigned long long), cur_stream()));
+    if (L > 0) {
+      k_count_distinct<<<blocks_for(L, TPB), TPB, 0, cur_stream()>>>(ck, L, d_count.get());
+      KERNEL_CHECK();
+    }
+    const uint64_t D = read_back(d_count.get());
+    int level = 1;
+    while (L > D) {
+      if (level > 200) fail(GPUC2_ERR_INTERNAL, "msm: bucket reduction did not converge");
+      S = std::max<uint64_t>(4, std::min<uint64_t>(256, (L + TARGET_THREADS - 1) / TARGET_THREADS));
+      uint64_t off = (level & 1) ? S / 2 : 0;
+      NT = (L + off + S - 1) / S;
+      cnt.alloc(NT + 1);
+      CUDA_CHECK(cudaMemsetAsync(cnt.get(), 0, sizeof(uint32_t) * (NT + 1), cur_stream()));
+      k_count_runs<<<blocks_for(NT, TPB), TPB, 0, cur_stream()>>>(ck, L, S, off, NT, cnt.get());
+      KERNEL_CHECK();
+      scan_exclusive<uint32_t>(cnt.get(), NT + 1, tmp);
+      uint64_t Ln = read_back(cnt.get() + NT);
+      k_accumulate_xyzz<F><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(ck, cp, L, S, off, NT, cnt.get(), nk, np);
+      KERNEL_CHECK();
+      std::swap(ck, nk);
+      std::swap(cp, np);
+      L = Ln;
+      level++;
+    }
+    if (L > 0) {
+      k_scatter<F><<<blocks_for(L, TPB), TPB, 0, cur_stream()>>>(ck, cp, L, 0, buckets);
+      KERNEL_CHECK();
+    }
+  }
+};
+
+// The 0/1 split. Filecoin witnesses are mostly bits: a scalar 0 adds nothing
+// and a scalar 1 adds its point once, so those are summed as one bucket and
+// only the other scalars (about 1 % in a PoRep partition) go through
+// Pippenger's windows, instead of sorting every window of every scalar.
+__device__ __forceinline__ uint32_t base_index(uint64_t i, const uint64_t* density, const uint32_t* rank, bool& used) {
+  if (!density) {
+    used = true;
+    return (uint32_t)i;
+  }
+  uint64_t word = density[i >> 6];
+  uint64_t bit = 1ull << (i & 63);
+  used = (word & bit) != 0;
+  return rank[i >> 6] + (uint32_t)__popcll(word & (bit - 1));
+}
+
+// is_one[i], is_other[i] (i < ns; entry ns is 0 for the exclusive scans).
+__global__ void k_classify(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
+                           uint32_t* __restrict__ is_one, uint32_t* __restrict__ is_other) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > ns) return;
+  if (i == ns) {
+    is_one[i] = 0;
+    is_other[i] = 0;
+    return;
+  }
+  bool used = true;
+  if (density) used = (density[i >> 6] >> (i & 63)) & 1;
+  const Fr s = scalars[i];
+  uint32_t high = 0;
+#pragma unroll
+  for (int k = 1; k < Fr::N; k++) high |= s.v[k];
+  const bool zero = high == 0 && s.v[0] == 0;
+  const bool one = high == 0 && s.v[0] == 1;
+  is_one[i] = used && one;
+  is_other[i] = used && !zero && !one;
+}
+
+// After exclusive scans: one_idx lists the bases of the ones; the others'
+// scalars and bases are gathered into dense arrays.
+template <class F>
+__global__ void k_split(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
+                        const uint32_t* __restrict__ rank, const uint32_t* __restrict__ one_pos,
+                        const uint32_t* __restrict__ other_pos, const Affine<F>* __restrict__ bases,
+                        uint32_t* __restrict__ one_idx, Fr* __restrict__ other_scalars,
+                        Affine<F>* __restrict__ other_bases) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= ns) return;
+  bool used;
+  const uint32_t b = base_index(i, density, rank, used);
+  if (one_pos[i + 1] != one_pos[i]) {
+    one_idx[one_pos[i]] = b;
+  } else if (other_pos[i + 1] != other_pos[i]) {
+    other_scalars[other_pos[i]] = scalars[i];
+    other_bases[other_pos[i]] = bases[b];
+  }
+}
+
 }  // namespace
 
-// Device-resident MSM core: bases and scalars already on the device (scalars
-// in canonical form). Returns the result as XYZZ on the host.
+// Pippenger over bases and scalars already on the device (scalars in
+// canonical form). Returns the result as XYZZ on the host.
 template <class F>
-XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, const uint64_t* d_density,
-                   const uint32_t* d_rank, uint64_t n_points) {
+XYZZ<F> msm_pippenger(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, const uint64_t* d_density,
+                      const uint32_t* d_rank, uint64_t n_points) {
   typedef XYZZ<F> P;
   if (ns == 0 || n_points == 0) return P::inf();
   const int c = choose_window(n_points);
@@ -398,10 +541,8 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
   CUDA_CHECK(cudaMemsetAsync(buckets.get(), 0, sizeof(P) * (uint64_t)W * H, cur_stream()));
   DeviceBuffer<uint32_t> k0(N), k1(N), v0(N), v1(N);
   DeviceBuffer<uint8_t> tmp;
-  DeviceBuffer<uint64_t> d_u64(2);
-  DeviceBuffer<uint32_t> cnt;
-  DeviceBuffer<uint32_t> ka, kb;
-  DeviceBuffer<P> pa, pb;
+  DeviceBuffer<uint64_t> d_u64(1);
+  RunAccumulator<F> runs;
   const unsigned TPB = 256;
 
   for (int w0 = 0; w0 < W; w0 += wg) {
@@ -427,62 +568,8 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
     const uint64_t T = read_back(d_u64.get());
     if (T == 0) continue;
 
-    // Level 1: affine entries -> complete buckets and boundary partials.
-    uint64_t L = T;
-    uint64_t S = std::max<uint64_t>(1, std::min<uint64_t>(1024, (L + TARGET_THREADS - 1) / TARGET_THREADS));
-    uint64_t NT = (L + S - 1) / S;
-    cnt.alloc(NT + 1);
-    CUDA_CHECK(cudaMemsetAsync(cnt.get(), 0, sizeof(uint32_t) * (NT + 1), cur_stream()));
-    k_count_partial<<<blocks_for(NT, TPB), TPB, 0, cur_stream()>>>(keys, L, S, NT, cnt.get());
-    KERNEL_CHECK();
-    scan_exclusive<uint32_t>(cnt.get(), NT + 1, tmp);
-    uint64_t L1 = read_back(cnt.get() + NT);
-    if (ka.n < L1 || !ka.p) {
-      ka.alloc(L1);
-      kb.alloc(L1);
-      pa.alloc(L1);
-      pb.alloc(L1);
-    }
-    k_accumulate_affine<F><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(keys, vals, d_bases, L, S, NT, cnt.get(), ka.get(),
-                                                          pa.get(), buckets.get(), (uint64_t)w0 * H);
-    KERNEL_CHECK();
-    L = L1;
+    runs.run(keys, vals, T, d_bases, buckets.get() + (uint64_t)w0 * H);
     tr.mark(3);
-    uint32_t* ck = ka.get();
-    P* cp = pa.get();
-    uint32_t* nk = kb.get();
-    P* np = pb.get();
-    // distinct keys among the partials (they stay sorted)
-    CUDA_CHECK(cudaMemsetAsync(d_u64.get() + 1, 0, sizeof(uint64_t), cur_stream()));
-    if (L > 0) {
-      k_count_distinct<<<blocks_for(L, TPB), TPB, 0, cur_stream()>>>(ck, L, (unsigned long long*)(d_u64.get() + 1));
-      KERNEL_CHECK();
-    }
-    const uint64_t D = read_back(d_u64.get() + 1);
-    int level = 1;
-    while (L > D) {
-      if (level > 200) fail(GPUC2_ERR_INTERNAL, "msm: bucket reduction did not converge");
-      S = std::max<uint64_t>(4, std::min<uint64_t>(256, (L + TARGET_THREADS - 1) / TARGET_THREADS));
-      uint64_t off = (level & 1) ? S / 2 : 0;
-      NT = (L + off + S - 1) / S;
-      cnt.alloc(NT + 1);
-      CUDA_CHECK(cudaMemsetAsync(cnt.get(), 0, sizeof(uint32_t) * (NT + 1), cur_stream()));
-      k_count_runs<<<blocks_for(NT, TPB), TPB, 0, cur_stream()>>>(ck, L, S, off, NT, cnt.get());
-      KERNEL_CHECK();
-      scan_exclusive<uint32_t>(cnt.get(), NT + 1, tmp);
-      uint64_t Ln = read_back(cnt.get() + NT);
-      k_accumulate_xyzz<F><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(ck, cp, L, S, off, NT, cnt.get(), nk, np);
-      KERNEL_CHECK();
-      std::swap(ck, nk);
-      std::swap(cp, np);
-      L = Ln;
-      level++;
-    }
-    tr.mark(4);
-    if (L > 0) {
-      k_scatter<F><<<blocks_for(L, TPB), TPB, 0, cur_stream()>>>(ck, cp, L, (uint64_t)w0 * H, buckets.get());
-      KERNEL_CHECK();
-    }
   }
   tr.mark(5);
   // release sort buffers before the bucket reduction
@@ -490,10 +577,7 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
   k1.release();
   v0.release();
   v1.release();
-  ka.release();
-  kb.release();
-  pa.release();
-  pb.release();
+  runs.release();
 
   const uint32_t SEG = std::min<uint32_t>(H, 32);
   const uint32_t nseg = H / SEG;
@@ -529,6 +613,52 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
 // One MSM call. resident: bases and scalars are device pointers (scalars are
 // not modified; Montgomery ones are converted into a temporary), otherwise
 // host pointers uploaded here. The density bitmap is always host memory.
+// The MSM of one call: the 0/1 split when most used scalars are 0 or 1,
+// Pippenger on all of them otherwise.
+template <class F>
+XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, const uint64_t* d_density,
+                   const uint32_t* d_rank, uint64_t n_points) {
+  typedef XYZZ<F> P;
+  if (ns == 0 || n_points == 0) return P::inf();
+  DeviceBuffer<uint32_t> one_pos(ns + 1), other_pos(ns + 1);
+  k_classify<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(d_scalars, ns, d_density, one_pos.get(),
+                                                                 other_pos.get());
+  KERNEL_CHECK();
+  DeviceBuffer<uint8_t> tmp;
+  scan_exclusive<uint32_t>(one_pos.get(), ns + 1, tmp);
+  scan_exclusive<uint32_t>(other_pos.get(), ns + 1, tmp);
+  const uint64_t n_one = read_back(one_pos.get() + ns);
+  const uint64_t n_other = read_back(other_pos.get() + ns);
+  if (getenv("GPUC2_MSM_NO_SPLIT") || n_other * 4 > n_points) {  // env: experiments only
+    one_pos.release();
+    other_pos.release();
+    return msm_pippenger<F>(d_bases, d_scalars, ns, d_density, d_rank, n_points);
+  }
+  DeviceBuffer<uint32_t> one_idx(n_one), zeros(n_one);
+  DeviceBuffer<Fr> other_scalars(n_other);
+  DeviceBuffer<Affine<F>> other_bases(n_other);
+  k_split<F><<<blocks_for(ns, 256), 256, 0, cur_stream()>>>(d_scalars, ns, d_density, d_rank, one_pos.get(),
+                                                             other_pos.get(), d_bases, one_idx.get(),
+                                                             other_scalars.get(), other_bases.get());
+  KERNEL_CHECK();
+  one_pos.release();
+  other_pos.release();
+  P ones = P::inf();
+  if (n_one > 0) {
+    // One bucket (key 0) holding every point whose scalar is 1.
+    CUDA_CHECK(cudaMemsetAsync(zeros.get(), 0, sizeof(uint32_t) * n_one, cur_stream()));
+    DeviceBuffer<P> bucket(1);
+    CUDA_CHECK(cudaMemsetAsync(bucket.get(), 0, sizeof(P), cur_stream()));  // all-zero XYZZ: infinity
+    RunAccumulator<F> acc;
+    acc.run(zeros.get(), one_idx.get(), n_one, d_bases, bucket.get());
+    ones = read_back(bucket.get());
+  }
+  one_idx.release();
+  zeros.release();
+  const P others = msm_pippenger<F>(other_bases.get(), other_scalars.get(), n_other, nullptr, nullptr, n_other);
+  return ones.add(others);
+}
+
 template <class F>
 void msm_call(int32_t device, void* stream, bool resident, const void* bases, uint64_t n_bases, const void* scalars,
               uint64_t n_scalars, const uint64_t* density, uint64_t density_words, uint32_t flags, void* out_jac) {
