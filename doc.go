@@ -15,8 +15,15 @@
 //	defer p.Close()
 //	proof, err := p.SealCommitPhase2(ctx, c1, sector, miner) // 192 bytes per partition
 //
-// Errors wrap ErrBadInput, ErrParamsMissing, ErrProofInvalid, ErrClosed or
-// the context's error. Sector numbers and actor ids are synth/porep's
-// mirrors of go-state-types' abi types (that module could not be fetched
-// where gpuc2 is developed).
+// Several proofs share one pipeline (ProveSeal): their partitions are
+// synthesized in (proof, partition) order under a host memory budget and
+// proven by workers on each GPU (or the CPU); Requirements prices a proof
+// for a scheduler, Status shows the queues and memory, VerifySeal checks a
+// proof as filecoin-ffi does.
+//
+// Errors wrap ErrBadInput, ErrParamsMissing, ErrParamsCorrupt, ErrBudget,
+// ErrOutOfDeviceMemory, ErrProofInvalid, ErrClosed or the context's error.
+// Sector numbers and actor ids are synth/porep's mirrors of go-state-types'
+// abi types, and SealVerifyInfo mirrors proof.SealVerifyInfo (that module
+// could not be fetched where gpuc2 is developed); its CIDs are go-cid's.
 package gpuc2

@@ -6,21 +6,33 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"time"
 
+	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
-// Errors callers can test with errors.Is.
+// Errors callers can test with errors.Is. Cancellation returns the
+// context's error (context.Canceled, context.DeadlineExceeded).
 var (
-	// ErrBadInput wraps every problem with the C1 bytes or the sector identity.
+	// ErrBadInput wraps every problem with the C1 bytes, the sector identity
+	// or a SealVerifyInfo.
 	ErrBadInput = porep.ErrBadC1
+	// ErrParamsCorrupt reports a parameter file that is truncated, malformed,
+	// does not match its .vk or does not fit the circuit of its proof type.
+	ErrParamsCorrupt = errors.New("gpuc2: parameters corrupt")
+	// ErrOutOfDeviceMemory reports a GPU that could not hold a partition's
+	// work: the native library's out-of-memory status, or a reservation
+	// larger than the device's VRAM budget.
+	ErrOutOfDeviceMemory = errors.New("gpuc2: out of device memory")
+	// ErrBudget reports a proof whose partition can never fit the host
+	// memory budget (Config.HostMemoryBudget); it is returned at once.
+	ErrBudget = errors.New("gpuc2: partition larger than the host memory budget")
 	// ErrProofInvalid reports a proof that failed self-verification.
 	ErrProofInvalid = errors.New("gpuc2: proof failed self-verification")
-	// ErrClosed reports a call on a closed Prover.
+	// ErrClosed reports a call on a closed Prover, or a proof cut short by Close.
 	ErrClosed = errors.New("gpuc2: prover closed")
 )
 
@@ -35,69 +47,144 @@ const (
 )
 
 // Config configures a Prover. The zero value works: real parameters from
-// DefaultParamsDir, CUDA when available, self-verification on.
+// DefaultParamsDir, CUDA on every visible GPU when available, a host memory
+// budget from the machine's memory, self-verification on.
 type Config struct {
 	ParamsDir string  // default DefaultParamsDir()
 	Backend   Backend // default BackendAuto
-	Device    int     // CUDA device ordinal
+	// Devices are the CUDA device ordinals to use; default all visible.
+	Devices []int
+	// Device is the single device of earlier versions: used when Devices
+	// is empty and Device is not 0.
+	Device int
+	// WorkersPerDevice is the number of prover workers per GPU (default 1;
+	// 2 lets one worker's uploads overlap the other's kernels), or of CPU
+	// prover workers with the CPU backend.
+	WorkersPerDevice int
+	// SynthesisConcurrency bounds the partitions synthesized at once
+	// (default: the number of prover workers plus one with CUDA, 1 on the
+	// CPU). Each synthesis is itself parallel over the partition's challenges.
+	SynthesisConcurrency int
+	// HostMemoryBudget bounds the host bytes of partition working sets held
+	// at once (a/b/c, aux, the quotient's scratch): a partition reserves its
+	// bytes before synthesis and releases them when its prover is done.
+	// Zero: the machine's memory less a margin (an eighth, at least 4 GiB)
+	// and less the size of each parameter file while it is loaded.
+	HostMemoryBudget int64
 	// TestParamsDir, if set, lets test-size sectors (≤ 512 MiB) without real
 	// parameters use a local TEST-ONLY setup kept under this directory.
 	TestParamsDir string
 	// SkipSelfVerify turns off verifying each proof before returning it.
 	SkipSelfVerify bool
 	Logger         *slog.Logger // default: discard
+	// Progress, if set, is called at each stage of each partition (see
+	// Stage). Calls come from the pipeline's goroutines, possibly
+	// concurrently; they must return quickly.
+	Progress func(Progress)
 	// Tracer, if set, records every stage of every proof (C1 parse and
-	// check, parameter load, per partition synthesis and each prover
-	// phase, self-verification) for Perfetto; see package trace.
+	// check, parameter load, per partition queue, wait_budget, synthesis and
+	// each prover phase, self-verification) for Perfetto; see package trace.
 	Tracer *trace.Tracer
 }
 
 // Prover proves PoRep C2 in-process. It loads each proof type's parameters
-// once and keeps them mapped until Close. This version proves one partition
-// after another; the pipeline with memory budgets and several GPU workers
-// is still to come.
+// once and shares them between proofs until Evict or Close. Proofs run
+// through one pipeline: their partitions are synthesized in (proof,
+// partition) order under a host memory budget and proven by prover workers
+// (WorkersPerDevice per GPU, gated by gpulock, or CPU workers). All methods
+// are safe for concurrent use.
 type Prover struct {
 	cfg    Config
-	prover groth16.Prover
 	log    *slog.Logger
+	tracer *trace.Tracer
 
-	mu     sync.Mutex
-	keys   map[porep.RegisteredSealProof]*groth16.ProvingKey
-	closed bool
+	mu       sync.Mutex
+	keys     map[porep.RegisteredSealProof]*keyEntry
+	shapes   map[porep.RegisteredSealProof]*shape
+	jobs     map[*proofJob]struct{}
+	closed   bool
+	inflight sync.WaitGroup // calls inside the Prover
+	loadMu   sync.Mutex     // one parameter load at a time
+
+	budget        *hostBudget
+	budgetAuto    bool // the budget shrinks by the size of loaded parameters
+	synthQueue    taskQueue
+	proveQueue    taskQueue
+	idle          chan *synthWorker
+	synthCount    int
+	provers       []*proveWorker
+	deviceProvers []groth16.Prover // one per GPU, shared by its workers
+	gates         map[int]*gpulock.Device
+	devices       []int
+	done          chan struct{}
+	wg            sync.WaitGroup // pipeline goroutines
+	seq           uint64
+	stats         pipelineStats
+	closeOnce     sync.Once
+	closeResult   error
 }
 
-// New returns a Prover. It fails if Backend is cuda and the native library
-// cannot be loaded.
+// New returns a Prover and starts its pipeline. It fails if Backend is cuda
+// and the native library cannot be loaded, or if a device is unknown.
 func New(ctx context.Context, cfg Config) (*Prover, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if cfg.ParamsDir == "" {
 		cfg.ParamsDir = DefaultParamsDir()
 	}
 	if cfg.Backend == "" {
 		cfg.Backend = BackendAuto
 	}
+	if cfg.WorkersPerDevice <= 0 {
+		cfg.WorkersPerDevice = 1
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Prover{cfg: cfg, log: log, keys: map[porep.RegisteredSealProof]*groth16.ProvingKey{}}
+	p := &Prover{
+		cfg: cfg, log: log, tracer: cfg.Tracer,
+		keys:   map[porep.RegisteredSealProof]*keyEntry{},
+		shapes: map[porep.RegisteredSealProof]*shape{},
+		jobs:   map[*proofJob]struct{}{},
+		gates:  map[int]*gpulock.Device{},
+		done:   make(chan struct{}),
+	}
+	p.synthQueue.init() // before any worker waits on them
+	p.proveQueue.init()
 	switch cfg.Backend {
 	case BackendCPU:
-		p.prover = &groth16.CPUProver{}
 	case BackendCUDA, BackendAuto:
 		if native.Available() {
-			p.prover = &groth16.CUDAProver{Device: cfg.Device}
 			p.cfg.Backend = BackendCUDA
 		} else if cfg.Backend == BackendCUDA {
 			return nil, fmt.Errorf("gpuc2: backend cuda: %w", native.ErrNotAvailable)
 		} else {
-			p.prover = &groth16.CPUProver{}
 			p.cfg.Backend = BackendCPU
 		}
 	default:
 		return nil, fmt.Errorf("gpuc2: unknown backend %q", cfg.Backend)
 	}
-	log.Info("gpuc2 prover ready", "backend", p.cfg.Backend, "params", cfg.ParamsDir)
-	return p, ctx.Err()
+	if err := p.startProvers(); err != nil {
+		return nil, err
+	}
+	if p.cfg.SynthesisConcurrency <= 0 {
+		p.cfg.SynthesisConcurrency = 1
+		if p.cfg.Backend == BackendCUDA {
+			p.cfg.SynthesisConcurrency = len(p.provers) + 1
+		}
+	}
+	limit := cfg.HostMemoryBudget
+	if limit <= 0 {
+		limit = defaultHostBudget()
+		p.budgetAuto = true
+	}
+	p.budget = newHostBudget(limit, p.cfg.SynthesisConcurrency)
+	p.startSynthesis()
+	log.Info("gpuc2 prover ready", "backend", p.cfg.Backend, "params", cfg.ParamsDir, "devices", p.devices,
+		"prover_workers", len(p.provers), "synthesis", p.cfg.SynthesisConcurrency, "host_budget", limit)
+	return p, nil
 }
 
 // Backend is the backend in use (auto resolved).
@@ -107,137 +194,63 @@ func (p *Prover) Backend() Backend { return p.cfg.Backend }
 // Commit2In envelope) and returns the concatenated partition proofs, 192
 // bytes each — the call Curio makes through filecoin-ffi today.
 func (p *Prover) SealCommitPhase2(ctx context.Context, c1 []byte, sector porep.SectorNumber, miner porep.ActorID) ([]byte, error) {
-	out, err := p.ProveC1(ctx, c1, sector, miner)
+	res, err := p.ProveSeal(ctx, SealRequest{C1: c1, Sector: sector, Miner: miner})
 	if err != nil {
 		return nil, err
 	}
-	return groth16.MarshalProofs(out)
+	return res.Proof, nil
 }
 
 // ProveC1 is SealCommitPhase2 returning the partition proofs unencoded.
 func (p *Prover) ProveC1(ctx context.Context, c1 []byte, sector porep.SectorNumber, miner porep.ActorID) ([]groth16.Proof, error) {
-	tr := p.cfg.Tracer
-	main := trace.Track{Process: "cpu", Thread: "requests"}
-	span := tr.Begin(main, "C1 parse and check", "sector", uint64(sector), "bytes", len(c1))
-	in, err := porep.ParseC1(c1)
-	if err == nil {
-		err = in.CheckAll(ctx, miner, sector)
-	}
-	span.End()
+	res, err := p.ProveSeal(ctx, SealRequest{C1: c1, Sector: sector, Miner: miner})
 	if err != nil {
 		return nil, err
 	}
-	span = tr.Begin(main, "parameter load", "proof", in.RegisteredProof.String())
-	pk, err := p.key(ctx, in.RegisteredProof)
-	span.End()
-	if err != nil {
-		return nil, err
-	}
-	var pvk *groth16.PreparedVerifyingKey
-	if !p.cfg.SkipSelfVerify {
-		pvk = groth16.PrepareVerifyingKey(pk.VerifyingKey())
-	}
-	worker := trace.Track{Process: string(p.cfg.Backend), Thread: "prover 0"}
-	proofs := make([]groth16.Proof, len(in.VanillaProofs))
-	for k := range in.VanillaProofs {
-		circuit, err := in.Circuit(k)
-		if err != nil {
-			return nil, err
-		}
-		var opts []groth16.ProveOption
-		var t groth16.Timings
-		if tr != nil {
-			opts = append(opts, groth16.WithTimings(&t), groth16.WithPhases(func(name string, start, end time.Time) {
-				tr.Add(worker, name, start, end, "sector", uint64(sector), "partition", k)
-			}))
-		}
-		span := tr.Begin(worker, "partition", "sector", uint64(sector), "partition", k)
-		begin := time.Now() // synthesis starts inside the partition's span
-		proof, err := groth16.Prove(ctx, p.prover, pk, circuit, opts...)
-		span.End()
-		tr.Add(worker, "synthesis", begin, begin.Add(t.Synthesis), "sector", uint64(sector), "partition", k)
-		if err != nil {
-			return nil, fmt.Errorf("gpuc2: partition %d: %w", k, err)
-		}
-		if pvk != nil {
-			span := tr.Begin(main, "self-verify", "sector", uint64(sector), "partition", k)
-			err := p.selfVerify(pvk, proof, in, miner, sector, k)
-			span.End()
-			if err != nil {
-				return nil, err
-			}
-		}
-		proofs[k] = *proof
-		p.log.Debug("partition proved", "sector", sector, "partition", k)
-	}
-	return proofs, nil
+	return res.Partitions, nil
 }
 
-func (p *Prover) selfVerify(pvk *groth16.PreparedVerifyingKey, proof *groth16.Proof, in *porep.C1, miner porep.ActorID, sector porep.SectorNumber, k int) error {
-	public, err := porep.PublicInputs(in, miner, sector, k)
-	if err != nil {
-		return err
+// enter admits a call unless the Prover is closed; leave ends it.
+func (p *Prover) enter() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return ErrClosed
 	}
-	ok, err := pvk.Verify(proof, public)
-	if err != nil {
-		return fmt.Errorf("%w: partition %d: %w", ErrProofInvalid, k, err)
-	}
-	if !ok {
-		return fmt.Errorf("%w: partition %d", ErrProofInvalid, k)
-	}
+	p.inflight.Add(1)
 	return nil
 }
 
-// key returns the proving key of proof type t, opening it on first use.
-func (p *Prover) key(ctx context.Context, t porep.RegisteredSealProof) (*groth16.ProvingKey, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, ErrClosed
-	}
-	if pk := p.keys[t]; pk != nil {
-		return pk, nil
-	}
-	pk, err := p.openKey(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	p.keys[t] = pk
-	return pk, nil
-}
+func (p *Prover) leave() { p.inflight.Done() }
 
-func (p *Prover) openKey(ctx context.Context, t porep.RegisteredSealProof) (*groth16.ProvingKey, error) {
-	paramsPath, vkPath, err := FindParams(p.cfg.ParamsDir, t)
-	if err == nil {
-		pk, err := OpenParams(paramsPath, vkPath)
-		if err == nil {
-			p.log.Info("parameters opened", "proof", t, "file", paramsPath)
-		}
-		return pk, err
-	}
-	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" || !IsTestSize(t) {
-		return nil, err
-	}
-	pk, path, created, err := TestParams(ctx, p.cfg.TestParamsDir, t)
-	if err != nil {
-		return nil, err
-	}
-	p.log.Warn("using TEST-ONLY parameters", "proof", t, "file", path, "created", created)
-	return pk, nil
-}
-
-// Close releases the parameters. Calls in flight must have returned.
+// Close cancels the proofs in flight (they return ErrClosed), waits for
+// them, stops the pipeline and releases the parameters. It is idempotent.
 func (p *Prover) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil
-	}
-	p.closed = true
-	var errs []error
-	for _, pk := range p.keys {
-		errs = append(errs, pk.Close())
-	}
-	p.keys = nil
-	return errors.Join(errs...)
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		for j := range p.jobs {
+			j.cancel(ErrClosed)
+		}
+		p.mu.Unlock()
+		p.inflight.Wait()
+		close(p.done)
+		p.wg.Wait()
+		p.budget.dropPool(nil)
+
+		var errs []error
+		for _, d := range p.deviceProvers {
+			if c, ok := d.(deviceCloser); ok {
+				errs = append(errs, c.Close())
+			}
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, e := range p.keys {
+			errs = append(errs, e.pk.Close())
+		}
+		p.keys = nil
+		p.closeResult = errors.Join(errs...)
+	})
+	return p.closeResult
 }

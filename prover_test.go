@@ -112,6 +112,7 @@ func TestNewBackends(t *testing.T) {
 	assert.Error(t, err)
 	p, err := gpuc2.New(ctx, gpuc2.Config{})
 	require.NoError(t, err)
+	defer p.Close()
 	if native.Available() {
 		assert.Equal(t, gpuc2.BackendCUDA, p.Backend())
 	} else {
@@ -122,8 +123,10 @@ func TestNewBackends(t *testing.T) {
 }
 
 // checkTrace parses the facade's trace as Chrome JSON and checks that every
-// stage of every partition appears once, inside its partition's span, with
-// non-negative durations adding up to the partition's time.
+// stage of every partition appears once: queue, wait_budget and synthesis
+// on a synthesis worker's track, and the prover's phases inside the
+// partition's span on a prover track, with non-negative durations adding up
+// to the partition's time.
 func checkTrace(t *testing.T, tr *trace.Tracer, partitions int) {
 	t.Helper()
 	var buf bytes.Buffer
@@ -147,15 +150,24 @@ func checkTrace(t *testing.T, tr *trace.Tracer, partitions int) {
 	}
 	assert.Equal(t, 1, count["C1 parse and check"])
 	assert.Equal(t, 1, count["parameter load"])
-	stages := []string{"synthesis", "H", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"}
-	for _, name := range append(stages, "partition", "self-verify") {
+	stages := []string{"H", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"}
+	for _, name := range append(stages, "partition", "self-verify", "synthesis", "queue", "wait_budget") {
 		assert.Equal(t, partitions, count[name], name)
 	}
 	for k := 0; k < partitions; k++ {
 		part := byPartition[k]["partition"]
+		synthesis := byPartition[k]["synthesis"]
+		assert.LessOrEqual(t, synthesis.Ts+synthesis.Dur, part.Ts+1, "partition %d is synthesized before it is proven", k)
+		assert.LessOrEqual(t, byPartition[k]["wait_budget"].Ts+byPartition[k]["wait_budget"].Dur, synthesis.Ts+1)
+		// Every prover phase (on a GPU also key_upload, wait_vram, upload,
+		// wait_compute, readback) lies inside the partition's span, and
+		// together they fill it.
 		var sum float64
-		for _, name := range stages {
-			e := byPartition[k][name]
+		for name, e := range byPartition[k] {
+			switch name {
+			case "partition", "synthesis", "queue", "wait_budget", "self-verify":
+				continue
+			}
 			assert.GreaterOrEqual(t, e.Ts, part.Ts, "%s starts inside partition %d", name, k)
 			assert.LessOrEqual(t, e.Ts+e.Dur, part.Ts+part.Dur+1, "%s ends inside partition %d", name, k)
 			sum += e.Dur

@@ -65,7 +65,7 @@ func (p *CUDAProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 			o(&cfg)
 		}
 		if cfg.phases != nil {
-			cfg.phases("key_upload", begin, time.Now())
+			cfg.phases("key_upload", begin, time.Now(), "device", p.Device, "bytes", KeyBytes(pk.Counts()))
 		}
 	}
 	if dk == nil {
@@ -321,6 +321,11 @@ func (dk *DeviceKey) Free() {
 	})
 }
 
+// ProofDeviceBytes is the device memory one proof reserves beside its
+// resident key (counts c, domain m, nAux aux variables): what a scheduler
+// should budget per GPU worker.
+func ProofDeviceBytes(c SectionCounts, m, nAux int) int64 { return proofDeviceBytes(c, m, nAux) }
+
 // proofDeviceBytes estimates one proof's device memory beside the key: a,
 // b, c over the domain, the aux and input scalars, and the largest MSM's
 // temporaries (sort entries of up to 2^28 digits, buckets).
@@ -356,10 +361,10 @@ func ProveResident(ctx context.Context, gate *gpulock.Device, dk *DeviceKey, vk 
 		return nil, err
 	}
 	logM := uint32(bits.Len(uint(m)) - 1)
-	phase := func(name string, begin time.Time) time.Duration {
+	phase := func(name string, begin time.Time, args ...any) time.Duration {
 		end := time.Now()
 		if cfg.phases != nil {
-			cfg.phases(name, begin, end)
+			cfg.phases(name, begin, end, append([]any{"device", dk.device}, args...)...)
 		}
 		return end.Sub(begin)
 	}
@@ -370,10 +375,11 @@ func ProveResident(ctx context.Context, gate *gpulock.Device, dk *DeviceKey, vk 
 		job = gate.NewJob()
 		defer job.Done()
 		begin := time.Now()
-		if err := job.Reserve(ctx, proofDeviceBytes(dk.counts, m, len(w.Aux))); err != nil {
+		reserve := proofDeviceBytes(dk.counts, m, len(w.Aux))
+		if err := job.Reserve(ctx, reserve); err != nil {
 			return nil, fmt.Errorf("groth16: %w", err)
 		}
-		phase("wait_vram", begin)
+		phase("wait_vram", begin, "bytes", reserve)
 	}
 	st, err := native.NewStream(dk.device)
 	if err != nil {
@@ -399,7 +405,8 @@ func ProveResident(ctx context.Context, gate *gpulock.Device, dk *DeviceKey, vk 
 	var aux, inputs *native.Buffer
 	upload := func() error {
 		begin := time.Now()
-		defer phase("upload", begin)
+		bytes := int64(len(w.A)+len(w.B)+len(w.C)+len(w.Aux)+len(w.Inputs)) * frSize
+		defer phase("upload", begin, "bytes", bytes)
 		for i, v := range [][]fr.Element{w.A, w.B, w.C} {
 			b, err := alloc(int64(m) * frSize)
 			if err != nil {
@@ -464,11 +471,12 @@ func ProveResident(ctx context.Context, gate *gpulock.Device, dk *DeviceKey, vk 
 		return nil
 	}
 	steps := []struct {
-		name string
-		d    *time.Duration
-		f    func() error
+		name   string
+		points int
+		d      *time.Duration
+		f      func() error
 	}{
-		{"H", &t.H, func() error {
+		{"H", m, &t.H, func() error {
 			if err := st.HDevice(abc[0], abc[1], abc[2], logM); err != nil {
 				return err
 			}
@@ -485,25 +493,25 @@ func ProveResident(ctx context.Context, gate *gpulock.Device, dk *DeviceKey, vk 
 			}
 			return st.Sync()
 		}},
-		{"msm_h", &t.MSMH, func() error {
+		{"msm_h", m - 1, &t.MSMH, func() error {
 			return g1(&hAcc, native.DeviceMSM{Bases: dk.h, NBases: m - 1, Scalars: abc[0], NScalars: m - 1, Canonical: true})
 		}},
-		{"msm_l", &t.MSML, func() error {
+		{"msm_l", len(w.Aux), &t.MSML, func() error {
 			return g1(&lAcc, native.DeviceMSM{Bases: dk.l, NBases: len(w.Aux), Scalars: aux, NScalars: len(w.Aux), Canonical: true})
 		}},
-		{"msm_a", &t.MSMA, func() error {
+		{"msm_a", dk.counts.A, &t.MSMA, func() error {
 			return g1(&aAcc,
 				native.DeviceMSM{Bases: dk.a, NBases: nIn, Scalars: inputs, NScalars: nIn, Canonical: true},
 				native.DeviceMSM{Bases: dk.a, BasesOff: int64(nIn) * g1Bytes, NBases: w.AAux.Count(),
 					Scalars: aux, NScalars: len(w.Aux), Density: w.AAux.Words, Canonical: true})
 		}},
-		{"msm_b_g1", &t.MSMBG1, func() error {
+		{"msm_b_g1", dk.counts.B, &t.MSMBG1, func() error {
 			return g1(&b1Acc,
 				native.DeviceMSM{Bases: dk.b1, NBases: bIn, Scalars: inputs, NScalars: nIn, Density: w.BInput.Words, Canonical: true},
 				native.DeviceMSM{Bases: dk.b1, BasesOff: int64(bIn) * g1Bytes, NBases: w.BAux.Count(),
 					Scalars: aux, NScalars: len(w.Aux), Density: w.BAux.Words, Canonical: true})
 		}},
-		{"msm_b_g2", &t.MSMBG2, func() error {
+		{"msm_b_g2", dk.counts.B, &t.MSMBG2, func() error {
 			in, err := st.MSMG2(native.DeviceMSM{Bases: dk.b2, NBases: bIn, Scalars: inputs, NScalars: nIn, Density: w.BInput.Words, Canonical: true})
 			if err != nil {
 				return err
@@ -520,7 +528,7 @@ func ProveResident(ctx context.Context, gate *gpulock.Device, dk *DeviceKey, vk 
 		}
 		begin := time.Now()
 		err := stp.f()
-		*stp.d = phase(stp.name, begin)
+		*stp.d = phase(stp.name, begin, "points", stp.points)
 		if err != nil {
 			return nil, fmt.Errorf("groth16: %s on GPU %d: %w", stp.name, dk.device, err)
 		}

@@ -123,7 +123,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 							var t groth16.Timings
 							sp := tr.Begin(track, "partition", "proof", i)
 							_, err := groth16.ProveResident(ctx, gates[d], keys[d], vk, w, groth16.WithTimings(&t),
-								groth16.WithPhases(func(name string, s, e time.Time) { tr.Add(track, name, s, e) }))
+								groth16.WithPhases(func(name string, s, e time.Time, args ...any) { tr.Add(track, name, s, e, args...) }))
 							sp.End()
 							if err != nil {
 								errs[wk] = err

@@ -17,6 +17,10 @@ import (
 // or freeing pinned memory synchronizes the device).
 const stageChunkBytes = 128 << 20
 
+// UploadStagingBytes is the pinned host memory one proof's upload holds
+// (two staging chunks); the chunks are kept for reuse across proofs.
+const UploadStagingBytes = 2 * stageChunkBytes
+
 var stagePool struct {
 	mu   sync.Mutex
 	free []*native.Pinned

@@ -37,8 +37,9 @@ type proveConfig struct {
 	phases  PhaseFunc
 }
 
-// PhaseFunc receives each phase of a proof when it ends (for tracing).
-type PhaseFunc func(name string, start, end time.Time)
+// PhaseFunc receives each phase of a proof when it ends (for tracing), with
+// key-value arguments such as "device", "bytes" or "points".
+type PhaseFunc func(name string, start, end time.Time, args ...any)
 
 // WithPhases calls f after each phase of the proof: H, msm_h, msm_l, msm_a,
 // msm_b_g1, msm_b_g2.
@@ -147,7 +148,7 @@ func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engi
 		end := time.Now()
 		*d = end.Sub(begin)
 		if cfg.phases != nil {
-			cfg.phases(name, begin, end)
+			cfg.phases(name, begin, end, "backend", "cpu")
 		}
 		return err
 	}

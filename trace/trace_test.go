@@ -36,7 +36,7 @@ func TestTraceOfACPUProof(t *testing.T) {
 	w := newAssignment(t, c)
 	span := tr.Begin(track, "prove", "rows", 2000)
 	_, err = (&groth16.CPUProver{}).Prove(ctx, pk, w,
-		groth16.WithPhases(func(name string, start, end time.Time) { tr.Add(track, name, start, end) }))
+		groth16.WithPhases(func(name string, start, end time.Time, args ...any) { tr.Add(track, name, start, end, args...) }))
 	span.End()
 	require.NoError(t, err)
 

@@ -10,6 +10,10 @@
 // With -backend cuda (or auto, when the native library loads) H and the
 // MSMs run on GPU 0.
 //
+// With -count N it puts N proofs in flight at once through the gpuc2
+// facade's pipeline (Prover.ProveSeal), shows each partition's progress,
+// checks every proof with VerifySeal and prints seconds per proof.
+//
 // With -c1 it proves a real C1 output (filecoin-ffi JSON or the Commit2In
 // envelope) with the real Filecoin parameters from -params when they are
 // there; test setups are made only for test-size sectors (≤ 512 MiB).
@@ -49,6 +53,7 @@ type options struct {
 	paramsDir  string
 	backend    string
 	traceFile  string
+	count      int
 }
 
 func run() error {
@@ -60,7 +65,11 @@ func run() error {
 	flag.StringVar(&o.paramsDir, "params", gpuc2.DefaultParamsDir(), "directory of Filecoin's parameter files")
 	flag.StringVar(&o.backend, "backend", "auto", "where MSMs run: auto (cuda when the native library loads), cpu or cuda")
 	flag.StringVar(&o.traceFile, "trace", "", "write a Chrome trace of the run (open in Perfetto) to this file")
+	flag.IntVar(&o.count, "count", 1, "proofs in flight at once through the gpuc2 pipeline (synthetic sectors get consecutive sector numbers)")
 	flag.Parse()
+	if o.count < 1 {
+		return fmt.Errorf("-count must be at least 1, not %d", o.count)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -88,6 +97,10 @@ func run() error {
 	}
 	fmt.Printf("C1 checked: %v, %d partitions × %d challenges (%v)\n",
 		c1.RegisteredProof, len(c1.VanillaProofs), sp.ChallengesPerPartition, since(start))
+
+	if o.count > 1 {
+		return runPipeline(ctx, &o, c1, tracer)
+	}
 
 	// The parameters: real files when present, else a cached test setup.
 	span = tracer.Begin(cpu, "parameter load")
@@ -129,7 +142,9 @@ func run() error {
 		var t groth16.Timings
 		span := tracer.Begin(track, "partition", "partition", k)
 		p, err := groth16.Prove(ctx, prover, pk, circuit, groth16.WithTimings(&t),
-			groth16.WithPhases(func(name string, s, e time.Time) { tracer.Add(track, name, s, e, "partition", k) }))
+			groth16.WithPhases(func(name string, s, e time.Time, args ...any) {
+				tracer.Add(track, name, s, e, append([]any{"partition", k}, args...)...)
+			}))
 		span.End()
 		if err != nil {
 			return fmt.Errorf("partition %d: %w", k, err)

@@ -1,0 +1,164 @@
+// Command curiotask shows gpuc2 embedded in the shape of a Curio task: the
+// Prover is made once when the node starts, the task's resource cost comes
+// from gpuc2.Requirements (what harmonytask's TypeDetails declares so the
+// scheduler can admit work), and Do proves a sector's C2 in-process with
+// SealCommitPhase2 and checks it with VerifySeal before it would be sent
+// to the chain.
+//
+// It runs one synthetic 2 KiB sector (test data) against a local TEST-ONLY
+// setup cached under the user cache directory:
+//
+//	go run ./examples/curiotask
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// Resources mirrors harmonytask's resources.Resources: what one task holds.
+type Resources struct {
+	Cpu int     // cores
+	Gpu float64 // GPUs (fractions share one)
+	Ram uint64  // bytes
+}
+
+// TaskTypeDetails mirrors the parts of harmonytask.TaskTypeDetails that a C2 task fills.
+type TaskTypeDetails struct {
+	Name        string
+	Max         int // tasks of this type at once on this node
+	MaxFailures uint
+	Cost        Resources
+}
+
+// C2Task proves PoRep C2 in-process; one per node, shared by all its tasks.
+type C2Task struct {
+	prover *gpuc2.Prover
+	spt    porep.RegisteredSealProof
+	need   gpuc2.Resources
+	max    int
+}
+
+// NewC2Task starts the prover once (parameters are loaded on the first
+// proof, or now with Preload) and prices a task from Requirements.
+func NewC2Task(ctx context.Context, cfg gpuc2.Config, spt porep.RegisteredSealProof) (*C2Task, error) {
+	need, err := gpuc2.Requirements(spt, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p, err := gpuc2.New(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Several proofs in flight keep the GPUs busy; the prover's own host
+	// memory budget keeps them within the machine.
+	return &C2Task{prover: p, spt: spt, need: need, max: 2}, nil
+}
+
+// TypeDetails is what the task scheduler admits work by.
+func (t *C2Task) TypeDetails() TaskTypeDetails {
+	return TaskTypeDetails{
+		Name:        "PoRep-C2",
+		Max:         t.max,
+		MaxFailures: 3,
+		Cost: Resources{
+			Cpu: 1, // synthesis is parallel but shares the cores; 1 lets Curio pack other work around it
+			Gpu: float64(t.need.GPUs) / float64(t.max),
+			Ram: uint64(t.need.HostBytes),
+		},
+	}
+}
+
+// Do proves one sector's C2 and verifies the proof as the chain will. The
+// SealVerifyInfo comes from what Curio keeps per sector (ticket, seed,
+// comm_r, comm_d); here they are read back from the C1 itself.
+func (t *C2Task) Do(ctx context.Context, c1 []byte, sector porep.SectorNumber, miner porep.ActorID) ([]byte, error) {
+	proof, err := t.prover.SealCommitPhase2(ctx, c1, sector, miner)
+	if err != nil {
+		switch {
+		case errors.Is(err, gpuc2.ErrBadInput):
+			return nil, fmt.Errorf("bad C1 output, redo C1: %w", err)
+		case errors.Is(err, gpuc2.ErrOutOfDeviceMemory):
+			return nil, fmt.Errorf("retry later: %w", err)
+		}
+		return nil, err
+	}
+	in, err := porep.ParseC1(c1)
+	if err != nil {
+		return nil, err
+	}
+	var commR [32]byte
+	fr.LittleEndian.PutElement(&commR, in.CommR) // commitments travel as little-endian bytes
+	info := gpuc2.SealVerifyInfo{
+		SealProof:             in.RegisteredProof,
+		SectorID:              gpuc2.SectorID{Miner: miner, Number: sector},
+		Randomness:            in.Ticket[:],
+		InteractiveRandomness: in.Seed[:],
+		Proof:                 proof,
+		SealedCID:             gpuc2.ReplicaCommitmentToCID(commR),
+		UnsealedCID:           gpuc2.DataCommitmentToCID(in.CommD),
+	}
+	ok, err := t.prover.VerifySeal(info)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("the proof does not verify")
+	}
+	return proof, nil
+}
+
+// Close stops the prover when the node shuts down.
+func (t *C2Task) Close() error { return t.prover.Close() }
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "curiotask:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return err
+	}
+	spt := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	task, err := NewC2Task(ctx, gpuc2.Config{TestParamsDir: cache}, spt)
+	if err != nil {
+		return err
+	}
+	defer task.Close()
+	d := task.TypeDetails()
+	fmt.Printf("task %s: max %d, cost cpu %d gpu %.2f ram %.2f GiB\n", d.Name, d.Max, d.Cost.Cpu, d.Cost.Gpu, float64(d.Cost.Ram)/(1<<30))
+
+	miner, sector := porep.ActorID(1000), porep.SectorNumber(1)
+	c1, err := porep.SyntheticC1(ctx, spt, miner, sector, sha256.Sum256([]byte("curiotask synthetic sector")))
+	if err != nil {
+		return err
+	}
+	raw, err := c1.EncodeJSON()
+	if err != nil {
+		return err
+	}
+	fmt.Println("proving a synthetic 2 KiB sector (the first run creates a TEST-ONLY setup, minutes)…")
+	start := time.Now()
+	proof, err := task.Do(ctx, raw, sector, miner)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("sector %d proven and verified in %v: %d bytes\n", sector, time.Since(start).Round(time.Millisecond), len(proof))
+	return nil
+}

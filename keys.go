@@ -1,0 +1,292 @@
+package gpuc2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/bits"
+	"os"
+	"sync"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// keyEntry is one proof type's loaded parameters.
+type keyEntry struct {
+	pk    *groth16.ProvingKey
+	path  string
+	bytes int64 // file size: what the decoded sections occupy on the host
+	refs  int   // proofs using it now
+
+	pvkOnce sync.Once
+	pvk     *groth16.PreparedVerifyingKey
+}
+
+func (e *keyEntry) prepared() *groth16.PreparedVerifyingKey {
+	e.pvkOnce.Do(func() { e.pvk = groth16.PrepareVerifyingKey(e.pk.VerifyingKey()) })
+	return e.pvk
+}
+
+// shape is what the pipeline needs to know of a proof type's partition circuit.
+type shape struct {
+	sizes      synth.Sizes // inputs (with ONE), aux, rows without the input rows
+	hint       synth.Sizes // capacity of a proving assignment: rows padded to the domain
+	domain     int64
+	bytes      int64 // host bytes of one partition's working set
+	partitions int
+}
+
+func newShape(t porep.RegisteredSealProof) (*shape, error) {
+	cp, err := porep.CircuitParams(t)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	sp, err := t.Params()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	s := &shape{sizes: cp.Sizes(), partitions: sp.Partitions}
+	s.domain = domainSize(s.sizes)
+	s.hint = s.sizes
+	s.hint.Rows = int(s.domain)
+	s.bytes = partitionHostBytes(s.sizes)
+	return s, nil
+}
+
+// domainSize is the evaluation domain of a circuit: the rows, with one
+// input row per input, rounded up to a power of two.
+func domainSize(sz synth.Sizes) int64 {
+	n := sz.Rows + sz.Inputs
+	return int64(1) << bits.Len(uint(n-1))
+}
+
+const (
+	frBytes = 32  // an Fr element
+	g1Bytes = 96  // an affine G1 point (in memory and uncompressed on disk)
+	g2Bytes = 192 // an affine G2 point
+)
+
+// partitionHostBytes is one partition's host working set: a, b, c sized to
+// the domain m, the quotient's output or FFT tables (another m), the inputs
+// and aux, and the density bitmaps.
+func partitionHostBytes(sz synth.Sizes) int64 {
+	m := domainSize(sz)
+	vars := int64(sz.Inputs + sz.Aux)
+	return 4*m*frBytes + vars*frBytes + 3*((vars+63)/64)*8
+}
+
+func (p *Prover) shape(t porep.RegisteredSealProof) (*shape, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.shapes[t]; s != nil {
+		return s, nil
+	}
+	s, err := newShape(t)
+	if err != nil {
+		return nil, err
+	}
+	p.shapes[t] = s
+	return s, nil
+}
+
+// acquireKey returns t's parameters, loading them on first use, and counts
+// a user until releaseKey.
+func (p *Prover) acquireKey(ctx context.Context, t porep.RegisteredSealProof) (*keyEntry, error) {
+	p.loadMu.Lock()
+	defer p.loadMu.Unlock()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if e := p.keys[t]; e != nil {
+		e.refs++
+		p.mu.Unlock()
+		return e, nil
+	}
+	p.mu.Unlock()
+
+	e, err := p.openKey(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKeyShape(e.pk, t); err != nil {
+		e.pk.Close()
+		return nil, fmt.Errorf("%s: %w", e.path, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		e.pk.Close()
+		return nil, ErrClosed
+	}
+	e.refs = 1
+	p.keys[t] = e
+	p.updateResident()
+	return e, nil
+}
+
+func (p *Prover) releaseKey(t porep.RegisteredSealProof) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e := p.keys[t]; e != nil {
+		e.refs--
+	}
+}
+
+// updateResident shrinks an automatic host budget by the loaded parameters.
+// p.mu is held.
+func (p *Prover) updateResident() {
+	if !p.budgetAuto {
+		return
+	}
+	var n int64
+	for _, e := range p.keys {
+		n += e.bytes
+	}
+	p.budget.setResident(n)
+}
+
+func (p *Prover) openKey(ctx context.Context, t porep.RegisteredSealProof) (*keyEntry, error) {
+	paramsPath, vkPath, err := FindParams(p.cfg.ParamsDir, t)
+	if err == nil {
+		pk, err := OpenParams(paramsPath, vkPath)
+		if err != nil {
+			return nil, paramsError(paramsPath, err)
+		}
+		p.log.Info("parameters opened", "proof", t, "file", paramsPath)
+		return &keyEntry{pk: pk, path: paramsPath, bytes: fileSize(paramsPath)}, nil
+	}
+	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" || !IsTestSize(t) {
+		return nil, err
+	}
+	pk, path, created, err := TestParams(ctx, p.cfg.TestParamsDir, t)
+	if err != nil {
+		return nil, paramsError(path, err)
+	}
+	p.log.Warn("using TEST-ONLY parameters", "proof", t, "file", path, "created", created)
+	return &keyEntry{pk: pk, path: path, bytes: fileSize(path)}, nil
+}
+
+// paramsError classifies an error of opening a parameter file.
+func paramsError(path string, err error) error {
+	switch {
+	case errors.Is(err, ErrParamsMissing), errors.Is(err, ErrParamsCorrupt):
+		return err
+	case errors.Is(err, groth16.ErrMalformedKey), errors.Is(err, groth16.ErrKeyMismatch):
+		return fmt.Errorf("%w: %s: %w", ErrParamsCorrupt, path, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %w", ErrParamsMissing, err)
+	}
+	return err
+}
+
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// checkKeyShape checks the section counts a key must have for t's circuit,
+// so a key of another circuit is refused before any synthesis.
+func checkKeyShape(pk *groth16.ProvingKey, t porep.RegisteredSealProof) error {
+	s, err := newShape(t)
+	if err != nil {
+		return err
+	}
+	c := pk.Counts()
+	ic := len(pk.VerifyingKey().IC)
+	switch {
+	case ic != s.sizes.Inputs:
+		return fmt.Errorf("%w: the key has %d public inputs, the %v circuit %d", ErrParamsCorrupt, ic, t, s.sizes.Inputs)
+	case int64(c.H) != s.domain-1:
+		return fmt.Errorf("%w: the key has %d h points, the %v circuit needs %d", ErrParamsCorrupt, c.H, t, s.domain-1)
+	case c.L != s.sizes.Aux:
+		return fmt.Errorf("%w: the key has %d l points, the %v circuit has %d aux variables", ErrParamsCorrupt, c.L, t, s.sizes.Aux)
+	case c.A > s.sizes.Inputs+s.sizes.Aux || c.B > s.sizes.Inputs+s.sizes.Aux:
+		return fmt.Errorf("%w: the key's a (%d) or b (%d) section is larger than the %v circuit", ErrParamsCorrupt, c.A, c.B, t)
+	}
+	return nil
+}
+
+// Preload loads t's parameters and decodes every section now, so that the
+// first proof of t does not pay for it, and with the CUDA backend uploads
+// them to each GPU (an error wrapping ErrOutOfDeviceMemory when they do not
+// fit; proofs then stream them from the host). They stay loaded until Evict
+// or Close.
+func (p *Prover) Preload(ctx context.Context, t porep.RegisteredSealProof) error {
+	if err := p.enter(); err != nil {
+		return err
+	}
+	defer p.leave()
+	span := p.tracer.Begin(requestTrack, "parameter load", "proof", t.String(), "preload", true)
+	defer span.End()
+	e, err := p.acquireKey(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer p.releaseKey(t)
+	g1 := []func(context.Context) ([]bls12381.G1Affine, error){e.pk.H, e.pk.L, e.pk.A, e.pk.BG1}
+	for _, f := range g1 {
+		if _, err := f(ctx); err != nil {
+			return paramsError(e.path, err)
+		}
+	}
+	if _, err := e.pk.BG2(ctx); err != nil {
+		return paramsError(e.path, err)
+	}
+	if !p.cfg.SkipSelfVerify {
+		e.prepared()
+	}
+	for _, d := range p.deviceProvers {
+		if pl, ok := d.(devicePreloader); ok {
+			if err := pl.Preload(ctx, e.pk); err != nil {
+				return classify(err)
+			}
+		}
+	}
+	return nil
+}
+
+// Evict releases t's parameters: unused ones leave the GPUs, are unmapped
+// and forgotten (the next proof loads them again); ones in use by a proof
+// drop their decoded host sections, which are decoded again on demand. Cached proving
+// assignments of t's shape are freed too.
+func (p *Prover) Evict(t porep.RegisteredSealProof) error {
+	if err := p.enter(); err != nil {
+		return err
+	}
+	defer p.leave()
+	p.loadMu.Lock()
+	defer p.loadMu.Unlock()
+	p.mu.Lock()
+	e := p.keys[t]
+	s := p.shapes[t]
+	var err error
+	if e != nil {
+		if e.refs > 0 {
+			e.pk.Evict()
+		} else {
+			delete(p.keys, t)
+			for _, d := range p.deviceProvers {
+				if ev, ok := d.(deviceEvicter); ok {
+					ev.Evict(e.pk)
+				}
+			}
+			err = e.pk.Close()
+			p.updateResident()
+		}
+	}
+	p.mu.Unlock()
+	if s != nil {
+		p.budget.dropPool(&s.hint)
+	}
+	return err
+}

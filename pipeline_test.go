@@ -1,0 +1,354 @@
+package gpuc2_test
+
+import (
+	"context"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/testcircuit"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+const name2KiB = "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138test"
+
+// noLeaks records the goroutines before a test and checks at its end that
+// none were left behind, nor temporary files: the test's TMPDIR is a fresh
+// directory (the machine's /tmp is shared) that must end empty.
+func noLeaks(t *testing.T) {
+	t.Helper()
+	goroutines := runtime.NumGoroutine()
+	tmpdir := filepath.Join(t.TempDir(), "tmp") // later t.TempDir calls share its parent
+	require.NoError(t, os.Mkdir(tmpdir, 0o755))
+	t.Setenv("TMPDIR", tmpdir)
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > goroutines {
+			buf := make([]byte, 1<<20)
+			t.Errorf("%d goroutines left behind (%d before):\n%s", n-goroutines, goroutines, buf[:runtime.Stack(buf, true)])
+		}
+		entries, err := os.ReadDir(tmpdir)
+		require.NoError(t, err)
+		assert.Empty(t, entries, "temporary files left behind")
+	})
+}
+
+// writeKey writes a small valid key (of another circuit) as dir/name.params and .vk.
+func writeKey(t *testing.T, dir, name string) (params string) {
+	pk, err := groth16.Setup(context.Background(), &testcircuit.Chain{N: 20, Seed: 1, Inputs: 1}, rand.Reader)
+	require.NoError(t, err)
+	params = filepath.Join(dir, name+".params")
+	require.NoError(t, groth16.WriteParams(params, pk))
+	require.NoError(t, groth16.WriteVerifyingKeyFile(filepath.Join(dir, name+".vk"), pk.VerifyingKey()))
+	return params
+}
+
+// Every way a request can fail without proving gives its documented error
+// at once and leaves no goroutines or files behind.
+func TestProveSealErrors(t *testing.T) {
+	ctx := context.Background()
+	miner, sector := porep.ActorID(1234), porep.SectorNumber(99)
+	_, raw := syntheticC1JSON(t, miner, sector)
+	missing, corrupt, wrong := t.TempDir(), t.TempDir(), t.TempDir()
+	params := writeKey(t, corrupt, name2KiB)
+	data, err := os.ReadFile(params)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(params, data[:len(data)-100], 0o644))
+	writeKey(t, wrong, name2KiB)
+	noLeaks(t)
+
+	cases := []struct {
+		name string
+		cfg  gpuc2.Config
+		c1   []byte
+		ctx  func() context.Context
+		want error
+	}{
+		{"bad C1", gpuc2.Config{ParamsDir: missing}, raw[:len(raw)/2], nil, gpuc2.ErrBadInput},
+		{"wrong sector", gpuc2.Config{ParamsDir: missing}, raw, nil, gpuc2.ErrBadInput},
+		{"missing parameters", gpuc2.Config{ParamsDir: missing}, raw, nil, gpuc2.ErrParamsMissing},
+		{"truncated parameters", gpuc2.Config{ParamsDir: corrupt}, raw, nil, gpuc2.ErrParamsCorrupt},
+		{"parameters of another circuit", gpuc2.Config{ParamsDir: wrong}, raw, nil, gpuc2.ErrParamsCorrupt},
+		{"too small a budget", gpuc2.Config{ParamsDir: missing, HostMemoryBudget: 1 << 20}, raw, nil, gpuc2.ErrBudget},
+		{"cancelled", gpuc2.Config{ParamsDir: missing}, raw, func() context.Context {
+			c, cancel := context.WithCancel(ctx)
+			cancel()
+			return c
+		}, context.Canceled},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.Backend = gpuc2.BackendCPU
+			p, err := gpuc2.New(ctx, tc.cfg)
+			require.NoError(t, err)
+			defer p.Close()
+			rctx := ctx
+			if tc.ctx != nil {
+				rctx = tc.ctx()
+			}
+			s := sector
+			if tc.name == "wrong sector" {
+				s++
+			}
+			start := time.Now()
+			_, err = p.ProveSeal(rctx, gpuc2.SealRequest{C1: tc.c1, Sector: s, Miner: miner})
+			assert.ErrorIs(t, err, tc.want)
+			assert.Less(t, time.Since(start), 30*time.Second, "errors come before any proving")
+			st := p.Status()
+			assert.Zero(t, st.ProofsInFlight)
+			assert.Zero(t, st.HostReservedBytes)
+			assert.Zero(t, st.PartitionsQueued)
+			require.NoError(t, p.Close())
+		})
+	}
+
+	// Preload reports the same parameter errors.
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: corrupt, Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	assert.ErrorIs(t, p.Preload(ctx, porep.RegisteredSealProof_StackedDrg2KiBV1_1), gpuc2.ErrParamsCorrupt)
+	require.NoError(t, p.Close())
+	assert.ErrorIs(t, p.Preload(ctx, porep.RegisteredSealProof_StackedDrg2KiBV1_1), gpuc2.ErrClosed)
+}
+
+// progressLog keeps Progress calls for checks of order.
+type progressLog struct {
+	mu     sync.Mutex
+	events []gpuc2.Progress
+	hook   func(gpuc2.Progress)
+}
+
+func (l *progressLog) record(e gpuc2.Progress) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	hook := l.hook
+	l.mu.Unlock()
+	if hook != nil {
+		hook(e)
+	}
+}
+
+func (l *progressLog) stage(s gpuc2.Stage) []gpuc2.Progress {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []gpuc2.Progress
+	for _, e := range l.events {
+		if e.Stage == s {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Several 2 KiB proofs in flight under a budget of two partitions: all
+// finish, their partitions are scheduled in (proof, partition) order, the
+// budget's high-water mark stays within it; VerifySeal accepts each proof
+// and rejects a flipped byte and another sector number; a proof cancelled
+// during its synthesis returns context.Canceled and gives everything back.
+func TestProveSealPipeline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several 2 KiB proofs take minutes on 2 cores")
+	}
+	ctx := context.Background()
+	spt := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	req, err := gpuc2.Requirements(spt, gpuc2.Config{Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	budget := 2*req.PartitionHostBytes + req.PartitionHostBytes/2
+
+	// The shared TEST-ONLY setup is made (or found) before the leak baseline.
+	pk, _, _, err := gpuc2.TestParams(ctx, testParamsDir(t), spt)
+	require.NoError(t, err)
+	require.NoError(t, pk.Close())
+	noLeaks(t)
+
+	var log progressLog
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t), Backend: gpuc2.BackendCPU,
+		HostMemoryBudget: budget, SynthesisConcurrency: 2, Progress: log.record})
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, p.Preload(ctx, spt))
+	assert.Equal(t, []porep.RegisteredSealProof{spt}, p.Status().Loaded)
+
+	const proofs = 3
+	miner := porep.ActorID(4321)
+	raws := make([][]byte, proofs)
+	for i := range raws {
+		_, raws[i] = syntheticC1JSON(t, miner, porep.SectorNumber(10+i))
+	}
+	results := make([]*gpuc2.SealResult, proofs)
+	errs := make([]error, proofs)
+	var wg sync.WaitGroup
+	for i := range proofs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = p.ProveSeal(ctx, gpuc2.SealRequest{C1: raws[i], Sector: porep.SectorNumber(10 + i), Miner: miner, DealIDs: []gpuc2.DealID{7}})
+		}()
+		time.Sleep(50 * time.Millisecond) // submitted in order, for the log's sake
+	}
+	wg.Wait()
+	for i := range proofs {
+		require.NoError(t, errs[i], "proof %d", i)
+		r := results[i]
+		assert.Len(t, r.Proof, groth16.ProofSize)
+		assert.Equal(t, gpuc2.BackendCPU, r.Backend)
+		assert.Empty(t, r.Devices)
+		assert.Positive(t, r.Timings.Synthesis)
+		assert.Positive(t, r.Timings.Prove)
+		assert.Positive(t, r.Timings.Verify)
+		assert.GreaterOrEqual(t, r.Timings.Total, r.Timings.Prove)
+		info := r.VerifyInfo
+		assert.Equal(t, porep.SectorNumber(10+i), info.Number)
+		assert.Equal(t, miner, info.Miner)
+		assert.Equal(t, []gpuc2.DealID{7}, info.DealIDs)
+		assert.Regexp(t, "^bagboea4b5abc", info.SealedCID.String())
+		assert.Regexp(t, "^baga6ea4sea", info.UnsealedCID.String())
+	}
+
+	// Scheduled in (proof, partition) order, proofs numbered as submitted.
+	var order []uint64
+	for _, e := range log.stage(gpuc2.StageScheduled) {
+		order = append(order, e.Proof)
+	}
+	assert.Len(t, order, proofs)
+	assert.True(t, slices.IsSorted(order), "scheduling order %v", order)
+	assert.Len(t, log.stage(gpuc2.StageVerified), proofs)
+
+	st := p.Status()
+	assert.LessOrEqual(t, st.HostPeakBytes, budget, "high-water mark within the budget")
+	assert.GreaterOrEqual(t, st.HostPeakBytes, 2*req.PartitionHostBytes, "two partitions were held at once")
+	assert.Equal(t, st.HostParkedBytes, st.HostReservedBytes, "only parked assignments stay reserved")
+	assert.Zero(t, st.ProofsInFlight)
+
+	// VerifySeal: accepts, rejects a flipped byte and another sector.
+	info := results[0].VerifyInfo
+	ok, err := p.VerifySeal(info)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	flipped := info
+	flipped.Proof = slices.Clone(info.Proof)
+	flipped.Proof[groth16.ProofSize-1] ^= 1
+	ok, _ = p.VerifySeal(flipped)
+	assert.False(t, ok, "flipped byte")
+	other := info
+	other.Number++
+	ok, err = p.VerifySeal(other)
+	require.NoError(t, err)
+	assert.False(t, ok, "another sector number")
+	other = results[1].VerifyInfo
+	other.Proof = info.Proof
+	ok, err = p.VerifySeal(other)
+	require.NoError(t, err)
+	assert.False(t, ok, "another sector's proof")
+	_, err = p.VerifySeal(gpuc2.SealVerifyInfo{SealProof: spt})
+	assert.ErrorIs(t, err, gpuc2.ErrBadInput)
+
+	// Cancelled during synthesis: context.Canceled, and everything given back.
+	cctx, cancel := context.WithCancel(ctx)
+	log.mu.Lock()
+	log.hook = func(e gpuc2.Progress) {
+		if e.Stage == gpuc2.StageSynthesis && e.Sector == 99 {
+			cancel()
+		}
+	}
+	log.mu.Unlock()
+	_, raw := syntheticC1JSON(t, miner, 99)
+	start := time.Now()
+	_, err = p.ProveSeal(cctx, gpuc2.SealRequest{C1: raw, Sector: 99, Miner: miner})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, time.Since(start), 20*time.Second, "cancellation is prompt")
+	st = p.Status()
+	assert.Zero(t, st.ProofsInFlight)
+	assert.Equal(t, st.HostParkedBytes, st.HostReservedBytes)
+
+	// Evict frees the parameters and the parked assignments.
+	require.NoError(t, p.Evict(spt))
+	st = p.Status()
+	assert.Empty(t, st.Loaded)
+	assert.Zero(t, st.HostReservedBytes)
+	require.NoError(t, p.Close())
+}
+
+// The facade proves and verifies an 8 MiB sector. Its test setup and proof
+// take tens of minutes on 2 cores: set GPUC2_TEST_8MIB=1 to run it.
+func TestProveSeal8MiB(t *testing.T) {
+	if testing.Short() || os.Getenv("GPUC2_TEST_8MIB") == "" {
+		t.Skip("set GPUC2_TEST_8MIB=1 (and allow tens of minutes) to prove an 8 MiB sector")
+	}
+	ctx := context.Background()
+	spt := porep.RegisteredSealProof_StackedDrg8MiBV1_1
+	miner, sector := porep.ActorID(1000), porep.SectorNumber(8)
+	c1, err := porep.SyntheticC1(ctx, spt, miner, sector, [32]byte{8})
+	require.NoError(t, err)
+	raw, err := c1.EncodeJSON()
+	require.NoError(t, err)
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t)})
+	require.NoError(t, err)
+	defer p.Close()
+	res, err := p.ProveSeal(ctx, gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner})
+	require.NoError(t, err)
+	assert.Len(t, res.Proof, len(c1.VanillaProofs)*groth16.ProofSize)
+	ok, err := p.VerifySeal(res.VerifyInfo)
+	require.NoError(t, err)
+	assert.True(t, ok)
+}
+
+func TestRequirements(t *testing.T) {
+	small, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg2KiBV1_1, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	assert.Equal(t, 1, small.Partitions)
+	assert.Equal(t, int64(1<<22), small.Domain)
+	assert.Greater(t, small.PartitionHostBytes, int64(512<<20), "a, b, c, h over 2^22 rows")
+	assert.Less(t, small.PartitionHostBytes, int64(1<<30))
+	assert.Greater(t, small.HostBytes, small.PartitionHostBytes+small.ParamsBytes)
+	assert.False(t, small.ParamsExact)
+	assert.Zero(t, small.GPUs)
+	assert.Zero(t, small.VRAMBytes)
+	assert.Zero(t, small.PinnedBytes)
+
+	cfg := gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCUDA}
+	big, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 10, big.Partitions)
+	assert.Equal(t, int64(1<<27), big.Domain)
+	assert.Equal(t, 130_278_869, big.Constraints)
+	assert.InEpsilon(t, 47.4e9, float64(big.ParamsBytes), 0.01, "the published 32 GiB .params size")
+	assert.Greater(t, big.VRAMBytes, int64(40<<30), "the SRS and a working set")
+	assert.Less(t, big.VRAMBytes, int64(141e9), "fits one H200")
+	assert.Equal(t, 1, big.GPUs)
+	assert.Equal(t, int64(groth16.UploadStagingBytes), big.PinnedBytes, "one worker's upload staging")
+	assert.Greater(t, big.HostBytes, big.ParamsBytes+big.PartitionHostBytes)
+	cfg.WorkersPerDevice = 2
+	two, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
+	require.NoError(t, err)
+	assert.Greater(t, two.VRAMBytes, big.VRAMBytes)
+	cfg.HostMemoryBudget = 1 << 30
+	capped, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
+	require.NoError(t, err)
+	assert.Less(t, capped.HostBytes, two.HostBytes, "the budget caps the working sets")
+
+	// A parameter file present gives its exact size (even of another circuit).
+	dir := t.TempDir()
+	params := writeKey(t, dir, name2KiB)
+	r, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg2KiBV1_1, gpuc2.Config{ParamsDir: dir})
+	require.NoError(t, err)
+	st, err := os.Stat(params)
+	require.NoError(t, err)
+	assert.True(t, r.ParamsExact)
+	assert.Equal(t, st.Size(), r.ParamsBytes)
+
+	_, err = gpuc2.Requirements(porep.RegisteredSealProof(99), gpuc2.Config{})
+	assert.ErrorIs(t, err, gpuc2.ErrBadInput)
+}

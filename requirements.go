@@ -1,0 +1,132 @@
+package gpuc2
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// Resources are the resources one proof of a proof type needs, for a
+// scheduler's admission (Curio's harmonytask costs): the host RAM, pinned
+// host memory, VRAM per GPU and GPUs.
+type Resources struct {
+	Partitions  int
+	Constraints int   // rows of one partition circuit, input rows included
+	Domain      int64 // the FFT domain of a partition
+	// PartitionHostBytes is one partition's working set: what the host
+	// memory budget reserves per partition (a, b, c and the quotient's
+	// scratch over the domain, inputs and aux, densities).
+	PartitionHostBytes int64
+	// ParamsBytes is the size of the .params file; the decoded sections
+	// take as much on the host, and the SRS as much on a GPU. ParamsExact
+	// says whether it comes from the file itself (else from the circuit's
+	// shape: the published counts for 32 GiB, upper bounds on the a and b
+	// sections for other sizes).
+	ParamsBytes int64
+	ParamsExact bool
+	// HostBytes is host RAM for one proof on its own: the decoded
+	// parameters, the partition working sets the configured concurrency
+	// holds at once (capped by the host budget), and 512 MiB for the C1,
+	// its graph and the runtime.
+	HostBytes int64
+	// PinnedBytes is page-locked host memory for the CUDA path: the upload
+	// staging chunks of each GPU worker (0 on the CPU).
+	PinnedBytes int64
+	// VRAMBytes is memory per GPU: the SRS resident (the sections' points as
+	// affine G1/G2) plus each of the device's workers' working set (a, b, c,
+	// the quotient, aux scalars, MSM buckets). Today's CUDAProver uploads the
+	// SRS per call and needs less; this is the resident-SRS design's figure.
+	VRAMBytes int64
+	// GPUs is the number of GPUs one proof needs: 1 with the CUDA backend
+	// (its partitions may spread over more), 0 on the CPU.
+	GPUs int
+}
+
+// Requirements returns what one proof of t needs under cfg: its backend
+// (auto resolved by whether the native library loads), WorkersPerDevice,
+// SynthesisConcurrency, HostMemoryBudget, and ParamsDir/TestParamsDir for
+// the exact parameter file size when the file is there.
+func Requirements(t porep.RegisteredSealProof, cfg Config) (Resources, error) {
+	sh, err := newShape(t)
+	if err != nil {
+		return Resources{}, err
+	}
+	r := Resources{
+		Partitions:         sh.partitions,
+		Constraints:        sh.sizes.Rows + sh.sizes.Inputs,
+		Domain:             sh.domain,
+		PartitionHostBytes: sh.bytes,
+	}
+	counts, ic, file, exact, err := paramsShape(t, cfg, sh)
+	if err != nil {
+		return Resources{}, err
+	}
+	r.ParamsBytes, r.ParamsExact = file, exact
+
+	cuda := cfg.Backend == BackendCUDA || ((cfg.Backend == "" || cfg.Backend == BackendAuto) && native.Available())
+	workers := max(cfg.WorkersPerDevice, 1)
+	conc := cfg.SynthesisConcurrency
+	if conc <= 0 {
+		conc = 1
+		if cuda {
+			conc = workers + 1
+		}
+	}
+	held := min(int64(sh.partitions), int64(conc+workers)) * sh.bytes
+	if cfg.HostMemoryBudget > 0 {
+		held = min(held, max(cfg.HostMemoryBudget, sh.bytes))
+	}
+	r.HostBytes = file + held + 512<<20
+	if cuda {
+		m := sh.domain
+		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
+		r.PinnedBytes = int64(workers) * groth16.UploadStagingBytes
+		srs := int64(counts.H+counts.L+counts.A+counts.B+ic)*g1Bytes + int64(counts.B)*g2Bytes
+		gc := groth16.SectionCounts{H: counts.H, L: counts.L, A: counts.A, B: counts.B}
+		r.VRAMBytes = srs + int64(workers)*groth16.ProofDeviceBytes(gc, int(m), int(vars))
+		r.GPUs = 1
+	}
+	return r, nil
+}
+
+// The published section counts of the 32 GiB circuit (FILECOIN-C2-FACTS §5).
+var counts32GiB = groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282}
+
+// paramsShape returns t's key section counts, public inputs and .params
+// size: from the file when cfg's directories hold it, else from the circuit.
+func paramsShape(t porep.RegisteredSealProof, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
+	dir := cfg.ParamsDir
+	if dir == "" {
+		dir = DefaultParamsDir()
+	}
+	path, _, ferr := FindParams(dir, t)
+	if ferr != nil && cfg.TestParamsDir != "" && IsTestSize(t) {
+		path, ferr = TestParamsPath(cfg.TestParamsDir, t), nil
+		if fileSize(path) == 0 {
+			ferr = ErrParamsMissing
+		}
+	}
+	if ferr == nil {
+		pk, err := groth16.OpenProvingKey(path)
+		if err == nil {
+			defer pk.Close()
+			return pk.Counts(), len(pk.VerifyingKey().IC), fileSize(path), true, nil
+		}
+		if !errors.Is(err, groth16.ErrMalformedKey) {
+			return c, 0, 0, false, err
+		}
+		return c, 0, 0, false, fmt.Errorf("%w: %s: %w", ErrParamsCorrupt, path, err)
+	}
+	ic = sh.sizes.Inputs
+	vars := sh.sizes.Inputs + sh.sizes.Aux
+	c = groth16.SectionCounts{H: int(sh.domain - 1), L: sh.sizes.Aux, A: vars, B: vars}
+	if sp, _ := t.Params(); sp.SectorSize == 32<<30 && counts32GiB.L == sh.sizes.Aux {
+		c = counts32GiB
+	}
+	// VK (868 bytes with the ic count) + ic + five section counts + points.
+	size = 868 + int64(ic)*g1Bytes + 5*4 + int64(c.H+c.L+c.A+c.B)*g1Bytes + int64(c.B)*g2Bytes
+	return c, ic, size, false, nil
+}
