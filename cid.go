@@ -9,7 +9,7 @@ import (
 
 // Filecoin's commitment CIDs (go-fil-commcid): CIDv1 with
 //
-//	comm_r: codec fil-commitment-sealed (0xf102), multihash poseidon-bls12_381-a2-fc1 (0xb401)
+//	comm_r: codec fil-commitment-sealed (0xf102), multihash poseidon-bls12_381-a1-fc1 (0xb401)
 //	comm_d: codec fil-commitment-unsealed (0xf101), multihash sha2-256-trunc254-padded (0x1012)
 //
 // and the 32-byte commitment (little-endian field element bytes, as

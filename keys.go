@@ -97,6 +97,9 @@ func (p *Prover) shape(t porep.RegisteredSealProof) (*shape, error) {
 // acquireKey returns t's parameters, loading them on first use, and counts
 // a user until releaseKey.
 func (p *Prover) acquireKey(ctx context.Context, t porep.RegisteredSealProof) (*keyEntry, error) {
+	if e, err := p.cachedKey(t); e != nil || err != nil {
+		return e, err // loaded: no wait behind another type's load
+	}
 	p.loadMu.Lock()
 	defer p.loadMu.Unlock()
 	p.mu.Lock()
@@ -128,6 +131,20 @@ func (p *Prover) acquireKey(ctx context.Context, t porep.RegisteredSealProof) (*
 	e.refs = 1
 	p.keys[t] = e
 	p.updateResident()
+	return e, nil
+}
+
+// cachedKey returns t's loaded parameters with a user counted, or nil.
+func (p *Prover) cachedKey(t porep.RegisteredSealProof) (*keyEntry, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, ErrClosed
+	}
+	e := p.keys[t]
+	if e != nil {
+		e.refs++
+	}
 	return e, nil
 }
 
@@ -245,12 +262,22 @@ func (p *Prover) Preload(ctx context.Context, t porep.RegisteredSealProof) error
 	if !p.cfg.SkipSelfVerify {
 		e.prepared()
 	}
+	uploaded := len(p.deviceProvers) > 0
 	for _, d := range p.deviceProvers {
-		if pl, ok := d.(devicePreloader); ok {
-			if err := pl.Preload(ctx, e.pk); err != nil {
-				return classify(err)
-			}
+		pl, ok := d.(devicePreloader)
+		if !ok {
+			uploaded = false
+			continue
 		}
+		if err := pl.Preload(ctx, e.pk); err != nil {
+			return classify(err)
+		}
+	}
+	if uploaded {
+		// Every GPU holds the key: drop the decoded host sections of a
+		// file-backed key (about 44 GiB at 32 GiB); they are decoded again
+		// only if a proof ever has to stream them.
+		e.pk.Evict()
 	}
 	return nil
 }

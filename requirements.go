@@ -35,10 +35,9 @@ type Resources struct {
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
 	// staging chunks of each GPU worker (0 on the CPU).
 	PinnedBytes int64
-	// VRAMBytes is memory per GPU: the SRS resident (the sections' points as
+	// VRAMBytes is memory per GPU: the key resident (the sections' points as
 	// affine G1/G2) plus each of the device's workers' working set (a, b, c,
-	// the quotient, aux scalars, MSM buckets). Today's CUDAProver uploads the
-	// SRS per call and needs less; this is the resident-SRS design's figure.
+	// aux and input scalars, MSM temporaries), as groth16.CUDAProver reserves them.
 	VRAMBytes int64
 	// GPUs is the number of GPUs one proof needs: 1 with the CUDA backend
 	// (its partitions may spread over more), 0 on the CPU.
@@ -60,7 +59,7 @@ func Requirements(t porep.RegisteredSealProof, cfg Config) (Resources, error) {
 		Domain:             sh.domain,
 		PartitionHostBytes: sh.bytes,
 	}
-	counts, ic, file, exact, err := paramsShape(t, cfg, sh)
+	counts, _, file, exact, err := paramsShape(t, cfg, sh)
 	if err != nil {
 		return Resources{}, err
 	}
@@ -84,9 +83,7 @@ func Requirements(t porep.RegisteredSealProof, cfg Config) (Resources, error) {
 		m := sh.domain
 		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
 		r.PinnedBytes = int64(workers) * groth16.UploadStagingBytes
-		srs := int64(counts.H+counts.L+counts.A+counts.B+ic)*g1Bytes + int64(counts.B)*g2Bytes
-		gc := groth16.SectionCounts{H: counts.H, L: counts.L, A: counts.A, B: counts.B}
-		r.VRAMBytes = srs + int64(workers)*groth16.ProofDeviceBytes(gc, int(m), int(vars))
+		r.VRAMBytes = groth16.KeyBytes(counts) + int64(workers)*groth16.ProofDeviceBytes(counts, int(m), int(vars))
 		r.GPUs = 1
 	}
 	return r, nil

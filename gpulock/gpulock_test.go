@@ -280,3 +280,37 @@ func TestTwoWorkersOverlap(t *testing.T) {
 	assert.GreaterOrEqual(t, speedup, 1.6)
 	assert.Greater(t, m.OverlapFraction(), 0.5)
 }
+
+// TryReserve takes free room at once and otherwise fails without waiting;
+// it does not jump ahead of its own refusals into the budget.
+func TestTryReserve(t *testing.T) {
+	d, err := gpulock.NewDevice(gpulock.Config{TotalBytes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := d.NewJob()
+	if ok, err := a.TryReserve(60); !ok || err != nil {
+		t.Fatalf("first TryReserve: %v %v", ok, err)
+	}
+	b := d.NewJob()
+	if ok, err := b.TryReserve(50); ok || err != nil {
+		t.Fatalf("TryReserve beyond the free room: %v %v", ok, err)
+	}
+	if _, err := b.TryReserve(101); !errors.Is(err, gpulock.ErrTooLarge) {
+		t.Fatalf("larger than the budget: %v", err)
+	}
+	if ok, _ := b.TryReserve(40); !ok {
+		t.Fatal("TryReserve of the free room refused")
+	}
+	if m := d.Metrics(); m.ReservedBytes != 100 || m.PeakReservedBytes != 100 {
+		t.Fatalf("metrics %+v", m)
+	}
+	a.Done()
+	b.Done()
+	if m := d.Metrics(); m.ReservedBytes != 0 {
+		t.Fatalf("reserved after Done: %d", m.ReservedBytes)
+	}
+	if _, err := a.TryReserve(1); !errors.Is(err, gpulock.ErrOrder) {
+		t.Fatalf("TryReserve after Done: %v", err)
+	}
+}

@@ -71,6 +71,34 @@ func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 	return nil
 }
 
+// TryReserve reserves bytes only if they are free now and nobody waits
+// before this job; it never blocks. For long-lived reservations (a resident
+// key) that must not queue ahead of proofs.
+func (j *Job) TryReserve(bytes int64) (bool, error) {
+	if err := j.expect(stateNew, "TryReserve"); err != nil {
+		return false, err
+	}
+	d := j.d
+	if bytes < 0 {
+		return false, fmt.Errorf("gpulock: device %d: negative reservation %d", d.ordinal, bytes)
+	}
+	if bytes > d.budget {
+		return false, fmt.Errorf("%w: device %d: %d bytes asked, budget %d", ErrTooLarge, d.ordinal, bytes, d.budget)
+	}
+	if !d.mem.TryAcquire(bytes) {
+		return false, nil
+	}
+	now := time.Now()
+	d.transition(func() {
+		d.m.Reservations++
+		d.reservedNow += bytes
+		d.m.ReservedBytes = d.reservedNow
+		d.m.PeakReservedBytes = max(d.m.PeakReservedBytes, d.reservedNow)
+	})
+	j.state, j.bytes, j.reservedAt = stateReserved, bytes, now
+	return true, nil
+}
+
 // Upload runs fn, the job's host-to-device copies, and counts its time as
 // upload time (overlapping other jobs' compute is the point of the protocol).
 func (j *Job) Upload(fn func() error) error {

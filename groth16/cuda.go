@@ -105,7 +105,7 @@ func (p *CUDAProver) Evict(pk *ProvingKey) {
 	}
 }
 
-// Close evicts every key.
+// Close evicts every key and frees the idle pinned staging chunks.
 func (p *CUDAProver) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -113,6 +113,7 @@ func (p *CUDAProver) Close() error {
 		dk.Free()
 		delete(p.keys, pk)
 	}
+	freeIdleStaging()
 	return nil
 }
 
@@ -141,7 +142,10 @@ func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey) (dk *Devic
 		p.markUnfit(pk)
 		return nil, false, nil
 	}
-	dk, err = UploadKey(ctx, p.Device, p.Gate, pk)
+	dk, err = uploadKey(ctx, p.Device, p.Gate, pk, false)
+	if errors.Is(err, errKeyNoRoom) {
+		return nil, false, nil // stream this proof; try again next time
+	}
 	if errors.Is(err, native.ErrOutOfMemory) || errors.Is(err, gpulock.ErrTooLarge) {
 		p.markUnfit(pk)
 		return nil, false, nil
@@ -188,14 +192,25 @@ func KeyBytes(c SectionCounts) int64 {
 	return int64(c.H+c.L+c.A+c.B)*g1Bytes + int64(c.B)*g2Bytes
 }
 
+// errKeyNoRoom reports that a key's reservation is not free right now.
+var errKeyNoRoom = errors.New("groth16: no room for the resident key now")
+
 // allocKey allocates the sections of a key with counts c on the device,
-// reserving them in gate (if any) first.
-func allocKey(ctx context.Context, device int, gate *gpulock.Device, c SectionCounts) (*DeviceKey, error) {
+// reserving them in gate (if any) first: waiting for the room when wait is
+// set, else failing with errKeyNoRoom at once (a key held for hours must
+// not queue ahead of proofs).
+func allocKey(ctx context.Context, device int, gate *gpulock.Device, c SectionCounts, wait bool) (*DeviceKey, error) {
 	dk := &DeviceKey{device: device, counts: c}
 	if gate != nil {
 		dk.job = gate.NewJob()
-		if err := dk.job.Reserve(ctx, KeyBytes(c)); err != nil {
+		if wait {
+			if err := dk.job.Reserve(ctx, KeyBytes(c)); err != nil {
+				return nil, fmt.Errorf("groth16: resident key: %w", err)
+			}
+		} else if ok, err := dk.job.TryReserve(KeyBytes(c)); err != nil {
 			return nil, fmt.Errorf("groth16: resident key: %w", err)
+		} else if !ok {
+			return nil, errKeyNoRoom
 		}
 	}
 	sizes := []struct {
@@ -214,9 +229,14 @@ func allocKey(ctx context.Context, device int, gate *gpulock.Device, c SectionCo
 	return dk, nil
 }
 
-// UploadKey copies pk's query points to the device. gate may be nil.
+// UploadKey copies pk's query points to the device, waiting for room in
+// gate (which may be nil).
 func UploadKey(ctx context.Context, device int, gate *gpulock.Device, pk *ProvingKey) (*DeviceKey, error) {
-	dk, err := allocKey(ctx, device, gate, pk.Counts())
+	return uploadKey(ctx, device, gate, pk, true)
+}
+
+func uploadKey(ctx context.Context, device int, gate *gpulock.Device, pk *ProvingKey, wait bool) (*DeviceKey, error) {
+	dk, err := allocKey(ctx, device, gate, pk.Counts(), wait)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +286,7 @@ func NewTiledDeviceKey(ctx context.Context, device int, gate *gpulock.Device, c 
 	if len(tile1) == 0 || len(tile2) == 0 {
 		return nil, errors.New("groth16: tiled key needs non-empty tiles")
 	}
-	dk, err := allocKey(ctx, device, gate, c)
+	dk, err := allocKey(ctx, device, gate, c, true)
 	if err != nil {
 		return nil, err
 	}
@@ -566,8 +586,11 @@ func ProveResident(ctx context.Context, gate *gpulock.Device, dk *DeviceKey, vk 
 // checkCounts is checkShape against bare section counts.
 func checkCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) (int, error) {
 	n := w.NumRows()
-	if n < 2 || n > maxDomain {
+	if n < 2 {
 		return 0, fmt.Errorf("%w: circuit has %d rows", ErrKeyMismatch, n)
+	}
+	if n > maxDomain {
+		return 0, fmt.Errorf("%w: %d rows exceed the field's 2-adicity", ErrKeyMismatch, n)
 	}
 	m := 1 << bits.Len(uint(n-1))
 	nIn := len(w.Inputs)
@@ -616,11 +639,7 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 // call: the H pipeline (a, b, c and the result, m elements each) or the
 // largest MSM (points, scalars and temporaries).
 func streamingBytes(pk *ProvingKey, w *synth.ProvingAssignment) int64 {
-	n := int64(w.NumRows() + len(w.Inputs))
-	m := int64(1)
-	for m < n {
-		m <<= 1
-	}
+	m := int64(1) << bits.Len(uint(w.NumRows()+len(w.Inputs)-1))
 	c := pk.Counts()
 	hBytes := 4 * m * frSize
 	msmBytes := max(int64(c.H), int64(c.L), int64(c.A))*(g1Bytes+frSize) + int64(c.B)*(g2Bytes+frSize)

@@ -38,6 +38,16 @@ func getStageChunk() (*native.Pinned, error) {
 	return native.AllocPinned(stageChunkBytes)
 }
 
+// freeIdleStaging frees the chunks no upload holds now.
+func freeIdleStaging() {
+	stagePool.mu.Lock()
+	defer stagePool.mu.Unlock()
+	for _, p := range stagePool.free {
+		p.Free()
+	}
+	stagePool.free = nil
+}
+
 func putStageChunk(p *native.Pinned) {
 	stagePool.mu.Lock()
 	stagePool.free = append(stagePool.free, p)

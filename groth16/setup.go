@@ -191,14 +191,28 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts
 	var pts []bls12381.G1Affine
 	var pts2 []bls12381.G2Affine
 	if cfg.gpu {
+		// In chunks, so a cancelled setup stops within one chunk's time.
+		const chunk = 1 << 25
 		pts = make([]bls12381.G1Affine, len(g1s))
-		if err := native.FixedBaseG1(cfg.device, &g1, g1s, pts); err != nil {
-			return nil, fmt.Errorf("groth16: setup: %w", err)
+		for lo := 0; lo < len(g1s); lo += chunk {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			hi := min(lo+chunk, len(g1s))
+			if err := native.FixedBaseG1(cfg.device, &g1, g1s[lo:hi], pts[lo:hi]); err != nil {
+				return nil, fmt.Errorf("groth16: setup: %w", err)
+			}
 		}
 		g1s = nil
 		pts2 = make([]bls12381.G2Affine, len(g2s))
-		if err := native.FixedBaseG2(cfg.device, &g2, g2s, pts2); err != nil {
-			return nil, fmt.Errorf("groth16: setup: %w", err)
+		for lo := 0; lo < len(g2s); lo += chunk {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			hi := min(lo+chunk, len(g2s))
+			if err := native.FixedBaseG2(cfg.device, &g2, g2s[lo:hi], pts2[lo:hi]); err != nil {
+				return nil, fmt.Errorf("groth16: setup: %w", err)
+			}
 		}
 	} else {
 		var err error

@@ -123,9 +123,11 @@ typedef struct gpuc2_api_t {
   int (*stream_destroy)(int32_t device, gpuc2_stream s, char* msg, size_t msg_len);
   /* Waits until all work enqueued on s has finished. */
   int (*stream_sync)(int32_t device, gpuc2_stream s, char* msg, size_t msg_len);
-  /* Device memory. s == NULL: cudaMalloc (long-lived data such as the SRS);
-   * otherwise from the stream-ordered pool, usable in stream order on s. Free
-   * with the same s. */
+  /* Device memory. s == NULL: cudaMalloc (long-lived data such as the SRS;
+   * the one exception to "no device-wide synchronization": when it runs out
+   * of memory it synchronizes the device, trims the pool and tries once
+   * more); otherwise from the stream-ordered pool, usable in stream order on
+   * s. Free with the same s. */
   int (*device_alloc)(int32_t device, gpuc2_stream s, uint64_t bytes, void** out, char* msg, size_t msg_len);
   int (*device_free)(int32_t device, gpuc2_stream s, void* p, char* msg, size_t msg_len);
   /* Pinned (page-locked) host memory, for copies that overlap computation. */
