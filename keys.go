@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/bits"
 	"os"
 	"sync"
 
@@ -61,8 +60,7 @@ func newShape(t porep.RegisteredSealProof) (*shape, error) {
 // domainSize is the evaluation domain of a circuit: the rows, with one
 // input row per input, rounded up to a power of two.
 func domainSize(sz synth.Sizes) int64 {
-	n := sz.Rows + sz.Inputs
-	return int64(1) << bits.Len(uint(n-1))
+	return int64(sz.Domain())
 }
 
 const (

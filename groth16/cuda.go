@@ -592,7 +592,7 @@ func checkCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) 
 	if n > maxDomain {
 		return 0, fmt.Errorf("%w: %d rows exceed the field's 2-adicity", ErrKeyMismatch, n)
 	}
-	m := 1 << bits.Len(uint(n-1))
+	m := synth.DomainSize(n)
 	nIn := len(w.Inputs)
 	switch {
 	case len(vk.IC) != nIn:
@@ -639,7 +639,7 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 // call: the H pipeline (a, b, c and the result, m elements each) or the
 // largest MSM (points, scalars and temporaries).
 func streamingBytes(pk *ProvingKey, w *synth.ProvingAssignment) int64 {
-	m := int64(1) << bits.Len(uint(w.NumRows()+len(w.Inputs)-1))
+	m := int64(synth.DomainSize(w.NumRows() + len(w.Inputs)))
 	c := pk.Counts()
 	hBytes := 4 * m * frSize
 	msmBytes := max(int64(c.H), int64(c.L), int64(c.A))*(g1Bytes+frSize) + int64(c.B)*(g2Bytes+frSize)

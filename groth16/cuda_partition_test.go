@@ -42,7 +42,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 		b.Skip("no native CUDA library")
 	}
 	ctx := context.Background()
-	spt, err := proofForSize(*partitionSize)
+	spt, err := porep.ProofForSectorSize(*partitionSize)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,11 +56,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 		b.Fatal(err)
 	}
 	hint := circuit.Params.Sizes()
-	rows := hint.Rows + hint.Inputs
-	hint.Rows = 1
-	for hint.Rows < rows {
-		hint.Rows <<= 1
-	}
+	hint.Rows = hint.Domain()
 	w := synth.NewProvingAssignment(hint)
 	if err := circuit.Synthesize(ctx, w); err != nil {
 		b.Fatal(err)
@@ -70,10 +66,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 	fmt.Fprintln(os.Stderr)
 	logScalarStats(w)
 
-	m := 1
-	for m < w.NumRows() {
-		m <<= 1
-	}
+	m := synth.DomainSize(w.NumRows())
 	counts := groth16.SectionCounts{H: m - 1, L: len(w.Aux), A: len(w.Inputs) + w.AAux.Count(), B: w.BInput.Count() + w.BAux.Count()}
 	vk := &groth16.VerifyingKey{IC: nativetest.G1(len(w.Inputs), len(w.Inputs))}
 	devs, err := native.Devices()
@@ -191,16 +184,6 @@ func metricsSum(gates []*gpulock.Device) gpulock.Metrics {
 		s.PeakReservedBytes = max(s.PeakReservedBytes, m.PeakReservedBytes)
 	}
 	return s
-}
-
-func proofForSize(size string) (porep.RegisteredSealProof, error) {
-	for _, p := range []porep.RegisteredSealProof{porep.RegisteredSealProof_StackedDrg2KiBV1_1, porep.RegisteredSealProof_StackedDrg8MiBV1_1,
-		porep.RegisteredSealProof_StackedDrg512MiBV1_1, porep.RegisteredSealProof_StackedDrg32GiBV1_1, porep.RegisteredSealProof_StackedDrg64GiBV1_1} {
-		if strings.Contains(p.String(), size+"V1_1") {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown sector size %q", size)
 }
 
 // logScalarStats reports how many aux values are 0, 1 or wider: what the

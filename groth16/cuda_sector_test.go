@@ -46,7 +46,7 @@ func BenchmarkCUDASector(b *testing.B) {
 	}
 	ctx := context.Background()
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-	spt, err := proofForSize(*sectorSize)
+	spt, err := porep.ProofForSectorSize(*sectorSize)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,9 +124,7 @@ func BenchmarkCUDASector(b *testing.B) {
 					}
 					if w == nil {
 						hint := circ.Params.Sizes()
-						rows := hint.Rows + hint.Inputs
-						for hint.Rows = 1; hint.Rows < rows; hint.Rows <<= 1 {
-						}
+						hint.Rows = hint.Domain()
 						w = synth.NewProvingAssignment(hint)
 					} else {
 						w.Reset()

@@ -1,12 +1,13 @@
 package groth16
 
 import (
-	"runtime"
+	"context"
 	"sync"
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
 )
 
@@ -99,16 +100,8 @@ func uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) 
 
 // parallelCopy copies src into dst on several cores.
 func parallelCopy(dst, src []byte) {
-	workers := min(8, runtime.GOMAXPROCS(0))
-	part := (len(src) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(src); lo += part {
-		hi := min(lo+part, len(src))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			copy(dst[lo:hi], src[lo:hi])
-		}()
-	}
-	wg.Wait()
+	_ = par.Range(context.Background(), len(src), 8<<20, func(lo, hi int) error {
+		copy(dst[lo:hi], src[lo:hi])
+		return nil
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"math/bits"
 	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -85,9 +84,7 @@ func Prove(ctx context.Context, p Prover, pk *ProvingKey, circuit synth.Circuit,
 		// the input rows and the padding to the domain, so the quotient
 		// works in place instead of copying a, b and c.
 		hint = sz.Sizes()
-		if n := hint.Rows + hint.Inputs; n > 1 {
-			hint.Rows = 1 << bits.Len(uint(n-1))
-		}
+		hint.Rows = hint.Domain()
 	}
 	w := synth.NewProvingAssignment(hint)
 	if err := circuit.Synthesize(ctx, w); err != nil {

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"math/bits"
-	"runtime"
 	"sync"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/msm"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
@@ -65,7 +64,7 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts
 	if n > maxDomain {
 		return nil, fmt.Errorf("groth16: setup: %d rows exceed the field's 2-adicity", n)
 	}
-	m := 1 << bits.Len(uint(n-1))
+	m := synth.DomainSize(n)
 	domain := fft.NewDomain(uint64(m))
 
 	var tw toxicWaste
@@ -80,7 +79,7 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts
 	var scale, mInv fr.Element
 	mInv.SetUint64(uint64(m)).Inverse(&mInv)
 	scale.Mul(&zt, &mInv)
-	parallelRange(n, func(lo, hi int) {
+	if err := parallelRange(ctx, n, func(lo, hi int) {
 		var w, w0 fr.Element
 		w0.Exp(domain.Generator, big.NewInt(int64(lo)))
 		w = w0
@@ -94,7 +93,9 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts
 			lag[j].Mul(&lag[j], &w).Mul(&lag[j], &scale)
 			w.Mul(&w, &domain.Generator)
 		}
-	})
+	}); err != nil {
+		return nil, err
+	}
 
 	// Column polynomials at τ: u (A), v (B), w (C), inputs then aux.
 	var u, v, wc []fr.Element
@@ -139,7 +140,7 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts
 	nA := nIn + aAux.Count()
 	nB := bIn.Count() + bAux.Count()
 	g1s := make([]fr.Element, nIn+nAux+(m-1)+nA+nB, nIn+nAux+(m-1)+nA+nB+3)
-	parallelRange(nIn+nAux, func(lo, hi int) {
+	if err := parallelRange(ctx, nIn+nAux, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if i < nIn {
 				g1s[i] = combined(i, &gammaInv)
@@ -147,18 +148,22 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts
 				g1s[i] = combined(i, &deltaInv)
 			}
 		}
-	})
+	}); err != nil {
+		return nil, err
+	}
 	hq := g1s[nIn+nAux : nIn+nAux+m-1] // τ^i·Z(τ)/δ
 	var h0 fr.Element
 	h0.Mul(&zt, &deltaInv)
-	parallelRange(m-1, func(lo, hi int) {
+	if err := parallelRange(ctx, m-1, func(lo, hi int) {
 		var x fr.Element
 		x.Exp(tw.tau, big.NewInt(int64(lo))).Mul(&x, &h0)
 		for i := lo; i < hi; i++ {
 			hq[i] = x
 			x.Mul(&x, &tw.tau)
 		}
-	})
+	}); err != nil {
+		return nil, err
+	}
 	aStart := nIn + nAux + m - 1
 	k := aStart + copy(g1s[aStart:], u[:nIn])
 	for i := 0; i < nAux; i++ {
@@ -273,19 +278,11 @@ func (tw *toxicWaste) draw(rnd io.Reader, m int) error {
 }
 
 // parallelRange runs f over [0, n) split across the cores.
-func parallelRange(n int, f func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	chunk := max(1<<14, (n+workers-1)/workers)
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
+func parallelRange(ctx context.Context, n int, f func(lo, hi int)) error {
+	return par.Range(ctx, n, 1<<14, func(lo, hi int) error {
+		f(lo, hi)
+		return nil
+	})
 }
 
 // columnsAt evaluates every column of mat at τ from the Lagrange values of its rows.

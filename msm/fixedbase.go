@@ -2,11 +2,11 @@ package msm
 
 import (
 	"context"
-	"runtime"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-	"golang.org/x/sync/errgroup"
+
+	"github.com/gpuc2/gpuc2/internal/par"
 )
 
 // Fixed-base batch scalar multiplication: k·P for one base P and many k, as a
@@ -43,19 +43,10 @@ func digit(limbs *[4]uint64, j, w uint) uint64 {
 
 // parallelChunks runs f over [0,n) split into chunks, stopping at ctx's end.
 func parallelChunks(ctx context.Context, n, chunk int, f func(lo, hi int)) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		g.Go(func() error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			f(lo, hi)
-			return nil
-		})
-	}
-	return g.Wait()
+	return par.Chunks(ctx, n, chunk, func(lo, hi int) error {
+		f(lo, hi)
+		return nil
+	})
 }
 
 const fixedBaseChunk = 1 << 12

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -34,6 +35,18 @@ var _ ConstraintSystem = (*ProvingAssignment)(nil)
 type Sizes struct {
 	Inputs, Aux, Rows int
 }
+
+// DomainSize is the evaluation domain for n QAP rows (a circuit's
+// constraints plus one row per input): the smallest power of two ≥ n.
+func DomainSize(n int) int {
+	if n <= 1 {
+		return 1
+	}
+	return 1 << bits.Len(uint(n-1))
+}
+
+// Domain is the evaluation domain of a circuit of these sizes.
+func (s Sizes) Domain() int { return DomainSize(s.Rows + s.Inputs) }
 
 // NewProvingAssignment returns a system with ONE allocated, with room for
 // the given sizes (zero values are fine; slices grow as needed).

@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/gpuc2/gpuc2"
@@ -196,26 +195,13 @@ func loadC1(ctx context.Context, o *options, miner porep.ActorID, sector porep.S
 		}
 		return porep.ParseC1(data)
 	}
-	spt, err := syntheticProof(o.sectorSize)
+	spt, err := porep.ProofForSectorSize(o.sectorSize)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-sector-size: %w", err)
 	}
 	fmt.Printf("sector: synthetic %s sector (generated test data, not a real sector)\n", o.sectorSize)
 	seed := sha256.Sum256([]byte("c2prove synthetic sector"))
 	return porep.SyntheticC1(ctx, spt, miner, sector, seed)
-}
-
-func syntheticProof(size string) (porep.RegisteredSealProof, error) {
-	for _, p := range []porep.RegisteredSealProof{
-		porep.RegisteredSealProof_StackedDrg2KiBV1_1, porep.RegisteredSealProof_StackedDrg8MiBV1_1,
-		porep.RegisteredSealProof_StackedDrg512MiBV1_1, porep.RegisteredSealProof_StackedDrg32GiBV1_1,
-		porep.RegisteredSealProof_StackedDrg64GiBV1_1,
-	} {
-		if strings.Contains(p.String(), size+"V1_1") {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("-sector-size %q: want 2KiB, 8MiB, 512MiB, 32GiB or 64GiB", size)
 }
 
 func loadParams(ctx context.Context, o *options, p porep.RegisteredSealProof) (*groth16.ProvingKey, error) {

@@ -203,6 +203,18 @@ func (p RegisteredSealProof) Params() (SealParams, error) {
 	return sp, nil
 }
 
+// ProofForSectorSize returns the StackedDrg V1_1 seal proof of a sector
+// size written as Filecoin names it: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
+func ProofForSectorSize(size string) (RegisteredSealProof, error) {
+	for _, p := range []RegisteredSealProof{RegisteredSealProof_StackedDrg2KiBV1_1, RegisteredSealProof_StackedDrg8MiBV1_1,
+		RegisteredSealProof_StackedDrg512MiBV1_1, RegisteredSealProof_StackedDrg32GiBV1_1, RegisteredSealProof_StackedDrg64GiBV1_1} {
+		if p.String() == "StackedDrg"+size+"V1_1" {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("porep: sector size %q: want 2KiB, 8MiB, 512MiB, 32GiB or 64GiB", size)
+}
+
 // SectorSize returns the sector size in bytes.
 func (p RegisteredSealProof) SectorSize() (uint64, error) {
 	sp, err := p.Params()

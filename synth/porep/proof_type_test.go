@@ -103,3 +103,20 @@ func TestGraphStructure(t *testing.T) {
 		assert.Error(t, err)
 	}
 }
+
+func TestProofForSectorSize(t *testing.T) {
+	for size, want := range map[string]porep.RegisteredSealProof{
+		"2KiB": porep.RegisteredSealProof_StackedDrg2KiBV1_1, "32GiB": porep.RegisteredSealProof_StackedDrg32GiBV1_1,
+		"64GiB": porep.RegisteredSealProof_StackedDrg64GiBV1_1,
+	} {
+		got, err := porep.ProofForSectorSize(size)
+		if err != nil || got != want {
+			t.Fatalf("%s: %v, %v", size, got, err)
+		}
+	}
+	for _, bad := range []string{"", "2KB", "1GiB", "32GiBV1_1", "2KiBV1"} {
+		if _, err := porep.ProofForSectorSize(bad); err == nil {
+			t.Fatalf("%q accepted", bad)
+		}
+	}
+}

@@ -6,11 +6,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-	"golang.org/x/sync/errgroup"
+	"github.com/gpuc2/gpuc2/internal/par"
 
 	"github.com/gpuc2/gpuc2/synth/hash/sha256"
 )
@@ -456,22 +455,5 @@ func (t *sparseTree) proof(idx uint64, shape TreeShape) MerkleProof[fr.Element] 
 
 // parallelFor runs f over [0, n) in GOMAXPROCS contiguous chunks.
 func parallelFor(ctx context.Context, n int, f func(lo, hi int) error) error {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		return f(0, n)
-	}
-	eg, gctx := errgroup.WithContext(ctx)
-	for w := range workers {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		eg.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			return f(lo, hi)
-		})
-	}
-	return eg.Wait()
+	return par.Range(ctx, n, 1, f)
 }
