@@ -11,47 +11,63 @@ import (
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
-// The whole C2 path on a synthetic 2 KiB sector: a TEST-ONLY setup of the
-// real partition circuit, a CPU proof, verification against the public
-// inputs derived from the C1 — and rejection of another sector's inputs.
-func TestProveSynthetic2KiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 2.7 M-constraint setup and proof take minutes on 2 cores")
-	}
+// syntheticPartition generates a synthetic sector of type p, checks it
+// natively, and returns partition 0's circuit, its public inputs and the
+// cached TEST-ONLY key.
+func syntheticPartition(t *testing.T, p porep.RegisteredSealProof, sector porep.SectorNumber, seed byte) (synth.Circuit, []fr.Element, *groth16.ProvingKey) {
+	t.Helper()
 	ctx := context.Background()
-	p := porep.RegisteredSealProof_StackedDrg2KiBV1_1
-	miner, sector := porep.ActorID(1000), porep.SectorNumber(7)
-	c1, err := porep.SyntheticC1(ctx, p, miner, sector, [32]byte{1})
+	miner := porep.ActorID(1000)
+	c1, err := porep.SyntheticC1(ctx, p, miner, sector, [32]byte{seed})
 	require.NoError(t, err)
 	require.NoError(t, c1.CheckAll(ctx, miner, sector))
-
 	pk, _, _, err := gpuc2.TestParams(ctx, testParamsDir(t), p)
 	require.NoError(t, err)
-
 	circuit, err := c1.Circuit(0)
 	require.NoError(t, err)
+	public, err := porep.PublicInputs(c1, miner, sector, 0)
+	require.NoError(t, err)
+	return circuit, public, pk
+}
+
+// proveCPUAndGPU proves circuit on the CPU and, with the native library, on
+// the GPU with the same r, s, requires the two to be the same bytes, and
+// returns the CPU proof.
+func proveCPUAndGPU(t *testing.T, pk *groth16.ProvingKey, circuit synth.Circuit) *groth16.Proof {
+	t.Helper()
+	ctx := context.Background()
 	var r, s fr.Element
 	_, _ = r.SetRandom()
 	_, _ = s.SetRandom()
 	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit, groth16.WithRandomness(r, s))
 	require.NoError(t, err)
-	public, err := porep.PublicInputs(c1, miner, sector, 0)
-	require.NoError(t, err)
-	ok, err := groth16.Verify(pk.VerifyingKey(), proof, public)
-	require.NoError(t, err)
-	assert.True(t, ok)
-
 	if native.Available() {
-		// The GPU's proof of the same partition with the same r, s is the same bytes.
 		gpu, err := groth16.Prove(ctx, &groth16.CUDAProver{}, pk, circuit, groth16.WithRandomness(r, s))
 		require.NoError(t, err)
 		want, _ := proof.MarshalBinary()
 		got, _ := gpu.MarshalBinary()
-		assert.Equal(t, want, got, "CUDA proof differs from the CPU proof")
+		require.Equal(t, want, got, "CUDA proof differs from the CPU proof")
 	}
+	return proof
+}
+
+// The whole C2 path on a synthetic 2 KiB sector: a TEST-ONLY setup of the
+// real partition circuit, a CPU proof, verification against the public
+// inputs derived from the C1 — and rejection of another sector's inputs.
+// With the native library the GPU proof must be the same bytes.
+func TestProveSynthetic2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 2.7 M-constraint setup and proof take minutes on 2 cores")
+	}
+	circuit, public, pk := syntheticPartition(t, porep.RegisteredSealProof_StackedDrg2KiBV1_1, 7, 1)
+	proof := proveCPUAndGPU(t, pk, circuit)
+	ok, err := groth16.Verify(pk.VerifyingKey(), proof, public)
+	require.NoError(t, err)
+	assert.True(t, ok)
 
 	other := append([]fr.Element(nil), public...)
 	other[3].SetUint64(12345) // a challenge index of another sector
@@ -65,28 +81,9 @@ func TestCUDAProof8MiBEqualsCPU(t *testing.T) {
 	if testing.Short() || !native.Available() {
 		t.Skip("needs the native CUDA library (and minutes)")
 	}
-	ctx := context.Background()
-	p := porep.RegisteredSealProof_StackedDrg8MiBV1_1
-	miner, sector := porep.ActorID(1000), porep.SectorNumber(8)
-	c1, err := porep.SyntheticC1(ctx, p, miner, sector, [32]byte{8})
-	require.NoError(t, err)
-	pk, _, _, err := gpuc2.TestParams(ctx, testParamsDir(t), p)
-	require.NoError(t, err)
-	circuit, err := c1.Circuit(0)
-	require.NoError(t, err)
-	var r, s fr.Element
-	_, _ = r.SetRandom()
-	_, _ = s.SetRandom()
-	cpu, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit, groth16.WithRandomness(r, s))
-	require.NoError(t, err)
-	gpu, err := groth16.Prove(ctx, &groth16.CUDAProver{}, pk, circuit, groth16.WithRandomness(r, s))
-	require.NoError(t, err)
-	want, _ := cpu.MarshalBinary()
-	got, _ := gpu.MarshalBinary()
-	assert.Equal(t, want, got)
-	public, err := porep.PublicInputs(c1, miner, sector, 0)
-	require.NoError(t, err)
-	ok, err := groth16.Verify(pk.VerifyingKey(), gpu, public)
+	circuit, public, pk := syntheticPartition(t, porep.RegisteredSealProof_StackedDrg8MiBV1_1, 8, 8)
+	proof := proveCPUAndGPU(t, pk, circuit)
+	ok, err := groth16.Verify(pk.VerifyingKey(), proof, public)
 	require.NoError(t, err)
 	assert.True(t, ok)
 }

@@ -33,13 +33,7 @@ func BenchmarkProveCPU(b *testing.B) {
 			b.Fatalf("proof does not verify: %v", err)
 		}
 		b.StartTimer()
-		sum.Synthesis += t.Synthesis
-		sum.H += t.H
-		sum.MSMH += t.MSMH
-		sum.MSML += t.MSML
-		sum.MSMA += t.MSMA
-		sum.MSMBG1 += t.MSMBG1
-		sum.MSMBG2 += t.MSMBG2
+		sum.Add(t)
 	}
 	n := float64(b.N)
 	for name, d := range map[string]time.Duration{

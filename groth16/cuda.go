@@ -60,11 +60,7 @@ func (p *CUDAProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 		return nil, err
 	}
 	if uploaded { // the first proof with this key pays for its upload
-		var cfg proveConfig
-		for _, o := range opts {
-			o(&cfg)
-		}
-		if cfg.phases != nil {
+		if cfg := configure(opts); cfg.phases != nil {
 			cfg.phases("key_upload", begin, time.Now(), "device", p.Device, "bytes", KeyBytes(pk.Counts()))
 		}
 	}
@@ -363,14 +359,8 @@ func proofDeviceBytes(c SectionCounts, m, nAux int) int64 {
 // supplies the constant points of the proof. The proof equals the CPU
 // prover's for the same r and s; with a tiled key it does not verify.
 func ProveResident(ctx context.Context, gate *gpulock.Device, dk *DeviceKey, vk *VerifyingKey, w *synth.ProvingAssignment, opts ...ProveOption) (*Proof, error) {
-	var cfg proveConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := configure(opts)
 	t := cfg.timings
-	if t == nil {
-		t = new(Timings)
-	}
 	start := time.Now()
 	r, s, err := blinding(&cfg)
 	if err != nil {

@@ -123,13 +123,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 								return
 							}
 							mu.Lock()
-							sum.H += t.H
-							sum.MSMH += t.MSMH
-							sum.MSML += t.MSML
-							sum.MSMA += t.MSMA
-							sum.MSMBG1 += t.MSMBG1
-							sum.MSMBG2 += t.MSMBG2
-							sum.Total += t.Total
+							sum.Add(t)
 							mu.Unlock()
 						}
 					}()

@@ -26,9 +26,9 @@ func TestCUDAProverNeedsLibrary(t *testing.T) {
 	assert.ErrorIs(t, err, native.ErrNotAvailable)
 }
 
-// On a GPU, the CUDA prover's proofs equal the CPU prover's byte for byte
-// when both use the same r and s.
-func TestCUDAProverEqualsCPU(t *testing.T) {
+// gpuGate skips the test without a GPU and returns device 0's gates.
+func gpuGate(t *testing.T) *gpulock.Device {
+	t.Helper()
 	if !native.Available() {
 		t.Skip("no native CUDA library")
 	}
@@ -36,6 +36,13 @@ func TestCUDAProverEqualsCPU(t *testing.T) {
 	require.NoError(t, err)
 	gate, err := gpulock.NewDevice(gpulock.Config{TotalBytes: int64(devs[0].TotalMemory), MarginBytes: 2 << 30})
 	require.NoError(t, err)
+	return gate
+}
+
+// On a GPU, the CUDA prover's proofs equal the CPU prover's byte for byte
+// when both use the same r and s.
+func TestCUDAProverEqualsCPU(t *testing.T) {
+	gate := gpuGate(t)
 	var r, s fr.Element
 	r.SetUint64(0xdeadbeef)
 	s.SetUint64(0xfeedface)
@@ -78,13 +85,7 @@ func TestCUDAProverStreamingEqualsCPU(t *testing.T) {
 // Several workers proving on one device at once, each on its own stream
 // through the gate, all get the CPU prover's proof.
 func TestCUDAProverWorkersEqualCPU(t *testing.T) {
-	if !native.Available() {
-		t.Skip("no native CUDA library")
-	}
-	devs, err := native.Devices()
-	require.NoError(t, err)
-	gate, err := gpulock.NewDevice(gpulock.Config{TotalBytes: int64(devs[0].TotalMemory), MarginBytes: 2 << 30})
-	require.NoError(t, err)
+	gate := gpuGate(t)
 	var r, s fr.Element
 	r.SetUint64(21)
 	s.SetUint64(22)
@@ -120,13 +121,7 @@ func TestCUDAProverWorkersEqualCPU(t *testing.T) {
 // 100 proofs in a loop, every fifth cancelled at a random moment, leave no
 // device memory and no reservation behind.
 func TestCUDAProverCancelLoop(t *testing.T) {
-	if !native.Available() {
-		t.Skip("no native CUDA library")
-	}
-	devs, err := native.Devices()
-	require.NoError(t, err)
-	gate, err := gpulock.NewDevice(gpulock.Config{TotalBytes: int64(devs[0].TotalMemory), MarginBytes: 2 << 30})
-	require.NoError(t, err)
+	gate := gpuGate(t)
 	c := &testcircuit.Chain{N: 1 << 14, Seed: 7, Inputs: 2}
 	pk := setup(t, c, 32)
 	p := &groth16.CUDAProver{Gate: gate}

@@ -53,6 +53,18 @@ func WithRandomness(r, s fr.Element) ProveOption {
 	return func(c *proveConfig) { c.r, c.s = &r, &s }
 }
 
+// configure applies opts; the timings always point somewhere.
+func configure(opts []ProveOption) proveConfig {
+	var cfg proveConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.timings == nil {
+		cfg.timings = new(Timings)
+	}
+	return cfg
+}
+
 // WithTimings records how long each phase of the proof took into t.
 func WithTimings(t *Timings) ProveOption {
 	return func(c *proveConfig) { c.timings = t }
@@ -70,13 +82,22 @@ type Timings struct {
 	Total     time.Duration
 }
 
+// Add adds u's durations to t (to sum the phases of many proofs).
+func (t *Timings) Add(u Timings) {
+	t.Synthesis += u.Synthesis
+	t.H += u.H
+	t.MSMH += u.MSMH
+	t.MSML += u.MSML
+	t.MSMA += u.MSMA
+	t.MSMBG1 += u.MSMBG1
+	t.MSMBG2 += u.MSMBG2
+	t.Total += u.Total
+}
+
 // Prove synthesizes circuit and proves it with p. A circuit with a
 // Sizes() synth.Sizes method gets its buffers sized up front.
 func Prove(ctx context.Context, p Prover, pk *ProvingKey, circuit synth.Circuit, opts ...ProveOption) (*Proof, error) {
-	var cfg proveConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := configure(opts)
 	start := time.Now()
 	var hint synth.Sizes
 	if sz, ok := circuit.(interface{ Sizes() synth.Sizes }); ok {
@@ -90,9 +111,7 @@ func Prove(ctx context.Context, p Prover, pk *ProvingKey, circuit synth.Circuit,
 	if err := circuit.Synthesize(ctx, w); err != nil {
 		return nil, fmt.Errorf("groth16: synthesis: %w", err)
 	}
-	if cfg.timings != nil {
-		cfg.timings.Synthesis = time.Since(start)
-	}
+	cfg.timings.Synthesis = time.Since(start)
 	return p.Prove(ctx, pk, w, opts...)
 }
 
@@ -118,14 +137,8 @@ type quotientFunc func(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.E
 
 // prove is bellperson's prover over a quotient and an MSM engine.
 func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engine msm.Engine, quotient quotientFunc, opts []ProveOption) (*Proof, error) {
-	var cfg proveConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := configure(opts)
 	t := cfg.timings
-	if t == nil {
-		t = new(Timings)
-	}
 	start := time.Now()
 	r, s, err := blinding(&cfg)
 	if err != nil {

@@ -180,3 +180,11 @@ func TestProveFromParamsFile(t *testing.T) {
 		assert.True(t, ok, "checked=%v", checked)
 	}
 }
+
+func TestTimingsAdd(t *testing.T) {
+	var sum groth16.Timings
+	one := groth16.Timings{Synthesis: 1, H: 2, MSMH: 3, MSML: 4, MSMA: 5, MSMBG1: 6, MSMBG2: 7, Total: 28}
+	sum.Add(one)
+	sum.Add(one)
+	require.Equal(t, groth16.Timings{Synthesis: 2, H: 4, MSMH: 6, MSML: 8, MSMA: 10, MSMBG1: 12, MSMBG2: 14, Total: 56}, sum)
+}

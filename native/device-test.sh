@@ -36,6 +36,8 @@ has() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 summary="$OUT/summary.txt"
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
+# "(P pass, F fail, S skip)" of a go test -v log.
+counts() { echo "($(grep -c -- '--- PASS' "$1") pass, $(grep -c -- '--- FAIL' "$1") fail, $(grep -c -- '--- SKIP' "$1") skip)"; }
 # Peak host memory where GNU time exists.
 timev() { if [ -x /usr/bin/time ]; then /usr/bin/time -v "$@"; else "$@"; fi; }
 
@@ -59,13 +61,13 @@ if has tests; then
 	t0=$(date +%s)
 	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Devices|ErrorIs|NTT|H)$' >"$OUT/native-test.log" 2>&1
 	r=$?
-	note "native tests: rc=$r ($(grep -c -- '--- PASS' "$OUT/native-test.log") pass, $(grep -c -- '--- FAIL' "$OUT/native-test.log") fail, $(grep -c -- '--- SKIP' "$OUT/native-test.log") skip) in $(($(date +%s) - t0)) s"
+	note "native tests: rc=$r $(counts "$OUT/native-test.log") in $(($(date +%s) - t0)) s"
 	grep -- '--- FAIL' "$OUT/native-test.log" | head -20 | tee -a "$summary"
 	[ $r -ne 0 ] && rc=1
 	t0=$(date +%s)
 	"$DEV/msm.test" -test.v -test.timeout 20m -test.run 'TestCUDA' >"$OUT/msm-test.log" 2>&1
 	r=$?
-	note "msm tests: rc=$r ($(grep -c -- '--- PASS' "$OUT/msm-test.log") pass, $(grep -c -- '--- FAIL' "$OUT/msm-test.log") fail, $(grep -c -- '--- SKIP' "$OUT/msm-test.log") skip) in $(($(date +%s) - t0)) s"
+	note "msm tests: rc=$r $(counts "$OUT/msm-test.log") in $(($(date +%s) - t0)) s"
 	grep -- '--- FAIL' "$OUT/msm-test.log" | head -20 | tee -a "$summary"
 	[ $r -ne 0 ] && rc=1
 fi
@@ -104,7 +106,7 @@ if has stream; then
 	r=$?
 	"$DEV/groth16.test" -test.v -test.timeout 20m -test.run 'CUDA' >>"$OUT/stream-test.log" 2>&1
 	r2=$?
-	note "stream + GPU prover tests: rc=$r/$r2 ($(grep -c -- '--- PASS' "$OUT/stream-test.log") pass, $(grep -c -- '--- FAIL' "$OUT/stream-test.log") fail, $(grep -c -- '--- SKIP' "$OUT/stream-test.log") skip) in $(($(date +%s) - t0)) s"
+	note "stream + GPU prover tests: rc=$r/$r2 $(counts "$OUT/stream-test.log") in $(($(date +%s) - t0)) s"
 	grep -E -- '--- FAIL|cancellations hit' "$OUT/stream-test.log" | head -20 | tee -a "$summary"
 	[ $r -ne 0 ] || [ $r2 -ne 0 ] && rc=1
 fi
@@ -150,7 +152,7 @@ if has facade; then
 	GPUC2_TEST_8MIB=1 "$DEV/gpuc2.test" -test.v -test.timeout 20m \
 		-test.run 'TestProveSynthetic2KiB|TestCUDAProof8MiB|TestSealCommitPhase2$|TestProveSealPipeline|TestProveSeal8MiB|TestNewBackends' \
 		>"$OUT/facade.log" 2>&1
-	note "facade tests on the GPU: rc=$? ($(grep -c -- '--- PASS' "$OUT/facade.log") pass, $(grep -c -- '--- FAIL' "$OUT/facade.log") fail, $(grep -c -- '--- SKIP' "$OUT/facade.log") skip) in $(($(date +%s) - t0)) s"
+	note "facade tests on the GPU: rc=$? $(counts "$OUT/facade.log") in $(($(date +%s) - t0)) s"
 	grep -E -- '--- (FAIL|PASS|SKIP)' "$OUT/facade.log" | tee -a "$summary"
 fi
 if has sector; then

@@ -12,16 +12,8 @@ import (
 	"github.com/gpuc2/gpuc2/synth/gadgets/boolean"
 	"github.com/gpuc2/gpuc2/synth/gadgets/num"
 	"github.com/gpuc2/gpuc2/synth/gadgets/sha256"
+	"github.com/gpuc2/gpuc2/synth/internal/testcs"
 )
-
-// generic hides the ProvingAssignment, so the gadgets take neither the
-// compression templates nor the pre-evaluated bit rows.
-type generic struct{ p *synth.ProvingAssignment }
-
-func (g generic) Alloc(v fr.Element) synth.Variable       { return g.p.Alloc(v) }
-func (g generic) AllocInput(v fr.Element) synth.Variable  { return g.p.AllocInput(v) }
-func (g generic) Enforce(a, b, c synth.LinearCombination) { g.p.Enforce(a, b, c) }
-func (g generic) Value(v synth.Variable) fr.Element       { return g.p.Value(v) }
 
 // Compressions replayed from their recorded templates give exactly the
 // values, rows and densities of the gadget: shapes with constant, negated,
@@ -103,11 +95,11 @@ func TestTemplateEqualsGeneric(t *testing.T) {
 	for k := 0; k < 3; k++ {
 		seed := r.Uint64()
 		slow := synth.NewProvingAssignment(synth.Sizes{})
-		wantBits := build(generic{slow}, seed)
+		wantBits := build(testcs.Generic{P: slow}, seed)
 		fast := synth.NewProvingAssignment(synth.Sizes{})
 		gotBits := build(fast, seed)
 		assert.Equal(t, wantBits, gotBits)
-		assertSameAssignment(t, slow, fast)
+		require.NoError(t, testcs.SameAssignment(slow, fast))
 
 		// The same inside a child of a ForkN, reading the parent's bits.
 		parent := synth.NewProvingAssignment(synth.Sizes{})
@@ -117,36 +109,10 @@ func TestTemplateEqualsGeneric(t *testing.T) {
 		require.NoError(t, parent.Join(children...))
 		seq := synth.NewProvingAssignment(synth.Sizes{})
 		seq.Alloc(fr.One())
-		build(generic{seq}, seed)
-		assertSameAssignment(t, seq, parent)
+		build(testcs.Generic{P: seq}, seed)
+		require.NoError(t, testcs.SameAssignment(seq, parent))
 	}
 	replayed, bad := sha256.FastPathShapes()
 	assert.Positive(t, replayed)
 	assert.Zero(t, bad, "shapes whose record failed its check")
-}
-
-// assertSameAssignment checks values, rows and densities.
-func assertSameAssignment(t *testing.T, want, got *synth.ProvingAssignment) {
-	t.Helper()
-	require.Equal(t, want.NumRows(), got.NumRows())
-	assert.Equal(t, want.Inputs, got.Inputs)
-	assert.Equal(t, want.Aux, got.Aux)
-	assert.True(t, equalElems(want.A, got.A), "A")
-	assert.True(t, equalElems(want.B, got.B), "B")
-	assert.True(t, equalElems(want.C, got.C), "C")
-	assert.Equal(t, want.AAux, got.AAux)
-	assert.Equal(t, want.BAux, got.BAux)
-	assert.Equal(t, want.BInput, got.BInput)
-}
-
-func equalElems(x, y []fr.Element) bool {
-	if len(x) != len(y) {
-		return false
-	}
-	for i := range x {
-		if x[i] != y[i] {
-			return false
-		}
-	}
-	return true
 }
