@@ -201,7 +201,7 @@ func TestH(t *testing.T) {
 
 // TestBenchTable times the kernels and writes a markdown table to the file
 // named by GPUC2_BENCH_OUT. It runs only when that variable is set.
-// GPUC2_BENCH_SIZES can shrink it ("small").
+// GPUC2_BENCH_SIZES can shrink it ("small", "quick").
 func TestBenchTable(t *testing.T) {
 	out := os.Getenv("GPUC2_BENCH_OUT")
 	if out == "" {
@@ -210,7 +210,6 @@ func TestBenchTable(t *testing.T) {
 	requireGPU(t)
 	const runs = 5
 	sizes := os.Getenv("GPUC2_BENCH_SIZES")
-	small := sizes == "small"
 	var rows []string
 	median := func(xs []float64) float64 {
 		s := slices.Clone(xs)
@@ -238,8 +237,11 @@ func TestBenchTable(t *testing.T) {
 	g2Logs := []int{20, 22, 24, 25}
 	nttLogs := []int{20, 22, 24, 26, 27}
 	hLog := 27
-	if small {
+	switch sizes {
+	case "small":
 		g1Logs, g2Logs, nttLogs, hLog = []int{16, 18}, []int{16}, []int{16, 20}, 20
+	case "quick": // one of each, for side-by-side runs of two libraries
+		g1Logs, g2Logs, nttLogs, hLog = []int{24, 26}, []int{22}, []int{27}, 27
 	}
 	windowRun := strings.HasPrefix(sizes, "g1-") // window-size experiments (GPUC2_MSM_WINDOW): device times only
 	if windowRun {
