@@ -21,6 +21,12 @@
 // for a scheduler, Status shows the queues and memory, VerifySeal checks a
 // proof as filecoin-ffi does.
 //
+// Parameters are Filecoin's .params/.vk files (ParamsDir), each loaded once
+// and shared by the proof types that use it. Where they are missing,
+// Config.TestParamsDir allows a TEST-ONLY setup from local toxic waste
+// (TestParams): made on demand up to 512 MiB sectors, made beforehand with
+// examples/testsetup (on a GPU) for 32 GiB and 64 GiB; never valid on chain.
+//
 // Errors wrap ErrBadInput, ErrParamsMissing, ErrParamsCorrupt, ErrBudget,
 // ErrOutOfDeviceMemory, ErrProofInvalid, ErrClosed or the context's error.
 // Sector numbers and actor ids are synth/porep's mirrors of go-state-types'

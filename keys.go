@@ -15,12 +15,14 @@ import (
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
-// keyEntry is one proof type's loaded parameters.
+// keyEntry is one parameter file's loaded key, shared by the proof types
+// that use the file (V1 and V1_1 of a sector size share their circuit and
+// so Filecoin's file).
 type keyEntry struct {
 	pk    *groth16.ProvingKey
 	path  string
 	bytes int64 // file size: what the decoded sections occupy on the host
-	refs  int   // proofs using it now
+	refs  int   // proofs using it now, of every type bound to it
 
 	pvkOnce sync.Once
 	pvk     *groth16.PreparedVerifyingKey
@@ -93,42 +95,51 @@ func (p *Prover) shape(t porep.RegisteredSealProof) (*shape, error) {
 }
 
 // acquireKey returns t's parameters, loading them on first use, and counts
-// a user until releaseKey.
+// a user until releaseKey. Keys are cached per file: a type whose file is
+// already loaded for another type (V1 and V1_1) shares that load.
 func (p *Prover) acquireKey(ctx context.Context, t porep.RegisteredSealProof) (*keyEntry, error) {
 	if e, err := p.cachedKey(t); e != nil || err != nil {
 		return e, err // loaded: no wait behind another type's load
 	}
 	p.loadMu.Lock()
 	defer p.loadMu.Unlock()
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, ErrClosed
+	if e, err := p.cachedKey(t); e != nil || err != nil {
+		return e, err
 	}
-	if e := p.keys[t]; e != nil {
-		e.refs++
-		p.mu.Unlock()
-		return e, nil
-	}
-	p.mu.Unlock()
 
-	e, err := p.openKey(ctx, t)
+	src, err := p.findKey(t)
 	if err != nil {
 		return nil, err
 	}
+	p.mu.Lock()
+	e := p.files[src.params]
+	p.mu.Unlock()
+	loaded := e == nil
+	if loaded {
+		if e, err = p.openKey(ctx, t, src); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkKeyShape(e.pk, t); err != nil {
-		e.pk.Close()
+		if loaded {
+			e.pk.Close()
+		}
 		return nil, fmt.Errorf("%s: %w", e.path, err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		e.pk.Close()
+		if loaded {
+			e.pk.Close()
+		}
 		return nil, ErrClosed
 	}
-	e.refs = 1
+	e.refs++
 	p.keys[t] = e
-	p.updateResident()
+	if loaded {
+		p.files[e.path] = e
+		p.updateResident()
+	}
 	return e, nil
 }
 
@@ -161,30 +172,53 @@ func (p *Prover) updateResident() {
 		return
 	}
 	var n int64
-	for _, e := range p.keys {
+	for _, e := range p.files {
 		n += e.bytes
 	}
 	p.budget.setResident(n)
 }
 
-func (p *Prover) openKey(ctx context.Context, t porep.RegisteredSealProof) (*keyEntry, error) {
-	paramsPath, vkPath, err := FindParams(p.cfg.ParamsDir, t)
+// keySource is where a proof type's parameters come from: Filecoin's
+// .params and .vk files, or (vk empty) a TEST-ONLY setup under
+// Config.TestParamsDir, which TestParams creates if it is missing.
+type keySource struct {
+	params, vk string
+}
+
+// findKey locates t's parameters without opening them: the real files
+// first; else, with TestParamsDir set, an existing TEST-ONLY file of any
+// size, or the path where one is created for a test size. A larger size
+// without either is an error wrapping ErrParamsMissing that says how to
+// make a TEST-ONLY file.
+func (p *Prover) findKey(t porep.RegisteredSealProof) (keySource, error) {
+	params, vk, err := FindParams(p.cfg.ParamsDir, t)
 	if err == nil {
-		pk, err := OpenParams(paramsPath, vkPath)
-		if err != nil {
-			return nil, paramsError(paramsPath, err)
-		}
-		p.log.Info("parameters opened", "proof", t, "file", paramsPath)
-		return &keyEntry{pk: pk, path: paramsPath, bytes: fileSize(paramsPath)}, nil
+		return keySource{params: params, vk: vk}, nil
 	}
-	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" || !IsTestSize(t) {
-		return nil, err
+	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" {
+		return keySource{}, err
+	}
+	path := TestParamsPath(p.cfg.TestParamsDir, t)
+	if _, statErr := os.Stat(path); statErr == nil || IsTestSize(t) {
+		return keySource{params: path}, nil
+	}
+	return keySource{}, fmt.Errorf("%w; and no TEST-ONLY setup at %s: %s", err, path, testSetupHint(t, p.cfg.TestParamsDir))
+}
+
+func (p *Prover) openKey(ctx context.Context, t porep.RegisteredSealProof, src keySource) (*keyEntry, error) {
+	if src.vk != "" {
+		pk, err := OpenParams(src.params, src.vk)
+		if err != nil {
+			return nil, paramsError(src.params, err)
+		}
+		p.log.Info("parameters opened", "proof", t, "file", src.params)
+		return &keyEntry{pk: pk, path: src.params, bytes: fileSize(src.params)}, nil
 	}
 	pk, path, created, err := TestParams(ctx, p.cfg.TestParamsDir, t)
 	if err != nil {
-		return nil, paramsError(path, err)
+		return nil, paramsError(src.params, err)
 	}
-	p.log.Warn("using TEST-ONLY parameters", "proof", t, "file", path, "created", created)
+	p.log.Warn("using TEST-ONLY parameters (local toxic waste: proofs are not valid on chain)", "proof", t, "file", path, "created", created)
 	return &keyEntry{pk: pk, path: path, bytes: fileSize(path)}, nil
 }
 
@@ -280,10 +314,11 @@ func (p *Prover) Preload(ctx context.Context, t porep.RegisteredSealProof) error
 	return nil
 }
 
-// Evict releases t's parameters: unused ones leave the GPUs, are unmapped
-// and forgotten (the next proof loads them again); ones in use by a proof
-// drop their decoded host sections, which are decoded again on demand. Cached proving
-// assignments of t's shape are freed too.
+// Evict releases t's parameters (those of its file, so also of another
+// proof type sharing the file, as V1 and V1_1 do): unused ones leave the
+// GPUs, are unmapped and forgotten (the next proof loads them again); ones
+// in use by a proof drop their decoded host sections, which are decoded
+// again on demand. Cached proving assignments of t's shape are freed too.
 func (p *Prover) Evict(t porep.RegisteredSealProof) error {
 	if err := p.enter(); err != nil {
 		return err
@@ -299,7 +334,12 @@ func (p *Prover) Evict(t porep.RegisteredSealProof) error {
 		if e.refs > 0 {
 			e.pk.Evict()
 		} else {
-			delete(p.keys, t)
+			for u, f := range p.keys {
+				if f == e {
+					delete(p.keys, u)
+				}
+			}
+			delete(p.files, e.path)
 			for _, d := range p.deviceProvers {
 				if ev, ok := d.(deviceEvicter); ok {
 					ev.Evict(e.pk)

@@ -91,7 +91,8 @@ func OpenParams(paramsPath, vkPath string) (*groth16.ProvingKey, error) {
 }
 
 // IsTestSize reports whether p's circuit is small enough for a local test
-// setup (2 KiB, 8 MiB and 512 MiB sectors).
+// setup to be made on demand (2 KiB, 8 MiB and 512 MiB sectors). Larger
+// sizes can use a TEST-ONLY file made beforehand (examples/testsetup).
 func IsTestSize(p porep.RegisteredSealProof) bool {
 	sp, err := p.Params()
 	return err == nil && sp.SectorSize <= 512<<20
@@ -104,13 +105,13 @@ func TestParamsPath(cacheDir string, p porep.RegisteredSealProof) string {
 	return filepath.Join(cacheDir, "gpuc2", "test-params", fmt.Sprintf("TEST-ONLY-%v.params", p))
 }
 
-// TestParams loads p's local test setup from cacheDir, creating it (and
-// saying so through created) when it is missing. Only test sizes qualify.
-// A cached file that does not match the circuit is an error, never reused.
+// TestParams loads p's local TEST-ONLY setup from cacheDir. An existing file
+// is used for any sector size, after a check that its section counts fit
+// p's circuit (else the error wraps ErrParamsCorrupt; it is never replaced).
+// A missing file is created (and created is true) only for test sizes
+// (IsTestSize); for a larger size the error wraps ErrParamsMissing and says
+// how to make one: `go run ./examples/testsetup -sector-size 32GiB`, on a GPU.
 func TestParams(ctx context.Context, cacheDir string, p porep.RegisteredSealProof) (pk *groth16.ProvingKey, path string, created bool, err error) {
-	if !IsTestSize(p) {
-		return nil, "", false, fmt.Errorf("%w: %v needs the real Filecoin parameters; test setups are made only for 2 KiB, 8 MiB and 512 MiB sectors", ErrParamsMissing, p)
-	}
 	params, err := porep.CircuitParams(p)
 	if err != nil {
 		return nil, "", false, err
@@ -118,7 +119,17 @@ func TestParams(ctx context.Context, cacheDir string, p porep.RegisteredSealProo
 	path = TestParamsPath(cacheDir, p)
 	if _, statErr := os.Stat(path); statErr == nil {
 		pk, err = groth16.OpenProvingKey(path)
-		return pk, path, false, err
+		if err != nil {
+			return nil, path, false, err
+		}
+		if err := checkKeyShape(pk, p); err != nil {
+			pk.Close()
+			return nil, path, false, fmt.Errorf("%s: %w", path, err)
+		}
+		return pk, path, false, nil
+	}
+	if !IsTestSize(p) {
+		return nil, path, false, fmt.Errorf("%w: no TEST-ONLY setup for %v at %s: %s", ErrParamsMissing, p, path, testSetupHint(p, cacheDir))
 	}
 	// The blank circuit (nil witness) has the shape of every real one.
 	pk, err = groth16.Setup(ctx, &stacked.Circuit{Params: params}, rand.Reader)
@@ -128,8 +139,40 @@ func TestParams(ctx context.Context, cacheDir string, p porep.RegisteredSealProo
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, "", false, err
 	}
-	if err := groth16.WriteParams(path, pk); err != nil {
+	if err := groth16.WriteParamsContext(ctx, path, pk, nil); err != nil {
 		return nil, "", false, err
 	}
 	return pk, path, true, nil
+}
+
+// testSetupHint says how to make a TEST-ONLY file under cacheDir for a size
+// that is not set up on demand.
+func testSetupHint(p porep.RegisteredSealProof, cacheDir string) string {
+	sp, err := p.Params()
+	if err != nil {
+		return err.Error()
+	}
+	size := sectorSizeName(sp.SectorSize)
+	disk := ""
+	if sh, err := newShape(p); err == nil {
+		_, _, bytes := estimatedKeyShape(p, sh)
+		disk = fmt.Sprintf(" and about %.0f GB of disk", float64(bytes)/1e9)
+	}
+	return fmt.Sprintf("test setups are made on demand only up to 512 MiB sectors; make this one beforehand with "+
+		"`go run ./examples/testsetup -sector-size %s -cache %s` (it needs a GPU — about 3 minutes on an H200 at 32 GiB —%s)",
+		size, cacheDir, disk)
+}
+
+// sectorSizeName is a sector size as the command-line tools spell it:
+// 2KiB, 8MiB, 512MiB, 32GiB, 64GiB.
+func sectorSizeName(bytes uint64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if bytes >= 1<<u.shift && bytes%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", bytes>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", bytes)
 }

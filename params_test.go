@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -91,4 +93,141 @@ func TestOpenParams(t *testing.T) {
 	assert.ErrorIs(t, err, groth16.ErrMalformedKey)
 	_, err = gpuc2.OpenParams(params, filepath.Join(dir, "missing.vk"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// A 32 GiB sector has no TEST-ONLY setup made on demand: without the file
+// the error wraps ErrParamsMissing and says how to make one, from
+// TestParams, the facade, VerifySeal; Requirements estimates instead.
+func TestTestParams32GiBMissing(t *testing.T) {
+	ctx := context.Background()
+	p32 := porep.RegisteredSealProof_StackedDrg32GiBV1_1
+	dir := t.TempDir()
+	hint := "go run ./examples/testsetup -sector-size 32GiB"
+
+	_, path, created, err := gpuc2.TestParams(ctx, dir, p32)
+	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
+	assert.ErrorContains(t, err, hint)
+	assert.ErrorContains(t, err, "47 GB")
+	assert.False(t, created)
+	assert.Equal(t, gpuc2.TestParamsPath(dir, p32), path)
+	assert.NoFileExists(t, path, "nothing is created for 32 GiB")
+
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: dir, Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	defer p.Close()
+	err = p.Preload(ctx, p32)
+	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
+	assert.ErrorContains(t, err, hint)
+	assert.ErrorContains(t, err, "82a357d2", "names the real file it looked for")
+	_, err = p.VerifySeal(gpuc2.SealVerifyInfo{SealProof: p32})
+	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
+
+	r, err := gpuc2.Requirements(p32, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: dir, Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	assert.False(t, r.ParamsExact)
+}
+
+// A TEST-ONLY file at the 32 GiB path is used (the real files missing), and
+// one that does not fit the 32 GiB circuit is ErrParamsCorrupt before any
+// proving: from TestParams, Preload and ProveSeal of a synthetic 32 GiB C1.
+func TestTestParams32GiBWrongShape(t *testing.T) {
+	ctx := context.Background()
+	p32 := porep.RegisteredSealProof_StackedDrg32GiBV1_1
+	dir := t.TempDir()
+	path := gpuc2.TestParamsPath(dir, p32)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	small := writeKey(t, t.TempDir(), "small") // a valid key of a 20-row circuit
+	data, err := os.ReadFile(small)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+
+	_, _, created, err := gpuc2.TestParams(ctx, dir, p32)
+	assert.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
+	assert.False(t, created)
+
+	r, err := gpuc2.Requirements(p32, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: dir, Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	assert.True(t, r.ParamsExact, "the file's own size")
+	assert.Equal(t, int64(len(data)), r.ParamsBytes)
+
+	// A budget that admits a 32 GiB partition (nothing is allocated before the key).
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: dir, Backend: gpuc2.BackendCPU, HostMemoryBudget: 64 << 30})
+	require.NoError(t, err)
+	defer p.Close()
+	err = p.Preload(ctx, p32)
+	assert.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
+	assert.ErrorContains(t, err, path)
+
+	miner, sector := porep.ActorID(1000), porep.SectorNumber(3)
+	c1, err := porep.SyntheticC1(ctx, p32, miner, sector, [32]byte{5})
+	require.NoError(t, err)
+	raw, err := c1.EncodeJSON()
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = p.ProveSeal(ctx, gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner})
+	assert.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
+	st := p.Status()
+	assert.Empty(t, st.Loaded)
+	assert.Zero(t, st.HostPeakBytes, "no partition was admitted")
+	t.Logf("32 GiB C1 parsed, checked and refused in %v", time.Since(start))
+}
+
+// fakeKey2KiB is a key with the section counts of the 2 KiB circuit, every
+// point the generator: it passes the facade's shape check without a setup
+// (proofs against it would not verify).
+func fakeKey2KiB(t *testing.T) *groth16.ProvingKey {
+	t.Helper()
+	const inputs, aux, h = 40, 2685673, 1<<22 - 1 // circuitinfo -sector-size 2KiB
+	_, _, g1, g2 := bls12381.Generators()
+	tile := func(n int) []bls12381.G1Affine {
+		out := make([]bls12381.G1Affine, n)
+		for i := range out {
+			out[i] = g1
+		}
+		return out
+	}
+	vk := &groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, DeltaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG2: g2, IC: tile(inputs)}
+	pk, err := groth16.NewProvingKey(vk, tile(h), tile(aux), tile(inputs), tile(1), []bls12381.G2Affine{g2})
+	require.NoError(t, err)
+	return pk
+}
+
+// V1 and V1_1 of a size use one file: it is loaded once, counted once
+// against the automatic host budget, and Evict of either forgets both.
+func TestParamsSharedPerFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	pk := fakeKey2KiB(t)
+	params := filepath.Join(dir, name2KiB+".params")
+	require.NoError(t, groth16.WriteParams(params, pk))
+	require.NoError(t, groth16.WriteVerifyingKeyFile(filepath.Join(dir, name2KiB+".vk"), pk.VerifyingKey()))
+	size := fileSizeOf(t, params)
+
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: dir, Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	defer p.Close()
+	v1, v11 := porep.RegisteredSealProof_StackedDrg2KiBV1, porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	before := p.Status().HostBudgetBytes
+	require.NoError(t, p.Preload(ctx, v11))
+	one := p.Status()
+	assert.Equal(t, []porep.RegisteredSealProof{v11}, one.Loaded)
+	assert.Equal(t, before-size, one.HostBudgetBytes, "the loaded file shrinks the automatic budget")
+	require.NoError(t, p.Preload(ctx, v1))
+	both := p.Status()
+	assert.Equal(t, []porep.RegisteredSealProof{v1, v11}, both.Loaded)
+	assert.Equal(t, one.HostBudgetBytes, both.HostBudgetBytes, "one file, counted once")
+
+	require.NoError(t, p.Evict(v1))
+	after := p.Status()
+	assert.Empty(t, after.Loaded, "the shared file is released for both types")
+	assert.Equal(t, before, after.HostBudgetBytes)
+	require.NoError(t, p.Preload(ctx, v1), "loaded again on demand")
+	assert.Equal(t, []porep.RegisteredSealProof{v1}, p.Status().Loaded)
+}
+
+func fileSizeOf(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	return st.Size()
 }

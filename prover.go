@@ -71,8 +71,12 @@ type Config struct {
 	// Zero: the machine's memory less a margin (an eighth, at least 4 GiB)
 	// and less the size of each parameter file while it is loaded.
 	HostMemoryBudget int64
-	// TestParamsDir, if set, lets test-size sectors (≤ 512 MiB) without real
-	// parameters use a local TEST-ONLY setup kept under this directory.
+	// TestParamsDir, if set, lets sectors without real parameters use a
+	// local TEST-ONLY setup kept under this directory (TestParamsPath): an
+	// existing file for any size (a warning is logged), one created on first
+	// use for test sizes (≤ 512 MiB). Larger ones are made beforehand with
+	// examples/testsetup (on a GPU); without one the error wraps
+	// ErrParamsMissing and says so.
 	TestParamsDir string
 	// SkipSelfVerify turns off verifying each proof before returning it.
 	SkipSelfVerify bool
@@ -87,8 +91,9 @@ type Config struct {
 	Tracer *trace.Tracer
 }
 
-// Prover proves PoRep C2 in-process. It loads each proof type's parameters
-// once and shares them between proofs until Evict or Close. Proofs run
+// Prover proves PoRep C2 in-process. It loads each parameter file once
+// (proof types that use the same file, as V1 and V1_1 do, share it) and
+// shares it between proofs until Evict or Close. Proofs run
 // through one pipeline: their partitions are synthesized in (proof,
 // partition) order under a host memory budget and proven by prover workers
 // (WorkersPerDevice per GPU, gated by gpulock, or CPU workers). All methods
@@ -99,7 +104,8 @@ type Prover struct {
 	tracer *trace.Tracer
 
 	mu       sync.Mutex
-	keys     map[porep.RegisteredSealProof]*keyEntry
+	keys     map[porep.RegisteredSealProof]*keyEntry // each type's entry of files
+	files    map[string]*keyEntry                    // loaded parameters by file path
 	shapes   map[porep.RegisteredSealProof]*shape
 	jobs     map[*proofJob]struct{}
 	closed   bool
@@ -146,6 +152,7 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	p := &Prover{
 		cfg: cfg, log: log, tracer: cfg.Tracer,
 		keys:   map[porep.RegisteredSealProof]*keyEntry{},
+		files:  map[string]*keyEntry{},
 		shapes: map[porep.RegisteredSealProof]*shape{},
 		jobs:   map[*proofJob]struct{}{},
 		gates:  map[int]*gpulock.Device{},
@@ -246,10 +253,10 @@ func (p *Prover) Close() error {
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		for _, e := range p.keys {
+		for _, e := range p.files {
 			errs = append(errs, e.pk.Close())
 		}
-		p.keys = nil
+		p.keys, p.files = nil, nil
 		p.closeResult = errors.Join(errs...)
 	})
 	return p.closeResult

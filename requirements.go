@@ -100,7 +100,7 @@ func paramsShape(t porep.RegisteredSealProof, cfg Config, sh *shape) (c groth16.
 		dir = DefaultParamsDir()
 	}
 	path, _, ferr := FindParams(dir, t)
-	if ferr != nil && cfg.TestParamsDir != "" && IsTestSize(t) {
+	if ferr != nil && cfg.TestParamsDir != "" { // an existing TEST-ONLY file, of any size
 		path, ferr = TestParamsPath(cfg.TestParamsDir, t), nil
 		if fileSize(path) == 0 {
 			ferr = ErrParamsMissing
@@ -117,6 +117,14 @@ func paramsShape(t porep.RegisteredSealProof, cfg Config, sh *shape) (c groth16.
 		}
 		return c, 0, 0, false, fmt.Errorf("%w: %s: %w", ErrParamsCorrupt, path, err)
 	}
+	c, ic, size = estimatedKeyShape(t, sh)
+	return c, ic, size, false, nil
+}
+
+// estimatedKeyShape is t's key section counts, public inputs and .params
+// size from its circuit: the published counts at 32 GiB, upper bounds on
+// the a and b sections for other sizes.
+func estimatedKeyShape(t porep.RegisteredSealProof, sh *shape) (c groth16.SectionCounts, ic int, size int64) {
 	ic = sh.sizes.Inputs
 	vars := sh.sizes.Inputs + sh.sizes.Aux
 	c = groth16.SectionCounts{H: int(sh.domain - 1), L: sh.sizes.Aux, A: vars, B: vars}
@@ -125,5 +133,5 @@ func paramsShape(t porep.RegisteredSealProof, cfg Config, sh *shape) (c groth16.
 	}
 	// VK (868 bytes with the ic count) + ic + five section counts + points.
 	size = 868 + int64(ic)*g1Bytes + 5*4 + int64(c.H+c.L+c.A+c.B)*g1Bytes + int64(c.B)*g2Bytes
-	return c, ic, size, false, nil
+	return c, ic, size
 }

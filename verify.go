@@ -77,10 +77,10 @@ func (p *Prover) verifyingKey(t porep.RegisteredSealProof) (*groth16.VerifyingKe
 		}
 		return vk, nil
 	}
-	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" || !IsTestSize(t) {
+	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" {
 		return nil, err
 	}
-	if _, statErr := os.Stat(TestParamsPath(p.cfg.TestParamsDir, t)); statErr != nil {
+	if _, statErr := os.Stat(TestParamsPath(p.cfg.TestParamsDir, t)); statErr != nil { // of any size
 		return nil, err
 	}
 	key, err := p.acquireKey(context.Background(), t)

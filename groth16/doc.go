@@ -16,6 +16,9 @@
 //     OpenProvingKey maps the file and checks only its layout; each section
 //     is decoded on first use, unchecked by default as Filecoin does (flags
 //     and field encodings only) or fully with WithChecked(true).
+//     WriteParams (WriteParamsContext: cancellable, with progress) writes
+//     a key through a temporary file and a rename; an in-memory key (a
+//     Setup's) is encoded on all cores, each chunk written at its offset.
 //   - Proof: A ‖ B ‖ C compressed, ProofSize = 192 bytes; a sector's
 //     partition proofs are concatenated (MarshalProofs, UnmarshalProofs).
 //     Decoding rejects identity points and points outside the subgroups.

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/gpuc2/gpuc2/internal/par"
 )
 
 // Sections of a .params file after the verifying key, in file order.
@@ -471,12 +473,158 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 
 // WriteParams writes pk to path in .params format, through path+".tmp" and a
 // rename so that readers (and live mappings of the old file) never see a
-// partial file.
+// partial file. It is WriteParamsContext without cancellation or progress.
 func WriteParams(path string, pk *ProvingKey) error {
-	return writeFileAtomic(path, pk.WriteTo)
+	return WriteParamsContext(context.Background(), path, pk, nil)
 }
 
-func writeFileAtomic(path string, write func(io.Writer) (int64, error)) (err error) {
+// WriteParamsContext is WriteParams that stops (removing the temporary
+// file) when ctx ends and, if progress is not nil, reports the bytes
+// written so far out of the file's size; progress calls are serialized.
+//
+// An in-memory key is encoded by all cores at once: the layout is fixed
+// (each section's offset follows from the counts), so chunks of points are
+// encoded into per-worker buffers and written at their offsets with
+// WriteAt; the bytes are those of WriteTo. A file-backed key's bytes are
+// copied.
+func WriteParamsContext(ctx context.Context, path string, pk *ProvingKey, progress func(written, total int64)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return writeFileAtomicAt(path, func(f *os.File) error {
+		return pk.writeFile(ctx, f, progress)
+	})
+}
+
+// writeChunkPoints is how many points a worker of the parallel writer
+// encodes into its buffer and writes at once (a variable for tests).
+var writeChunkPoints = 1 << 16
+
+// paramsLayout is the byte offset of each section's u32 count in a .params
+// file, and the file's size.
+func (pk *ProvingKey) paramsLayout() (countOff [numSections]int64, size int64) {
+	off := int64(pk.vk.encodedSize())
+	for s := range numSections {
+		countOff[s] = off
+		off += 4 + int64(sectionCount(pk.counts, s))*sectionElemSize(s)
+	}
+	return countOff, off
+}
+
+// writeFile writes pk into f, which is empty.
+func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(written, total int64)) error {
+	pk.mu.RLock()
+	defer pk.mu.RUnlock()
+	if pk.closed {
+		return ErrClosed
+	}
+	countOff, size := pk.paramsLayout()
+	if pk.data != nil {
+		size = int64(len(pk.data))
+	}
+	var (
+		progMu  sync.Mutex
+		written int64
+	)
+	report := func(n int) {
+		if progress == nil {
+			return
+		}
+		progMu.Lock()
+		defer progMu.Unlock()
+		written += int64(n)
+		progress(written, size)
+	}
+	if pk.data != nil {
+		for b := pk.data; len(b) > 0; {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			m := min(len(b), 1<<22)
+			if _, err := f.Write(b[:m]); err != nil {
+				return err
+			}
+			report(m)
+			b = b[m:]
+		}
+		return nil
+	}
+
+	// The verifying key and the section counts, then the points in chunks.
+	head, err := pk.vk.appendTo(make([]byte, 0, pk.vk.encodedSize()))
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(head, 0); err != nil {
+		return err
+	}
+	report(len(head))
+	for s := range numSections {
+		var c [4]byte
+		binary.BigEndian.PutUint32(c[:], uint32(sectionCount(pk.counts, s)))
+		if _, err := f.WriteAt(c[:], countOff[s]); err != nil {
+			return err
+		}
+		report(4)
+	}
+	type chunk struct {
+		s      int
+		lo, hi int
+	}
+	per := max(writeChunkPoints, 1)
+	var chunks []chunk
+	for s := range numSections {
+		n := sectionCount(pk.counts, s)
+		for lo := 0; lo < n; lo += per {
+			chunks = append(chunks, chunk{s, lo, min(lo+per, n)})
+		}
+	}
+	g1 := [numSections][]bls12381.G1Affine{secH: pk.h.val, secL: pk.l.val, secA: pk.a.val, secBG1: pk.bg1.val}
+	bufs := make(chan []byte, runtime.GOMAXPROCS(0)) // one per worker, made on first use
+	for range cap(bufs) {
+		bufs <- nil
+	}
+	return par.Chunks(ctx, len(chunks), 1, func(i, _ int) error {
+		c := chunks[i]
+		buf := <-bufs
+		defer func() { bufs <- buf }()
+		if buf == nil {
+			buf = make([]byte, per*g2Uncompressed)
+		}
+		elem := sectionElemSize(c.s)
+		b := buf[:int64(c.hi-c.lo)*elem]
+		if c.s == secBG2 {
+			pts := pk.bg2.val[c.lo:c.hi]
+			for j := range pts {
+				e := pts[j].RawBytes()
+				copy(b[j*g2Uncompressed:], e[:])
+			}
+		} else {
+			pts := g1[c.s][c.lo:c.hi]
+			for j := range pts {
+				e := pts[j].RawBytes()
+				copy(b[j*g1Uncompressed:], e[:])
+			}
+		}
+		if _, err := f.WriteAt(b, countOff[c.s]+4+int64(c.lo)*elem); err != nil {
+			return err
+		}
+		report(len(b))
+		return nil
+	})
+}
+
+// writeFileAtomic writes path through path+".tmp" and a rename.
+func writeFileAtomic(path string, write func(io.Writer) (int64, error)) error {
+	return writeFileAtomicAt(path, func(f *os.File) error {
+		_, err := write(f)
+		return err
+	})
+}
+
+// writeFileAtomicAt creates path+".tmp", lets write fill it, syncs it and
+// renames it to path; on any error the temporary file is removed.
+func writeFileAtomicAt(path string, write func(*os.File) error) (err error) {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -488,7 +636,7 @@ func writeFileAtomic(path string, write func(io.Writer) (int64, error)) (err err
 			_ = os.Remove(tmp)
 		}
 	}()
-	if _, err = write(f); err != nil {
+	if err = write(f); err != nil {
 		return fmt.Errorf("groth16: write %s: %w", tmp, err)
 	}
 	if err = f.Sync(); err != nil {

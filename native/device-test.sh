@@ -10,10 +10,12 @@
 #   CGO_ENABLED=1 go test -c -o .dev/groth16.test ./groth16      # for stream, partition
 #   go test -c -o .dev/stacked.test ./synth/stacked; go test -c -o .dev/sha256.test ./synth/gadgets/sha256  # synth
 #   CGO_ENABLED=1 go test -c -o .dev/gpuc2.test .                 # for facade
+#   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/testsetup ./examples/testsetup   # for facade-sector
+#   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/c2prove ./examples/c2prove
 # (add -ldflags='-s -w' to keep .dev under the carry limit)
 # Then on the GPU machine, from the repository root:
 #   native/device-test.sh [tests] [stream] [sanitize] [racecheck] [bench] [big] [windows] [partition] [synth]
-#                         [facade] [sector]
+#                         [facade] [sector] [facade-sector]
 #   (default: tests sanitize bench)
 # "big" adds the 2^24-class sizes to the correctness tests (GPUC2_TEST_BIG=1);
 # "windows" times G1 2^${WINDOW_LOG:-24} at forced window sizes ${WINDOWS:-15 16 18 20} (GPUC2_MSM_WINDOW);
@@ -25,7 +27,12 @@
 # times witness synthesis of a 32 GiB partition with 1 and 16 workers (fresh
 # and reused buffers) and the SHA-256 gadget; "facade" runs the root package's
 # GPU tests (gpuc2.test); "sector" sets up, proves and verifies whole synthetic
-# ${SECTOR:-32GiB} sectors (${SECTOR_COUNT:-1} proofs, ${SECTOR_WORKERS:-1} GPU workers).
+# ${SECTOR:-32GiB} sectors (${SECTOR_COUNT:-1} proofs, ${SECTOR_WORKERS:-1} GPU workers), the key in
+# memory; "facade-sector" writes a TEST-ONLY ${FACADE_SIZE:-32GiB} setup made on the GPU to a .params
+# file (./testsetup, ~47 GB at 32 GiB, in ${FACADE_CACHE:-.dev/facade-cache}, deleted at the end) and
+# proves ${FACADE_COUNT:-3} synthetic sectors from that file through the facade in another process
+# (./c2prove -facade, ${FACADE_WORKERS:-2} GPU workers): peak VRAM sampled by nvidia-smi, peak RSS by
+# GNU time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/.dev/out}
@@ -40,6 +47,13 @@ note() { echo "$*" | tee -a "$summary"; }
 counts() { echo "($(grep -c -- '--- PASS' "$1") pass, $(grep -c -- '--- FAIL' "$1") fail, $(grep -c -- '--- SKIP' "$1") skip)"; }
 # Peak host memory where GNU time exists.
 timev() { if [ -x /usr/bin/time ]; then /usr/bin/time -v "$@"; else "$@"; fi; }
+# GPU memory used, sampled every 2 s into $1 until vram_stop; vram_peak $1 prints the largest sample (MiB).
+vram_start() {
+	nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -l 2 >"$1" 2>/dev/null &
+	vram_pid=$!
+}
+vram_stop() { kill "$vram_pid" 2>/dev/null; wait "$vram_pid" 2>/dev/null; }
+vram_peak() { awk '$1 + 0 > m { m = $1 + 0 } END { print m + 0 }' "$1"; }
 
 if [ ! -f "$DEV/libgpuc2cuda.so" ]; then
 	note "building libgpuc2cuda.so with $(nvcc --version | tail -1)"
@@ -161,6 +175,35 @@ if has sector; then
 		-sector "${SECTOR:-32GiB}" -sector-count "${SECTOR_COUNT:-1}" -sector-workers "${SECTOR_WORKERS:-1}" >"$OUT/sector.log" 2>&1
 	note "sector bench rc=$? in $(($(date +%s) - t0)) s"
 	grep -E 'setup|resident|proof\(s\)|steady|Maximum resident|FAIL|panic' "$OUT/sector.log" | tee -a "$summary"
+fi
+if has facade-sector; then
+	fsize=${FACADE_SIZE:-32GiB}
+	fdir=${FACADE_CACHE:-$(cd "$DEV" && pwd)/facade-cache} # on the local disk, not under $OUT (copied back)
+	mkdir -p "$fdir"
+	t0=$(date +%s)
+	vram_start "$OUT/facade-setup-vram.log"
+	GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/testsetup" -sector-size "$fsize" -cache "$fdir" -backend cuda -force \
+		>"$OUT/facade-setup.log" 2>&1
+	r=$?
+	vram_stop
+	note "facade-sector: testsetup $fsize rc=$r in $(($(date +%s) - t0)) s, peak VRAM $(vram_peak "$OUT/facade-setup-vram.log") MiB"
+	grep -E '^(setup|write|file|size|total):|Maximum resident|testsetup:|panic' "$OUT/facade-setup.log" | tee -a "$summary"
+	if [ $r -eq 0 ]; then
+		df -h "$fdir" >>"$summary" 2>&1
+		t0=$(date +%s)
+		vram_start "$OUT/facade-sector-vram.log"
+		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/c2prove" -sector-size "$fsize" -count "${FACADE_COUNT:-3}" -facade \
+			-workers "${FACADE_WORKERS:-2}" -backend cuda -params /nonexistent -test-params "$fdir" >"$OUT/facade-sector.log" 2>&1
+		r=$?
+		vram_stop
+		note "facade-sector: c2prove $fsize × ${FACADE_COUNT:-3} rc=$r in $(($(date +%s) - t0)) s, peak VRAM $(vram_peak "$OUT/facade-sector-vram.log") MiB"
+		# progress redraws (\r, ESC[K) share lines with the output: keep what follows the last one
+		tr '\r' '\n' <"$OUT/facade-sector.log" | sed 's/^.*\x1b\[K//' | cut -c1-300 |
+			grep -E 'TEST-ONLY|^parameters:|^pipeline:|^proof [0-9]|^summary|^  [a-zA-Z]|verified=|Maximum resident|c2prove:|panic' |
+			tee -a "$summary"
+	fi
+	[ $r -ne 0 ] && rc=1
+	rm -rf "$fdir/gpuc2/test-params" # the TEST-ONLY file (and any .tmp)
 fi
 cat "$summary"
 exit $rc

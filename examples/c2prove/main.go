@@ -10,13 +10,18 @@
 // With -backend cuda (or auto, when the native library loads) H and the
 // MSMs run on GPU 0.
 //
-// With -count N it puts N proofs in flight at once through the gpuc2
-// facade's pipeline (Prover.ProveSeal), shows each partition's progress,
-// checks every proof with VerifySeal and prints seconds per proof.
+// With -count N (or -facade) it puts N proofs in flight at once through the
+// gpuc2 facade's pipeline (Prover.ProveSeal), shows each partition's
+// progress, checks every proof with VerifySeal and ends with a summary:
+// the first proof's latency, steady-state seconds per proof, the stages,
+// peak host RSS and reserved VRAM.
 //
-// With -c1 it proves a real C1 output (filecoin-ffi JSON or the Commit2In
-// envelope) with the real Filecoin parameters from -params when they are
-// there; test setups are made only for test-size sectors (≤ 512 MiB).
+// Parameters: the real Filecoin files from -params take precedence; else
+// a TEST-ONLY setup under -test-params (default the user cache directory)
+// is used, for any sector size: one made by examples/testsetup (32 GiB:
+// `go run ./examples/testsetup -sector-size 32GiB`, on a GPU), or one
+// created on first use for test sizes (≤ 512 MiB). With -c1 it proves a
+// real C1 output (filecoin-ffi JSON or the Commit2In envelope).
 package main
 
 import (
@@ -53,6 +58,9 @@ type options struct {
 	backend    string
 	traceFile  string
 	count      int
+	testParams string
+	facade     bool
+	workers    int
 }
 
 func run() error {
@@ -65,6 +73,10 @@ func run() error {
 	flag.StringVar(&o.backend, "backend", "auto", "where MSMs run: auto (cuda when the native library loads), cpu or cuda")
 	flag.StringVar(&o.traceFile, "trace", "", "write a Chrome trace of the run (open in Perfetto) to this file")
 	flag.IntVar(&o.count, "count", 1, "proofs in flight at once through the gpuc2 pipeline (synthetic sectors get consecutive sector numbers)")
+	cache, _ := os.UserCacheDir()
+	flag.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used when -params has no real files; empty: none")
+	flag.BoolVar(&o.facade, "facade", false, "prove through the gpuc2 facade's pipeline even with -count 1 (implied by -count > 1)")
+	flag.IntVar(&o.workers, "workers", 0, "pipeline: prover workers per GPU (gpuc2.Config.WorkersPerDevice; 0: the facade's default)")
 	flag.Parse()
 	if o.count < 1 {
 		return fmt.Errorf("-count must be at least 1, not %d", o.count)
@@ -97,7 +109,7 @@ func run() error {
 	fmt.Printf("C1 checked: %v, %d partitions × %d challenges (%v)\n",
 		c1.RegisteredProof, len(c1.VanillaProofs), sp.ChallengesPerPartition, since(start))
 
-	if o.count > 1 {
+	if o.count > 1 || o.facade {
 		return runPipeline(ctx, &o, c1, tracer)
 	}
 
@@ -215,16 +227,15 @@ func loadParams(ctx context.Context, o *options, p porep.RegisteredSealProof) (*
 		fmt.Printf("parameters: %s (%v)\n", paramsPath, since(start))
 		return pk, nil
 	}
-	if !errors.Is(err, gpuc2.ErrParamsMissing) || !gpuc2.IsTestSize(p) {
+	if !errors.Is(err, gpuc2.ErrParamsMissing) || o.testParams == "" {
 		return nil, err
 	}
-	cache, cerr := os.UserCacheDir()
-	if cerr != nil {
-		return nil, fmt.Errorf("%w; and no user cache directory for a test setup: %v", err, cerr)
-	}
 	fmt.Printf("parameters: no real %v parameters in %s; using a local TEST-ONLY setup\n", p, o.paramsDir)
-	done := ticker("  creating the test setup (once; later runs reuse it)")
-	pk, path, created, err := gpuc2.TestParams(ctx, cache, p)
+	done := func() {}
+	if _, statErr := os.Stat(gpuc2.TestParamsPath(o.testParams, p)); statErr != nil && gpuc2.IsTestSize(p) {
+		done = ticker("  creating the test setup (once; later runs reuse it)")
+	}
+	pk, path, created, err := gpuc2.TestParams(ctx, o.testParams, p)
 	done()
 	if err != nil {
 		return nil, err

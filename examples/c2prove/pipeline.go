@@ -5,7 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,12 +40,10 @@ func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace
 		reqs[i] = gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner}
 	}
 
-	cfg := gpuc2.Config{ParamsDir: o.paramsDir, Backend: gpuc2.Backend(o.backend), Tracer: tracer}
-	if gpuc2.IsTestSize(first.RegisteredProof) {
-		if cache, err := os.UserCacheDir(); err == nil {
-			cfg.TestParamsDir = cache // a TEST-ONLY setup when the real files are missing
-		}
-	}
+	cfg := gpuc2.Config{ParamsDir: o.paramsDir, Backend: gpuc2.Backend(o.backend), Tracer: tracer,
+		WorkersPerDevice: o.workers, TestParamsDir: o.testParams, // a TEST-ONLY setup when the real files are missing
+		// Which parameter file is used, and a warning for TEST-ONLY ones.
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 	var mu sync.Mutex
 	stages := map[uint64]string{}
 	cfg.Progress = func(e gpuc2.Progress) {
@@ -68,17 +69,28 @@ func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace
 	defer p.Close()
 	fmt.Printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition), %.1f GiB VRAM, %d GPU\n",
 		o.count, first.RegisteredProof, p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.VRAMBytes), need.GPUs)
-	if gpuc2.IsTestSize(first.RegisteredProof) {
-		done := ticker("parameters (a TEST-ONLY setup is created once when the real files are missing)")
-		err := p.Preload(ctx, first.RegisteredProof)
-		done()
-		if err != nil {
-			return err
-		}
+	// The parameters decoded (and on the GPUs) before the clock starts, as a
+	// long-running prover would have them.
+	what := "parameters: loading"
+	if cfg.TestParamsDir != "" && gpuc2.IsTestSize(first.RegisteredProof) {
+		what += " (a TEST-ONLY setup is created once when the real files are missing)"
 	}
+	loadStart := time.Now()
+	done := ticker(what)
+	err = p.Preload(ctx, first.RegisteredProof)
+	done()
+	if err != nil {
+		return err
+	}
+	where := "decoded"
+	if p.Backend() == gpuc2.BackendCUDA {
+		where = "resident on the GPU"
+	}
+	fmt.Printf("parameters: %s in %.1f s\n", where, time.Since(loadStart).Seconds())
 
 	results := make([]*gpuc2.SealResult, o.count)
 	errs := make([]error, o.count)
+	doneAt := make([]time.Duration, o.count) // since start, when each proof returned
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range reqs {
@@ -86,6 +98,7 @@ func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace
 		go func() {
 			defer wg.Done()
 			results[i], errs[i] = p.ProveSeal(ctx, reqs[i])
+			doneAt[i] = time.Since(start)
 		}()
 	}
 	wg.Wait()
@@ -107,9 +120,7 @@ func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace
 			i+1, reqs[i].Sector, t.Total.Seconds(), t.Queue.Seconds(), t.ParamLoad.Seconds(), t.Synthesis.Seconds(),
 			t.Prove.Seconds(), t.Verify.Seconds(), r.Devices, good)
 	}
-	st := p.Status()
-	fmt.Printf("%d proofs in %.1f s: %.1f s per proof; host budget high-water %.1f of %.1f GiB\n",
-		o.count, wall.Seconds(), wall.Seconds()/float64(o.count), gib(st.HostPeakBytes), gib(st.HostBudgetBytes))
+	printSummary(p.Status(), results, doneAt, wall)
 	if tracer != nil {
 		if err := writeTrace(o.traceFile, tracer); err != nil {
 			return err
@@ -121,6 +132,62 @@ func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace
 		return errors.New("a proof does not verify")
 	}
 	return nil
+}
+
+// printSummary prints the run's figures: the first proof's latency, the
+// steady state, the stages (mean per proof; partition stages are summed
+// over partitions, which overlap), peak host RSS and reserved VRAM.
+func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Duration, wall time.Duration) {
+	n := len(results)
+	sorted := slices.Clone(doneAt)
+	slices.Sort(sorted)
+	fmt.Printf("summary: %d proof(s) of %v on %s in %.1f s\n", n, results[0].VerifyInfo.SealProof, st.Backend, wall.Seconds())
+	fmt.Printf("  latency of the first proof: %.1f s\n", sorted[0].Seconds())
+	if n > 1 {
+		fmt.Printf("  steady state: %.1f s per proof (first done → last done, over %d)\n",
+			(sorted[n-1]-sorted[0]).Seconds()/float64(n-1), n-1)
+	}
+	fmt.Printf("  throughput: %.1f s per proof (total / %d)\n", wall.Seconds()/float64(n), n)
+	var sum gpuc2.SealTimings
+	for _, r := range results {
+		t := r.Timings
+		sum.Parse += t.Parse
+		sum.ParamLoad += t.ParamLoad
+		sum.Queue += t.Queue
+		sum.Synthesis += t.Synthesis
+		sum.Prove += t.Prove
+		sum.Verify += t.Verify
+		sum.Total += t.Total
+	}
+	mean := func(d time.Duration) float64 { return d.Seconds() / float64(n) }
+	fmt.Printf("  stages, mean per proof: total %.1f s = parse and check %.1f + params %.1f + partition sums: queue %.1f, synthesis %.1f, prove %.1f, verify %.1f\n",
+		mean(sum.Total), mean(sum.Parse), mean(sum.ParamLoad), mean(sum.Queue), mean(sum.Synthesis), mean(sum.Prove), mean(sum.Verify))
+	fmt.Printf("  host budget: high-water %.1f of %.1f GiB\n", gib(st.HostPeakBytes), gib(st.HostBudgetBytes))
+	if hwm, err := peakRSS(); err == nil {
+		fmt.Printf("  peak host RSS (VmHWM): %.1f GiB\n", gib(hwm))
+	}
+	for _, d := range st.Devices {
+		fmt.Printf("  GPU %d: %d worker(s), peak reserved %.1f GiB of a %.1f GiB budget, compute busy %.1f s\n",
+			d.Ordinal, d.Workers, gib(d.Gate.PeakReservedBytes), gib(d.Gate.BudgetBytes), d.Gate.ComputeBusy.Seconds())
+	}
+}
+
+// peakRSS is the process's peak resident set (VmHWM of /proc/self/status; Linux).
+func peakRSS() (int64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
+				return 0, err
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc/self/status")
 }
 
 func gib(n int64) float64 { return float64(n) / (1 << 30) }

@@ -1,0 +1,233 @@
+// Command testsetup makes TEST-ONLY Groth16 parameters for the PoRep circuit
+// of a sector size and writes them, in bellperson's .params format, where
+// gpuc2.TestParams and the facade (Config.TestParamsDir) look for them:
+// gpuc2.TestParamsPath(cache, proof type), for the proof type c2prove uses
+// for synthetic sectors of that size (the V1_1 type).
+//
+// The parameters come from local toxic waste (crypto/rand, then forgotten):
+// whoever ran the setup could forge proofs, and no chain accepts them. They
+// exist so that the full-size prover can be exercised, from a parameter
+// file exactly as it would read Filecoin's, where the real files are not
+// available. They are never valid on chain.
+//
+//	go run ./examples/testsetup -sector-size 32GiB   # on a GPU: ~3 min, a 47 GB file
+//	go run ./examples/c2prove -sector-size 32GiB -count 3
+//
+// Test sizes (2 KiB, 8 MiB, 512 MiB) are also made on demand by
+// gpuc2.TestParams; sizes above 512 MiB need the CUDA backend (on the CPU
+// the fixed-base multiplications would take hours) and about 100 GiB of
+// host memory at 32 GiB.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/stacked"
+)
+
+func main() {
+	o, err := parseFlags(os.Args[1:], flag.ExitOnError)
+	if err == nil {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		_, err = run(ctx, o, os.Stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testsetup:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	sectorSize string
+	cache      string
+	backend    string
+	device     int
+	force      bool
+}
+
+func parseFlags(args []string, onError flag.ErrorHandling) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("testsetup", onError)
+	fs.StringVar(&o.sectorSize, "sector-size", "2KiB", "sector size of the circuit: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
+	fs.StringVar(&o.cache, "cache", "", "cache directory the file goes under (as gpuc2.TestParamsPath); default the user cache directory, where c2prove looks")
+	fs.StringVar(&o.backend, "backend", "auto", "where the fixed-base multiplications run: auto (cuda when the native library loads), cpu (sizes ≤ 512MiB) or cuda")
+	fs.IntVar(&o.device, "device", 0, "CUDA device ordinal")
+	fs.BoolVar(&o.force, "force", false, "replace an existing file (removed once the setup is done, before writing, so the disk never holds two)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return o, nil
+}
+
+// plan checks the options and resolves the proof type, the cache directory
+// and the backend ("cpu" or "cuda") without doing any work.
+func plan(o *options) (porep.RegisteredSealProof, error) {
+	spt, err := porep.ProofForSectorSize(o.sectorSize)
+	if err != nil {
+		return 0, fmt.Errorf("-sector-size: %w", err)
+	}
+	if o.cache == "" {
+		if o.cache, err = os.UserCacheDir(); err != nil {
+			return 0, fmt.Errorf("no user cache directory (%w); give -cache", err)
+		}
+	}
+	if o.device < 0 {
+		return 0, fmt.Errorf("-device must not be negative, not %d", o.device)
+	}
+	switch o.backend {
+	case "cuda", "auto":
+		loadErr := native.Load()
+		if loadErr == nil {
+			devs, err := native.Devices()
+			if err != nil {
+				return 0, err
+			}
+			if o.device >= len(devs) {
+				return 0, fmt.Errorf("-device %d: only %d CUDA device(s)", o.device, len(devs))
+			}
+			o.backend = "cuda"
+			break
+		}
+		if o.backend == "cuda" {
+			return 0, fmt.Errorf("-backend cuda: %w", loadErr)
+		}
+		o.backend = "cpu"
+		if !gpuc2.IsTestSize(spt) {
+			return 0, fmt.Errorf("a %s setup needs a GPU (the CPU would take hours), and the native CUDA library is not available: %w", o.sectorSize, loadErr)
+		}
+	case "cpu":
+		if !gpuc2.IsTestSize(spt) {
+			return 0, fmt.Errorf("-backend cpu: a %s setup on the CPU would take hours; only sizes up to 512MiB are made on the CPU — use -backend cuda on a GPU machine", o.sectorSize)
+		}
+	default:
+		return 0, fmt.Errorf("-backend must be auto, cpu or cuda, not %q", o.backend)
+	}
+	return spt, nil
+}
+
+// setup is groth16.Setup (replaced in tests: a real 2 KiB setup takes
+// minutes on a small CPU).
+var setup = groth16.Setup
+
+// run makes the setup and writes it; it returns the file's path.
+func run(ctx context.Context, o options, w io.Writer) (string, error) {
+	spt, err := plan(&o)
+	if err != nil {
+		return "", err
+	}
+	path := gpuc2.TestParamsPath(o.cache, spt)
+	if st, err := os.Stat(path); err == nil && !o.force {
+		return "", fmt.Errorf("%s exists (%.1f GB); -force replaces it", path, float64(st.Size())/1e9)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	_ = os.Remove(path + ".tmp") // a stale one from an interrupted run
+	fmt.Fprintf(w, "TEST-ONLY setup for %v (%s sectors) on %s: local toxic waste, never valid on chain\n", spt, o.sectorSize, o.backend)
+
+	params, err := porep.CircuitParams(spt)
+	if err != nil {
+		return "", err
+	}
+	var opts []groth16.SetupOption
+	if o.backend == "cuda" {
+		opts = append(opts, groth16.WithSetupGPU(o.device))
+	}
+	// The blank circuit (nil witness) has the shape of every real one.
+	circuit := &stacked.Circuit{Params: params}
+	var recorded, challenges atomic.Int64
+	circuit.Progress = func(done, total int) { recorded.Store(int64(done)); challenges.Store(int64(total)) }
+	start := time.Now()
+	t0 := start
+	done := ticker(w, 15*time.Second, func(d time.Duration) string {
+		switch n, total := recorded.Load(), challenges.Load(); {
+		case total == 0:
+			return fmt.Sprintf("  setup: %.0f s, recording the circuit (one core)", d.Seconds())
+		case n < total:
+			return fmt.Sprintf("  setup: %.0f s, recording the circuit (one core): %d of %d challenges", d.Seconds(), n, total)
+		}
+		return fmt.Sprintf("  setup: %.0f s, circuit recorded; QAP at τ and the fixed-base multiplications (%s)", d.Seconds(), o.backend)
+	})
+	pk, err := setup(ctx, circuit, rand.Reader, opts...)
+	done()
+	if err != nil {
+		return "", err
+	}
+	c := pk.Counts()
+	fmt.Fprintf(w, "setup: %.1f s (h %d, l %d, a %d, b %d points; %.1f GiB in memory)\n",
+		time.Since(t0).Seconds(), c.H, c.L, c.A, c.B, float64(groth16.KeyBytes(c))/(1<<30))
+
+	if _, err := os.Stat(path); err == nil {
+		// Removed before writing: a rename over it would need room for both.
+		if err := os.Remove(path); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(w, "removed the existing %s\n", path)
+	}
+	t0 = time.Now()
+	var mu sync.Mutex
+	last := t0
+	err = groth16.WriteParamsContext(ctx, path, pk, func(written, total int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch now := time.Now(); {
+		case written == total:
+			fmt.Fprintf(w, "  write: %.1f GB encoded and written in %.1f s; syncing\n", float64(total)/1e9, now.Sub(t0).Seconds())
+		case now.Sub(last) >= 5*time.Second:
+			last = now
+			fmt.Fprintf(w, "  write: %.1f of %.1f GB (%.0f %%), %.0f s\n", float64(written)/1e9, float64(total)/1e9,
+				100*float64(written)/float64(total), now.Sub(t0).Seconds())
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	write := time.Since(t0)
+	fmt.Fprintf(w, "write: %.1f s (%.2f GB/s, synced)\n", write.Seconds(), float64(st.Size())/1e9/max(write.Seconds(), 1e-9))
+	fmt.Fprintf(w, "file: %s\nsize: %d bytes (%.1f GB)\ntotal: %.1f s\n", path, st.Size(), float64(st.Size())/1e9, time.Since(start).Seconds())
+	return path, nil
+}
+
+// ticker calls msg every period on w, until done is called.
+func ticker(w io.Writer, period time.Duration, msg func(elapsed time.Duration) string) (done func()) {
+	start := time.Now()
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				fmt.Fprintln(w, msg(time.Since(start)))
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(stop); <-finished }) }
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/stacked"
+)
+
+// fakeSetup returns a key with the section counts of the circuit's
+// setup (h of the domain, l of the aux variables; a and b as small as a
+// key may have), every point the generator: what the tool writes and the
+// facade's shape check accept, without the minutes of a real setup.
+func fakeSetup(_ context.Context, c synth.Circuit, _ io.Reader, _ ...groth16.SetupOption) (*groth16.ProvingKey, error) {
+	sz := c.(*stacked.Circuit).Params.Sizes()
+	_, _, g1, g2 := bls12381.Generators()
+	tile := func(n int) []bls12381.G1Affine {
+		out := make([]bls12381.G1Affine, n)
+		for i := range out {
+			out[i] = g1
+		}
+		return out
+	}
+	vk := &groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, DeltaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG2: g2, IC: tile(sz.Inputs)}
+	return groth16.NewProvingKey(vk, tile(sz.Domain()-1), tile(sz.Aux), tile(sz.Inputs), tile(1), []bls12381.G2Affine{g2})
+}
+
+func TestFlagsAndPlan(t *testing.T) {
+	o, err := parseFlags([]string{"-sector-size", "32GiB", "-cache", "/c", "-backend", "cuda", "-device", "1", "-force"}, flag.ContinueOnError)
+	require.NoError(t, err)
+	assert.Equal(t, options{sectorSize: "32GiB", cache: "/c", backend: "cuda", device: 1, force: true}, o)
+	_, err = parseFlags([]string{"-sector-size", "2KiB", "extra"}, flag.ContinueOnError)
+	assert.Error(t, err)
+
+	t.Setenv("XDG_CACHE_HOME", "/xdg")
+	o = options{sectorSize: "2KiB", backend: "cpu"}
+	spt, err := plan(&o)
+	require.NoError(t, err)
+	assert.Equal(t, porep.RegisteredSealProof_StackedDrg2KiBV1_1, spt, "c2prove's type for synthetic 2 KiB sectors")
+	want, _ := os.UserCacheDir()
+	assert.Equal(t, want, o.cache, "the user cache directory by default, where c2prove looks")
+
+	for _, tc := range []struct {
+		o    options
+		want string
+	}{
+		{options{sectorSize: "1GiB", backend: "cpu"}, "-sector-size"},
+		{options{sectorSize: "32GiB", backend: "cpu"}, "would take hours"},
+		{options{sectorSize: "64GiB", backend: "cpu"}, "would take hours"},
+		{options{sectorSize: "2KiB", backend: "tpu"}, "-backend must be"},
+		{options{sectorSize: "2KiB", backend: "cpu", device: -1}, "-device"},
+	} {
+		_, err := plan(&tc.o)
+		assert.ErrorContains(t, err, tc.want, "%+v", tc.o)
+	}
+	for _, size := range []string{"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"} {
+		o := options{sectorSize: size, backend: "cpu", cache: "/c"}
+		spt, err := plan(&o)
+		want, _ := porep.ProofForSectorSize(size)
+		if gpuc2.IsTestSize(want) {
+			require.NoError(t, err, size)
+			assert.Equal(t, want, spt)
+		} else {
+			assert.ErrorContains(t, err, "would take hours", size)
+		}
+	}
+	if !native.Available() {
+		o := options{sectorSize: "32GiB", backend: "auto", cache: "/c"}
+		_, err := plan(&o)
+		assert.ErrorIs(t, err, native.ErrNotAvailable)
+		assert.ErrorContains(t, err, "needs a GPU")
+		o = options{sectorSize: "2KiB", backend: "cuda", cache: "/c"}
+		_, err = plan(&o)
+		assert.ErrorIs(t, err, native.ErrNotAvailable)
+		o = options{sectorSize: "2KiB", backend: "auto", cache: "/c"}
+		_, err = plan(&o)
+		require.NoError(t, err)
+		assert.Equal(t, "cpu", o.backend)
+	}
+}
+
+// The tool writes the file where gpuc2.TestParams finds it: TestParams
+// opens it (shape checked) without creating one. An existing file is kept
+// unless -force. The setup itself is faked (see TestRealSetup).
+func TestWritesWhereTestParamsLooks(t *testing.T) {
+	defer func(f func(context.Context, synth.Circuit, io.Reader, ...groth16.SetupOption) (*groth16.ProvingKey, error)) {
+		setup = f
+	}(setup)
+	setup = fakeSetup
+	ctx := context.Background()
+	cache := t.TempDir()
+	var out bytes.Buffer
+	o := options{sectorSize: "2KiB", cache: cache, backend: "cpu"}
+	path, err := run(ctx, o, &out)
+	require.NoError(t, err, out.String())
+	p := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	assert.Equal(t, gpuc2.TestParamsPath(cache, p), path)
+	for _, s := range []string{"TEST-ONLY", "setup: ", "write: ", "file: " + path, "size: "} {
+		assert.Contains(t, out.String(), s)
+	}
+	assert.NoFileExists(t, path+".tmp")
+
+	pk, got, created, err := gpuc2.TestParams(ctx, cache, p)
+	require.NoError(t, err)
+	assert.False(t, created, "opened, not created")
+	assert.Equal(t, path, got)
+	require.NoError(t, pk.Close())
+
+	_, err = run(ctx, o, io.Discard)
+	assert.ErrorContains(t, err, "-force")
+	o.force = true
+	out.Reset()
+	_, err = run(ctx, o, &out)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "removed the existing")
+
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = run(cctx, o, io.Discard)
+	assert.True(t, errors.Is(err, context.Canceled), "%v", err)
+	assert.NoFileExists(t, path+".tmp")
+}
+
+// A real 2 KiB setup (minutes on 2 cores; seconds on a GPU): set
+// GPUC2_TEST_SETUP=1.
+func TestRealSetup(t *testing.T) {
+	if os.Getenv("GPUC2_TEST_SETUP") == "" {
+		t.Skip("set GPUC2_TEST_SETUP=1 (a real 2 KiB setup takes about 4 minutes on 2 cores)")
+	}
+	ctx := context.Background()
+	cache := t.TempDir()
+	_, err := run(ctx, options{sectorSize: "2KiB", cache: cache, backend: "auto"}, os.Stderr)
+	require.NoError(t, err)
+	pk, _, created, err := gpuc2.TestParams(ctx, cache, porep.RegisteredSealProof_StackedDrg2KiBV1_1)
+	require.NoError(t, err)
+	assert.False(t, created)
+	require.NoError(t, pk.Close())
+}
