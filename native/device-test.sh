@@ -193,7 +193,8 @@ if has facade-sector; then
 		t0=$(date +%s)
 		vram_start "$OUT/facade-sector-vram.log"
 		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/c2prove" -sector-size "$fsize" -count "${FACADE_COUNT:-3}" -facade \
-			-workers "${FACADE_WORKERS:-2}" -backend cuda -params /nonexistent -test-params "$fdir" >"$OUT/facade-sector.log" 2>&1
+			-workers "${FACADE_WORKERS:-2}" -backend cuda -params /nonexistent -test-params "$fdir" \
+			-trace "$OUT/facade-trace.json" >"$OUT/facade-sector.log" 2>&1
 		r=$?
 		vram_stop
 		note "facade-sector: c2prove $fsize × ${FACADE_COUNT:-3} rc=$r in $(($(date +%s) - t0)) s, peak VRAM $(vram_peak "$OUT/facade-sector-vram.log") MiB"
