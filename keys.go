@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sync"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -23,6 +24,9 @@ type keyEntry struct {
 	path  string
 	bytes int64 // file size: what the decoded sections occupy on the host
 	refs  int   // proofs using it now, of every type bound to it
+	// onDevices: every GPU holds the key and its host sections were
+	// dropped (Preload), so it no longer counts against the host budget.
+	onDevices bool
 
 	pvkOnce sync.Once
 	pvk     *groth16.PreparedVerifyingKey
@@ -173,7 +177,9 @@ func (p *Prover) updateResident() {
 	}
 	var n int64
 	for _, e := range p.files {
-		n += e.bytes
+		if !e.onDevices {
+			n += e.bytes
+		}
 	}
 	p.budget.setResident(n)
 }
@@ -308,8 +314,15 @@ func (p *Prover) Preload(ctx context.Context, t porep.RegisteredSealProof) error
 	if uploaded {
 		// Every GPU holds the key: drop the decoded host sections of a
 		// file-backed key (about 44 GiB at 32 GiB); they are decoded again
-		// only if a proof ever has to stream them.
+		// only if a proof ever has to stream them. The mapped file's pages
+		// leave the resident set too, and the freed heap goes back to the
+		// OS now rather than at the scavenger's pace.
 		e.pk.Evict()
+		p.mu.Lock()
+		e.onDevices = true
+		p.updateResident()
+		p.mu.Unlock()
+		debug.FreeOSMemory()
 	}
 	return nil
 }

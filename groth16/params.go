@@ -51,6 +51,7 @@ type ProvingKey struct {
 	mu      sync.RWMutex // held for reading while the mapping is in use
 	closed  bool
 	data    []byte             // the whole .params file; nil when in memory
+	mapped  bool               // data is a file mapping (its pages may be dropped)
 	release func() error       // unmaps data, if it is mapped
 	offsets [numSections]int64 // byte offset of each section's first point
 	cleanup runtime.Cleanup    // unmaps a mapping whose key was never closed
@@ -113,6 +114,7 @@ func OpenProvingKey(path string, opts ...OpenOption) (*ProvingKey, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if unmap != nil {
+		pk.mapped = true
 		pk.release = func() error { return unmap(data) }
 		pk.cleanup = runtime.AddCleanup(pk, func(b []byte) { _ = unmap(b) }, data)
 	}
@@ -338,7 +340,24 @@ func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int, dec func(*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The decoded copy replaces the file's bytes in memory: a 32 GiB key
+	// would otherwise be resident twice (decoded and mapped) while loading.
+	pk.dropMapped(base, int64(n)*size)
 	return out, nil
+}
+
+// dropMapped drops the resident pages of data[off:off+n] of a mapped key,
+// the range shrunk to whole pages. pk.mu is held.
+func (pk *ProvingKey) dropMapped(off, n int64) {
+	if !pk.mapped || pk.closed {
+		return
+	}
+	ps := int64(os.Getpagesize())
+	lo := (off + ps - 1) / ps * ps
+	hi := (off + n) / ps * ps
+	if hi > lo {
+		dropPages(pk.data[lo:hi])
+	}
 }
 
 func sectionCount(c SectionCounts, s int) int {
@@ -354,8 +373,9 @@ func sectionCount(c SectionCounts, s int) int {
 	}
 }
 
-// Evict drops the decoded sections of a file-backed key to free memory; the
-// file stays mapped and the next accessor call decodes again. Slices already
+// Evict drops the decoded sections of a file-backed key to free memory, and
+// the mapped file's pages from the resident set; the file stays mapped and
+// the next accessor call decodes again. Slices already
 // handed out stay valid. In-memory keys are unaffected.
 func (pk *ProvingKey) Evict() {
 	pk.h.evict()
@@ -363,6 +383,9 @@ func (pk *ProvingKey) Evict() {
 	pk.a.evict()
 	pk.bg1.evict()
 	pk.bg2.evict()
+	pk.mu.RLock()
+	defer pk.mu.RUnlock()
+	pk.dropMapped(0, int64(len(pk.data)))
 }
 
 // Close unmaps the file and drops all sections; later accessor calls return

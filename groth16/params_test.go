@@ -379,3 +379,22 @@ func BenchmarkProvingKeyDecode(b *testing.B) {
 		})
 	}
 }
+
+// Evict of a file-backed key drops the decoded sections and the mapping's
+// resident pages (and decoding drops each section's pages once copied);
+// every later read decodes the same points again from the file.
+func TestProvingKeyEvictRereads(t *testing.T) {
+	k := fxNewKey(t, fxShape{ic: 3, h: 255, l: 200, a: 150, b: 100}) // sections span several pages
+	path := filepath.Join(t.TempDir(), "key.params")
+	require.NoError(t, groth16.WriteParams(path, k.provingKey(t)))
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	pk, err := groth16.OpenProvingKey(path)
+	require.NoError(t, err)
+	defer pk.Close()
+	for range 3 {
+		requireSections(t, pk, k)
+		pk.Evict()
+		assert.Equal(t, want, pkBytes(t, pk), "the mapping still reads the file")
+	}
+}
