@@ -15,10 +15,11 @@ import (
 // consecutive words, so the low and high halves of one product sit next to
 // each other in one carry chain (ptxas fuses such pairs into one wide
 // multiply-add), and the E and O chains are independent of each other.
-// After a reduction step the low word of E is zero and T/2^32 = E/2^32 + O:
-// the old O becomes the new E and E/2^64 the new O, with the one word
-// E_1 left over added into the new E's low word at the head of the next
-// odd chain, whose first multiply-add takes its carry.
+// After a reduction step the low word of E is zero and T/2^32 = E/2^32 + O.
+// Both shift down one word (a renaming): E/2^32 stays the even accumulator
+// and O/2^32 the odd one, while O's old low word, left over at weight 1, is
+// added into E's new low word at the head of the next odd chain, whose
+// first multiply-add takes the carry.
 
 // opnd is a register (a C expression bound to an asm operand) or an
 // immediate.
@@ -48,9 +49,9 @@ type step struct {
 	assign [][2]string // dst, src ("0" for zero)
 }
 
-func mulChain(op string, d string, a, b opnd) insn { return insn{op: op, d: d, a: a, b: b} }
+func mulInsn(op string, d string, a, b opnd) insn { return insn{op: op, d: d, a: a, b: b} }
 
-func madChain(op string, d string, a, b, c opnd) insn { return insn{op: op, d: d, a: a, b: b, c: c} }
+func madInsn(op string, d string, a, b, c opnd) insn { return insn{op: op, d: d, a: a, b: b, c: c} }
 
 // montMulProgram returns the program computing, from a[0..n-1] and
 // bb[0..n-1] (Montgomery forms below p), words r0..r(n-1) of a value below
@@ -76,8 +77,8 @@ func montMulProgram(p []uint32, inv uint32) []step {
 			if len(c) == 0 {
 				lo = "mad.lo.cc"
 			}
-			c = append(c, madChain(lo, acc(w), x(j), y(j), reg(acc(w))))
-			c = append(c, madChain("madc.hi.cc", acc(w+1), x(j), y(j), reg(acc(w+1))))
+			c = append(c, madInsn(lo, acc(w), x(j), y(j), reg(acc(w))))
+			c = append(c, madInsn("madc.hi.cc", acc(w+1), x(j), y(j), reg(acc(w+1))))
 		}
 		return append(c, insn{op: "addc", d: acc(n), a: reg(acc(n)), b: imm(0)})
 	}
@@ -85,7 +86,7 @@ func montMulProgram(p []uint32, inv uint32) []step {
 	pj := func(j int) opnd { return imm(p[j]) }
 	// reduce adds m·p with m = -T·p^-1 mod 2^32, making E's low word zero.
 	reduce := func() {
-		prog = append(prog, step{chain: []insn{mulChain("mul.lo", "m", reg(e(0)), imm(inv))}})
+		prog = append(prog, step{chain: []insn{mulInsn("mul.lo", "m", reg(e(0)), imm(inv))}})
 		prog = append(prog, step{chain: products(e, 0, m, pj, nil)})
 		prog = append(prog, step{chain: products(o, 1, m, pj, nil)})
 	}
@@ -99,8 +100,8 @@ func montMulProgram(p []uint32, inv uint32) []step {
 		var c []insn
 		for j := first; j < n; j += 2 {
 			w := j - first
-			c = append(c, mulChain("mul.lo", acc(w), a(j), reg("bb[0]")))
-			c = append(c, mulChain("mul.hi", acc(w+1), a(j), reg("bb[0]")))
+			c = append(c, mulInsn("mul.lo", acc(w), a(j), reg("bb[0]")))
+			c = append(c, mulInsn("mul.hi", acc(w+1), a(j), reg("bb[0]")))
 		}
 		prog = append(prog, step{chain: c})
 	}
