@@ -198,6 +198,7 @@ func (q *taskQueue) len() int {
 
 type pipelineStats struct {
 	proofs, synthesizing, proving atomic.Int64
+	waitingMemory                 atomic.Int64 // taken from synthQueue, reserving host memory
 }
 
 type synthWorker struct {
@@ -224,52 +225,61 @@ type proveWorker struct {
 
 var requestTrack = trace.Track{Process: "cpu", Thread: "requests"}
 
-// startProvers creates the prover workers: WorkersPerDevice per GPU, each
-// with the device's gpulock gate, or WorkersPerDevice CPU workers.
-func (p *Prover) startProvers() error {
+// cudaDevices returns the GPUs c selects: Devices, else Device when not 0,
+// else all visible. It fails on an unknown ordinal or when there is none.
+func (c Config) cudaDevices() ([]native.Device, error) {
+	devs, err := native.Devices()
+	if err != nil {
+		return nil, fmt.Errorf("gpuc2: listing CUDA devices: %w", err)
+	}
+	want := c.Devices
+	if len(want) == 0 && c.Device != 0 {
+		want = []int{c.Device}
+	}
+	if len(want) == 0 {
+		for _, d := range devs {
+			want = append(want, d.Index)
+		}
+	}
+	var out []native.Device
+	for _, ord := range want {
+		i := slices.IndexFunc(devs, func(d native.Device) bool { return d.Index == ord })
+		if i < 0 {
+			return nil, fmt.Errorf("gpuc2: no CUDA device %d (%d visible)", ord, len(devs))
+		}
+		out = append(out, devs[i])
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("gpuc2: backend cuda: no devices: %w", native.ErrNotAvailable)
+	}
+	return out, nil
+}
+
+// startProvers creates the prover workers: WorkersPerDevice per GPU of devs,
+// each with the device's gpulock gate, or WorkersPerDevice CPU workers.
+func (p *Prover) startProvers(devs []native.Device) error {
 	n := p.cfg.WorkersPerDevice
 	if p.cfg.Backend == BackendCPU {
 		for i := range n {
 			p.provers = append(p.provers, &proveWorker{device: -1, prover: &groth16.CPUProver{},
 				track: trace.Track{Process: "cpu", Thread: fmt.Sprintf("prover %d", i)}})
 		}
-	} else {
-		devs, err := native.Devices()
+	}
+	for _, d := range devs {
+		ord, total := d.Index, int64(d.TotalMemory)
+		gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: ord, TotalBytes: total, MarginBytes: max(total/16, 1<<30)})
 		if err != nil {
-			return fmt.Errorf("gpuc2: listing CUDA devices: %w", err)
+			return fmt.Errorf("gpuc2: device %d: %w", ord, err)
 		}
-		want := p.cfg.Devices
-		if len(want) == 0 && p.cfg.Device != 0 {
-			want = []int{p.cfg.Device}
-		}
-		if len(want) == 0 {
-			for _, d := range devs {
-				want = append(want, d.Index)
-			}
-		}
-		for _, ord := range want {
-			i := slices.IndexFunc(devs, func(d native.Device) bool { return d.Index == ord })
-			if i < 0 {
-				return fmt.Errorf("gpuc2: no CUDA device %d (%d visible)", ord, len(devs))
-			}
-			total := int64(devs[i].TotalMemory)
-			gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: ord, TotalBytes: total, MarginBytes: max(total/16, 1<<30)})
-			if err != nil {
-				return fmt.Errorf("gpuc2: device %d: %w", ord, err)
-			}
-			p.gates[ord] = gate
-			p.devices = append(p.devices, ord)
-			// One CUDAProver per device, shared by its workers: it keeps the
-			// device's resident keys.
-			dev := &groth16.CUDAProver{Device: ord, Gate: gate}
-			p.deviceProvers = append(p.deviceProvers, dev)
-			for w := range n {
-				p.provers = append(p.provers, &proveWorker{device: ord, prover: dev,
-					track: trace.Track{Process: fmt.Sprintf("cuda %d", ord), Thread: fmt.Sprintf("prover %d", w)}})
-			}
-		}
-		if len(p.provers) == 0 {
-			return fmt.Errorf("gpuc2: backend cuda: no devices: %w", native.ErrNotAvailable)
+		p.gates[ord] = gate
+		p.devices = append(p.devices, ord)
+		// One CUDAProver per device, shared by its workers: it keeps the
+		// device's resident keys.
+		dev := &groth16.CUDAProver{Device: ord, Gate: gate}
+		p.deviceProvers = append(p.deviceProvers, dev)
+		for w := range n {
+			p.provers = append(p.provers, &proveWorker{device: ord, prover: dev,
+				track: trace.Track{Process: fmt.Sprintf("cuda %d", ord), Thread: fmt.Sprintf("prover %d", w)}})
 		}
 	}
 	for _, w := range p.provers {
@@ -325,6 +335,7 @@ func (p *Prover) dispatch() {
 		if t == nil {
 			return
 		}
+		p.stats.waitingMemory.Add(1) // still queued, for Status
 		picked := time.Now()
 		p.tracer.Add(w.track, "queue", t.enqueued, picked, t.args()...)
 		var err error
@@ -332,6 +343,7 @@ func (p *Prover) dispatch() {
 			t.w, err = p.budget.reserve(t.job.ctx, t.job.shape.hint, t.job.shape.bytes)
 			t.reserved = err == nil
 		}
+		p.stats.waitingMemory.Add(-1)
 		p.tracer.Add(w.track, "wait_budget", picked, time.Now(), t.args()...)
 		t.queue = time.Since(t.enqueued)
 		if err != nil {

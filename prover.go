@@ -136,62 +136,87 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if cfg.ParamsDir == "" {
-		cfg.ParamsDir = DefaultParamsDir()
-	}
-	if cfg.Backend == "" {
-		cfg.Backend = BackendAuto
-	}
-	if cfg.WorkersPerDevice <= 0 {
-		cfg.WorkersPerDevice = 1
-	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	var devs []native.Device // the GPUs of the cuda backend
+	cfg, budgetAuto, err := cfg.withDefaults(func(c Config) (int, error) {
+		if !native.Available() {
+			return 0, fmt.Errorf("gpuc2: backend cuda: %w", native.ErrNotAvailable)
+		}
+		var err error
+		devs, err = c.cudaDevices()
+		return len(devs), err
+	})
+	if err != nil {
+		return nil, err
 	}
 	p := &Prover{
-		cfg: cfg, log: log, tracer: cfg.Tracer,
-		keys:   map[porep.RegisteredSealProof]*keyEntry{},
-		files:  map[string]*keyEntry{},
-		shapes: map[porep.RegisteredSealProof]*shape{},
-		jobs:   map[*proofJob]struct{}{},
-		gates:  map[int]*gpulock.Device{},
-		done:   make(chan struct{}),
+		cfg: cfg, log: cfg.Logger, tracer: cfg.Tracer,
+		keys:       map[porep.RegisteredSealProof]*keyEntry{},
+		files:      map[string]*keyEntry{},
+		shapes:     map[porep.RegisteredSealProof]*shape{},
+		jobs:       map[*proofJob]struct{}{},
+		gates:      map[int]*gpulock.Device{},
+		done:       make(chan struct{}),
+		budgetAuto: budgetAuto,
 	}
 	p.synthQueue.init() // before any worker waits on them
 	p.proveQueue.init()
-	switch cfg.Backend {
-	case BackendCPU:
-	case BackendCUDA, BackendAuto:
-		if native.Available() {
-			p.cfg.Backend = BackendCUDA
-		} else if cfg.Backend == BackendCUDA {
-			return nil, fmt.Errorf("gpuc2: backend cuda: %w", native.ErrNotAvailable)
-		} else {
-			p.cfg.Backend = BackendCPU
-		}
-	default:
-		return nil, fmt.Errorf("gpuc2: unknown backend %q", cfg.Backend)
-	}
-	if err := p.startProvers(); err != nil {
+	if err := p.startProvers(devs); err != nil {
 		return nil, err
 	}
-	if p.cfg.SynthesisConcurrency <= 0 {
-		p.cfg.SynthesisConcurrency = 1
-		if p.cfg.Backend == BackendCUDA {
-			p.cfg.SynthesisConcurrency = len(p.provers) + 1
+	p.budget = newHostBudget(cfg.HostMemoryBudget, cfg.SynthesisConcurrency)
+	p.startSynthesis()
+	p.log.Info("gpuc2 prover ready", "backend", cfg.Backend, "params", cfg.ParamsDir, "devices", p.devices,
+		"prover_workers", len(p.provers), "synthesis", cfg.SynthesisConcurrency, "host_budget", cfg.HostMemoryBudget)
+	return p, nil
+}
+
+// withDefaults returns c with its defaults resolved: the one place they are,
+// for New to run with and Requirements to size a proof by. It sets ParamsDir,
+// Logger, Backend (auto: cuda when the native library loads, else cpu; cuda
+// is kept without the library, for Requirements — New refuses it through
+// gpus), WorkersPerDevice, SynthesisConcurrency (the prover workers plus one
+// with cuda, 1 on the CPU) and HostMemoryBudget (budgetAuto: the machine's,
+// which New shrinks by the loaded parameters). gpus is called with the cuda
+// backend only: it returns the number of GPUs whose prover workers the
+// synthesis feeds, or an error.
+func (c Config) withDefaults(gpus func(Config) (int, error)) (_ Config, budgetAuto bool, err error) {
+	if c.ParamsDir == "" {
+		c.ParamsDir = DefaultParamsDir()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.WorkersPerDevice <= 0 {
+		c.WorkersPerDevice = 1
+	}
+	switch c.Backend {
+	case BackendCPU:
+	case BackendCUDA:
+	case "", BackendAuto:
+		c.Backend = BackendCPU
+		if native.Available() {
+			c.Backend = BackendCUDA
+		}
+	default:
+		return Config{}, false, fmt.Errorf("gpuc2: unknown backend %q", c.Backend)
+	}
+	n := 0 // GPUs
+	if c.Backend == BackendCUDA {
+		if n, err = gpus(c); err != nil {
+			return Config{}, false, err
 		}
 	}
-	limit := cfg.HostMemoryBudget
-	if limit <= 0 {
-		limit = defaultHostBudget()
-		p.budgetAuto = true
+	if c.SynthesisConcurrency <= 0 {
+		c.SynthesisConcurrency = 1
+		if c.Backend == BackendCUDA {
+			c.SynthesisConcurrency = n*c.WorkersPerDevice + 1
+		}
 	}
-	p.budget = newHostBudget(limit, p.cfg.SynthesisConcurrency)
-	p.startSynthesis()
-	log.Info("gpuc2 prover ready", "backend", p.cfg.Backend, "params", cfg.ParamsDir, "devices", p.devices,
-		"prover_workers", len(p.provers), "synthesis", p.cfg.SynthesisConcurrency, "host_budget", limit)
-	return p, nil
+	if c.HostMemoryBudget <= 0 {
+		c.HostMemoryBudget = defaultHostBudget()
+		budgetAuto = true
+	}
+	return c, budgetAuto, nil
 }
 
 // Backend is the backend in use (auto resolved).

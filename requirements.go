@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gpuc2/gpuc2/groth16"
-	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -47,11 +46,28 @@ type Resources struct {
 // Requirements returns what one proof of t needs under cfg: its backend
 // (auto resolved by whether the native library loads), WorkersPerDevice,
 // SynthesisConcurrency, HostMemoryBudget, and ParamsDir/TestParamsDir for
-// the exact parameter file size when the file is there.
+// the exact parameter file size when the file is there. Defaults are those
+// of New, for one GPU; an automatic host budget (the machine's memory) does
+// not cap the working sets.
 func Requirements(t porep.RegisteredSealProof, cfg Config) (Resources, error) {
+	r, _, err := requirements(t, cfg)
+	return r, err
+}
+
+// oneGPU is the GPU count Requirements sizes the synthesis concurrency by:
+// one proof needs one GPU (its partitions may spread over more).
+func oneGPU(Config) (int, error) { return 1, nil }
+
+// requirements is Requirements, returning also cfg with the defaults it
+// resolved.
+func requirements(t porep.RegisteredSealProof, cfg Config) (Resources, Config, error) {
 	sh, err := newShape(t)
 	if err != nil {
-		return Resources{}, err
+		return Resources{}, Config{}, err
+	}
+	cfg, budgetAuto, err := cfg.withDefaults(oneGPU)
+	if err != nil {
+		return Resources{}, Config{}, err
 	}
 	r := Resources{
 		Partitions:         sh.partitions,
@@ -61,21 +77,14 @@ func Requirements(t porep.RegisteredSealProof, cfg Config) (Resources, error) {
 	}
 	counts, _, file, exact, err := paramsShape(t, cfg, sh)
 	if err != nil {
-		return Resources{}, err
+		return Resources{}, Config{}, err
 	}
 	r.ParamsBytes, r.ParamsExact = file, exact
 
-	cuda := cfg.Backend == BackendCUDA || ((cfg.Backend == "" || cfg.Backend == BackendAuto) && native.Available())
-	workers := max(cfg.WorkersPerDevice, 1)
-	conc := cfg.SynthesisConcurrency
-	if conc <= 0 {
-		conc = 1
-		if cuda {
-			conc = workers + 1
-		}
-	}
+	cuda := cfg.Backend == BackendCUDA
+	workers, conc := cfg.WorkersPerDevice, cfg.SynthesisConcurrency
 	held := min(int64(sh.partitions), int64(conc+workers)) * sh.bytes
-	if cfg.HostMemoryBudget > 0 {
+	if !budgetAuto {
 		held = min(held, max(cfg.HostMemoryBudget, sh.bytes))
 	}
 	r.HostBytes = file + held + 512<<20
@@ -86,7 +95,7 @@ func Requirements(t porep.RegisteredSealProof, cfg Config) (Resources, error) {
 		r.VRAMBytes = groth16.KeyBytes(counts) + int64(workers)*groth16.ProofDeviceBytes(counts, int(m), int(vars))
 		r.GPUs = 1
 	}
-	return r, nil
+	return r, cfg, nil
 }
 
 // The published section counts of the 32 GiB circuit (FILECOIN-C2-FACTS §5).
@@ -94,12 +103,9 @@ var counts32GiB = groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_7
 
 // paramsShape returns t's key section counts, public inputs and .params
 // size: from the file when cfg's directories hold it, else from the circuit.
+// cfg has its defaults resolved (withDefaults).
 func paramsShape(t porep.RegisteredSealProof, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
-	dir := cfg.ParamsDir
-	if dir == "" {
-		dir = DefaultParamsDir()
-	}
-	path, _, ferr := FindParams(dir, t)
+	path, _, ferr := FindParams(cfg.ParamsDir, t)
 	if ferr != nil && cfg.TestParamsDir != "" { // an existing TEST-ONLY file, of any size
 		path, ferr = TestParamsPath(cfg.TestParamsDir, t), nil
 		if fileSize(path) == 0 {

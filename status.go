@@ -12,10 +12,15 @@ type Status struct {
 	Backend        Backend
 	ProofsInFlight int // ProveSeal calls past parsing and parameter load
 
-	PartitionsQueued        int // waiting for a synthesis worker or host memory
-	PartitionsSynthesizing  int
-	PartitionsWaitingProver int // synthesized, waiting for a prover worker
-	PartitionsProving       int
+	// PartitionsQueued are waiting for a synthesis worker or for host
+	// memory; PartitionsWaitingForMemory are those of them the dispatcher
+	// has taken, with a synthesis worker free, that wait for their working
+	// set's bytes of the host memory budget (Config.HostMemoryBudget).
+	PartitionsQueued           int
+	PartitionsWaitingForMemory int
+	PartitionsSynthesizing     int
+	PartitionsWaitingProver    int // synthesized, waiting for a prover worker
+	PartitionsProving          int
 
 	SynthesisWorkers int
 	ProverWorkers    int
@@ -53,6 +58,8 @@ func (p *Prover) Status() Status {
 		SynthesisWorkers:        p.synthCount,
 		ProverWorkers:           len(p.provers),
 	}
+	s.PartitionsWaitingForMemory = int(p.stats.waitingMemory.Load())
+	s.PartitionsQueued += s.PartitionsWaitingForMemory
 	for _, ord := range p.devices {
 		d := DeviceStatus{Ordinal: ord, Gate: p.gates[ord].Metrics()}
 		for _, w := range p.provers {

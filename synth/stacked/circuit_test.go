@@ -345,3 +345,39 @@ func TestCancelled(t *testing.T) {
 	err = (&stacked.Circuit{Params: p, Workers: 2}).Synthesize(ctx, synth.NewProvingAssignment(synth.Sizes{}))
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// Params of a tree shape the circuit cannot have are an error naming the
+// shape from both synthesis paths, not a panic or a circuit of another
+// size; their Sizes and ChallengeSizes are zero, not a plausible shape.
+func TestInvalidParams(t *testing.T) {
+	tests := []struct {
+		name string
+		p    stacked.Params
+		msg  string
+	}{
+		{"base arity 3", stacked.Params{Layers: 2, Nodes: 64, TreeDDepth: 6, TreeShape: merkle.Shape{Base: 3}, Challenges: 2}, "arities 3-0-0"},
+		{"leaves do not fit", stacked.Params{Layers: 2, Nodes: 64, TreeDDepth: 6, TreeShape: merkle.Shape{Base: 16}, Challenges: 2}, "64 leaves, shape 16-0-0"},
+		{"top without sub", stacked.Params{Layers: 2, Nodes: 64, TreeDDepth: 6, TreeShape: merkle.Shape{Base: 8, Top: 2}, Challenges: 2}, "a top arity needs a sub arity"},
+		{"3 layers", stacked.Params{Layers: 3, Nodes: 64, TreeDDepth: 6, TreeShape: merkle.Shape{Base: 8}, Challenges: 2}, "3 layers"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, workers := range []int{1, 2} {
+				c := &stacked.Circuit{Params: tc.p, Workers: workers}
+				var err error
+				require.NotPanics(t, func() {
+					err = c.Synthesize(context.Background(), synth.NewProvingAssignment(tc.p.Sizes()))
+				})
+				require.Error(t, err, "%d workers", workers)
+				assert.ErrorIs(t, err, stacked.ErrParams)
+				assert.Contains(t, err.Error(), tc.msg)
+			}
+			assert.Zero(t, tc.p.ChallengeSizes())
+			assert.Zero(t, tc.p.Sizes())
+		})
+	}
+	// The part sizes SynthesizeParallel forks along carry the tree shape's error.
+	_, err := tests[0].p.ChallengeParts()
+	require.ErrorIs(t, err, stacked.ErrParams)
+	assert.Contains(t, err.Error(), tests[0].msg)
+}

@@ -48,9 +48,12 @@ func SynthesizeH7(cs synth.ConstraintSystem, rid fr.Element, node uint64, parent
 
 // ChallengeParts returns the sizes SynthesizeParallel forks a challenge
 // along, in synthesis order: data leaf, tree D, columns, each layer, tail.
-func (p Params) ChallengeParts() []synth.Sizes {
-	c := p.challengeParts()
+func (p Params) ChallengeParts() ([]synth.Sizes, error) {
+	c, err := p.challengeParts()
+	if err != nil {
+		return nil, err
+	}
 	out := []synth.Sizes{c.leaf, c.treeD, c.columns}
 	out = append(out, c.layers...)
-	return append(out, c.tail)
+	return append(out, c.tail), nil
 }

@@ -2,6 +2,7 @@ package stacked
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -34,17 +35,21 @@ func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssign
 	if err != nil {
 		return err
 	}
+	parts, err := c.challengeParts()
+	if err != nil {
+		return fmt.Errorf("stacked: sizing the challenges' parts: %w", err)
+	}
 	sh, err := newSynthesizer(p, &c.Params, ar, c.onStep).top(w)
 	if err != nil {
 		return err
 	}
 	sizes := make([]synth.Sizes, len(w.Challenges))
 	for i := range sizes {
-		sizes[i] = c.ChallengeSizes()
+		sizes[i] = parts.total()
 	}
 	children := p.ForkN(sizes)
 	r := &parallelRun{c: c, ar: ar, sh: sh, w: w, slots: make(chan struct{}, workerCount(workers)),
-		parts: c.challengeParts()}
+		parts: parts}
 	var mu sync.Mutex
 	done := 0
 	g, gctx := errgroup.WithContext(ctx)

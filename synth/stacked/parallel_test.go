@@ -97,7 +97,8 @@ func TestChallengePartsExact(t *testing.T) {
 			want[s] = pos{}
 		}
 		got, _ := positions(t, p, 4, want)
-		parts := p.ChallengeParts()
+		parts, err := p.ChallengeParts()
+		require.NoError(t, err)
 		require.Len(t, parts, len(starts)-1)
 		for k, sz := range parts {
 			a, b := got[starts[k]], got[starts[k+1]]

@@ -146,10 +146,12 @@ type challengeParts struct {
 	tail                 synth.Sizes   // encode, tree R, column hash, tree C
 }
 
-func (p Params) challengeParts() challengeParts {
+// challengeParts returns the parts of p's challenges, or the error of p's
+// tree shape (wrapping ErrParams).
+func (p Params) challengeParts() (challengeParts, error) {
 	ar, err := p.TreeArities()
 	if err != nil {
-		return challengeParts{}
+		return challengeParts{}, err
 	}
 	incRows, incAux := inclusionCost(ar)
 	col := poseidonCost(p.Layers)
@@ -169,7 +171,12 @@ func (p Params) challengeParts() challengeParts {
 		c.layers = append(c.layers, synth.Sizes{Aux: n*255 + labelAux, Rows: n*256 + labelRows})
 	}
 	c.tail = synth.Sizes{Inputs: 2, Aux: 1 + 2*incAux + col, Rows: 1 + 2*incRows + col}
-	return c
+	return c, nil
+}
+
+// total is the size of the whole challenge.
+func (c *challengeParts) total() synth.Sizes {
+	return add(add(c.leaf, c.treeD), c.rest())
 }
 
 // rest is the size of everything after tree D.
@@ -186,15 +193,26 @@ func add(a, b synth.Sizes) synth.Sizes {
 }
 
 // ChallengeSizes returns the inputs, aux variables and rows one challenge adds.
-// It is exact (tested against synthesis) and serves as a capacity hint.
+// It is exact (tested against synthesis) and serves as a capacity hint. It
+// is zero for Params that do not Validate (Synthesize returns the error).
 func (p Params) ChallengeSizes() synth.Sizes {
-	c := p.challengeParts()
-	return add(add(c.leaf, c.treeD), c.rest())
+	if p.Validate() != nil {
+		return synth.Sizes{}
+	}
+	c, err := p.challengeParts()
+	if err != nil {
+		return synth.Sizes{}
+	}
+	return c.total()
 }
 
 // Sizes returns the counts of a whole partition circuit: inputs with ONE,
-// aux, and circuit rows without the input rows.
+// aux, and circuit rows without the input rows. It is zero for Params that
+// do not Validate (Synthesize returns the error), not a plausible shape.
 func (p Params) Sizes() synth.Sizes {
+	if p.Validate() != nil {
+		return synth.Sizes{}
+	}
 	c := p.ChallengeSizes()
 	return synth.Sizes{
 		Inputs: 4 + p.Challenges*c.Inputs,

@@ -1,0 +1,120 @@
+package gpuc2
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// A partition the dispatcher has taken, with a synthesis worker free, and
+// that waits for host memory is counted: queued, and waiting for memory.
+// Two 2 KiB proofs under a budget of one partition: the first's partition is
+// held in synthesis (by its Progress call), the second's waits in the
+// budget's reservation.
+func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
+	ctx := context.Background()
+	spt := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	sh, err := newShape(spt)
+	require.NoError(t, err)
+	miner := porep.ActorID(1000)
+	raws := make([][]byte, 2)
+	for i := range raws {
+		c1, err := porep.SyntheticC1(ctx, spt, miner, porep.SectorNumber(i+1), [32]byte{2})
+		require.NoError(t, err)
+		raws[i], err = c1.EncodeJSON()
+		require.NoError(t, err)
+	}
+
+	synthesizing := make(chan struct{}) // proof 1's partition is in synthesis
+	release := make(chan struct{})      // lets it go on
+	queued := make(chan struct{})       // proof 2's partition is queued
+	p, err := New(ctx, Config{
+		ParamsDir: t.TempDir(), Backend: BackendCPU, SkipSelfVerify: true,
+		HostMemoryBudget:     sh.bytes + sh.bytes/2, // one partition at a time
+		SynthesisConcurrency: 2,                     // a worker is free: only memory holds the second
+		Progress: func(e Progress) {
+			switch {
+			case e.Stage == StageSynthesis && e.Sector == 1:
+				close(synthesizing)
+				<-release
+			case e.Stage == StageQueued && e.Sector == 2:
+				close(queued)
+			}
+		},
+	})
+	require.NoError(t, err)
+	defer p.Close()
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock() // before Close, should the test stop early
+	// Neither proof gets as far as proving: a stand-in for the parameters
+	// spares the minutes of a 2 KiB TEST-ONLY setup.
+	p.mu.Lock()
+	p.keys[spt] = &keyEntry{}
+	p.mu.Unlock()
+
+	ctxs := make([]context.Context, 2)
+	cancels := make([]context.CancelFunc, 2)
+	errs := make([]chan error, 2)
+	for i := range ctxs {
+		ctxs[i], cancels[i] = context.WithCancel(ctx)
+		defer cancels[i]()
+		errs[i] = make(chan error, 1)
+	}
+	prove := func(i int) {
+		_, err := p.ProveSeal(ctxs[i], SealRequest{C1: raws[i], Sector: porep.SectorNumber(i + 1), Miner: miner})
+		errs[i] <- err
+	}
+	wait := func(ch <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Fatal(what)
+		}
+	}
+	go prove(0)
+	wait(synthesizing, "proof 1's partition never reached synthesis")
+	go prove(1)
+	wait(queued, "proof 2's partition was never queued")
+	require.Eventually(t, func() bool { return p.synthQueue.len() == 0 }, 10*time.Second, time.Millisecond,
+		"the dispatcher never took proof 2's partition")
+
+	// Taken from the queue, the partition still counts as queued.
+	require.Eventually(t, func() bool { return p.Status().PartitionsQueued == 1 }, 5*time.Second, time.Millisecond,
+		"the partition waiting for host memory is not counted as queued")
+	s := p.Status()
+	assert.Equal(t, 2, s.ProofsInFlight)
+	assert.Equal(t, 1, s.PartitionsQueued)
+	assert.Equal(t, 1, s.PartitionsWaitingForMemory)
+	assert.Equal(t, 1, s.PartitionsSynthesizing)
+	assert.Zero(t, s.PartitionsWaitingProver)
+	assert.Zero(t, s.PartitionsProving)
+	assert.Equal(t, sh.bytes, s.HostReservedBytes, "only the first partition holds memory")
+
+	// Both cancelled: the waiting reservation gives up, the synthesis stops.
+	cancels[1]()
+	cancels[0]()
+	unblock()
+	for i := range errs {
+		select {
+		case err := <-errs[i]:
+			assert.ErrorIs(t, err, context.Canceled, "proof %d", i+1)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("proof %d did not return after cancellation", i+1)
+		}
+	}
+	s = p.Status()
+	assert.Zero(t, s.ProofsInFlight)
+	assert.Zero(t, s.PartitionsQueued)
+	assert.Zero(t, s.PartitionsWaitingForMemory)
+	assert.Zero(t, s.PartitionsSynthesizing)
+	assert.Zero(t, s.HostReservedBytes)
+	require.NoError(t, p.Close())
+}
