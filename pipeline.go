@@ -55,6 +55,17 @@ type SealTimings struct {
 	Total     time.Duration // wall time of the call
 }
 
+// Add adds u's durations to t (to sum or average the timings of many proofs).
+func (t *SealTimings) Add(u SealTimings) {
+	t.Parse += u.Parse
+	t.ParamLoad += u.ParamLoad
+	t.Queue += u.Queue
+	t.Synthesis += u.Synthesis
+	t.Prove += u.Prove
+	t.Verify += u.Verify
+	t.Total += u.Total
+}
+
 // Stage is a step of a partition through the pipeline.
 type Stage string
 

@@ -118,3 +118,13 @@ func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 	assert.Zero(t, s.HostReservedBytes)
 	require.NoError(t, p.Close())
 }
+
+func TestSealTimingsAdd(t *testing.T) {
+	var sum SealTimings
+	one := SealTimings{Parse: 1, ParamLoad: 2, Queue: 3, Synthesis: 4, Prove: 5, Verify: 6, Total: 21}
+	sum.Add(one)
+	sum.Add(one)
+	if want := (SealTimings{Parse: 2, ParamLoad: 4, Queue: 6, Synthesis: 8, Prove: 10, Verify: 12, Total: 42}); sum != want {
+		t.Fatalf("got %+v, want %+v", sum, want)
+	}
+}

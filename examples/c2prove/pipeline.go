@@ -150,14 +150,7 @@ func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Du
 	fmt.Printf("  throughput: %.1f s per proof (total / %d)\n", wall.Seconds()/float64(n), n)
 	var sum gpuc2.SealTimings
 	for _, r := range results {
-		t := r.Timings
-		sum.Parse += t.Parse
-		sum.ParamLoad += t.ParamLoad
-		sum.Queue += t.Queue
-		sum.Synthesis += t.Synthesis
-		sum.Prove += t.Prove
-		sum.Verify += t.Verify
-		sum.Total += t.Total
+		sum.Add(r.Timings)
 	}
 	mean := func(d time.Duration) float64 { return d.Seconds() / float64(n) }
 	fmt.Printf("  stages, mean per proof: total %.1f s = parse and check %.1f + params %.1f + partition sums: queue %.1f, synthesis %.1f, prove %.1f, verify %.1f\n",
