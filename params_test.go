@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
+	"github.com/gpuc2/gpuc2/internal/testkey"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -178,16 +178,7 @@ func TestTestParams32GiBWrongShape(t *testing.T) {
 func fakeKey2KiB(t *testing.T) *groth16.ProvingKey {
 	t.Helper()
 	const inputs, aux, h = 40, 2685673, 1<<22 - 1 // circuitinfo -sector-size 2KiB
-	_, _, g1, g2 := bls12381.Generators()
-	tile := func(n int) []bls12381.G1Affine {
-		out := make([]bls12381.G1Affine, n)
-		for i := range out {
-			out[i] = g1
-		}
-		return out
-	}
-	vk := &groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, DeltaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG2: g2, IC: tile(inputs)}
-	pk, err := groth16.NewProvingKey(vk, tile(h), tile(aux), tile(inputs), tile(1), []bls12381.G2Affine{g2})
+	pk, err := testkey.GeneratorKey(inputs, aux, h)
 	require.NoError(t, err)
 	return pk
 }

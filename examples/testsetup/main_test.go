@@ -9,12 +9,12 @@ import (
 	"os"
 	"testing"
 
-	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/testkey"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
@@ -27,16 +27,7 @@ import (
 // facade's shape check accept, without the minutes of a real setup.
 func fakeSetup(_ context.Context, c synth.Circuit, _ io.Reader, _ ...groth16.SetupOption) (*groth16.ProvingKey, error) {
 	sz := c.(*stacked.Circuit).Params.Sizes()
-	_, _, g1, g2 := bls12381.Generators()
-	tile := func(n int) []bls12381.G1Affine {
-		out := make([]bls12381.G1Affine, n)
-		for i := range out {
-			out[i] = g1
-		}
-		return out
-	}
-	vk := &groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, DeltaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG2: g2, IC: tile(sz.Inputs)}
-	return groth16.NewProvingKey(vk, tile(sz.Domain()-1), tile(sz.Aux), tile(sz.Inputs), tile(1), []bls12381.G2Affine{g2})
+	return testkey.GeneratorKey(sz.Inputs, sz.Aux, sz.Domain()-1)
 }
 
 func TestFlagsAndPlan(t *testing.T) {
