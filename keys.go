@@ -288,6 +288,12 @@ func (p *Prover) Preload(ctx context.Context, t porep.RegisteredSealProof) error
 		return err
 	}
 	defer p.releaseKey(t)
+	p.mu.Lock()
+	done := e.onDevices
+	p.mu.Unlock()
+	if done { // an earlier Preload put it on every GPU: decoding it again would only be dropped
+		return nil
+	}
 	g1 := []func(context.Context) ([]bls12381.G1Affine, error){e.pk.H, e.pk.L, e.pk.A, e.pk.BG1}
 	for _, f := range g1 {
 		if _, err := f(ctx); err != nil {
