@@ -332,6 +332,11 @@ func TestRequirements(t *testing.T) {
 	assert.Equal(t, 1, big.GPUs)
 	assert.Equal(t, int64(groth16.UploadStagingBytes), big.PinnedBytes, "one worker's upload staging")
 	assert.Greater(t, big.HostBytes, big.ParamsBytes+big.PartitionHostBytes)
+	held := big.HostBytes - big.ParamsBytes - 512<<20 // the working sets
+	assert.Equal(t, max(big.ParamsBytes, held)+512<<20, big.PreloadedHostBytes,
+		"preloaded onto the GPU, the parameters are on the host only while they load")
+	assert.Less(t, big.PreloadedHostBytes, big.HostBytes)
+	assert.Equal(t, small.HostBytes, small.PreloadedHostBytes, "the CPU keeps the parameters on the host")
 	cfg.WorkersPerDevice = 2
 	two, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
 	require.NoError(t, err)

@@ -31,6 +31,13 @@ type Resources struct {
 	// holds at once (capped by the host budget), and 512 MiB for the C1,
 	// its graph and the runtime.
 	HostBytes int64
+	// PreloadedHostBytes is host RAM for one proof once Prover.Preload has
+	// put the parameters on every GPU (the CUDA backend, a key that fits):
+	// the host then holds them only while they load (their decoded
+	// sections; each section's file pages are dropped once decoded, and all
+	// of it after the upload), so this is the larger of ParamsBytes and the
+	// working sets, plus 512 MiB. Equal to HostBytes on the CPU.
+	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
 	// staging chunks of each GPU worker (0 on the CPU).
 	PinnedBytes int64
@@ -88,7 +95,9 @@ func requirements(t porep.RegisteredSealProof, cfg Config) (Resources, Config, e
 		held = min(held, max(cfg.HostMemoryBudget, sh.bytes))
 	}
 	r.HostBytes = file + held + 512<<20
+	r.PreloadedHostBytes = r.HostBytes
 	if cuda {
+		r.PreloadedHostBytes = max(file, held) + 512<<20
 		m := sh.domain
 		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
 		r.PinnedBytes = int64(workers) * groth16.UploadStagingBytes

@@ -67,8 +67,9 @@ func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace
 		return err
 	}
 	defer p.Close()
-	fmt.Printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition), %.1f GiB VRAM, %d GPU\n",
-		o.count, first.RegisteredProof, p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.VRAMBytes), need.GPUs)
+	fmt.Printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded), %.1f GiB VRAM, %d GPU\n",
+		o.count, first.RegisteredProof, p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
+		gib(need.VRAMBytes), need.GPUs)
 	// The parameters decoded (and on the GPUs) before the clock starts, as a
 	// long-running prover would have them.
 	what := "parameters: loading"

@@ -49,8 +49,9 @@ type C2Task struct {
 	max    int
 }
 
-// NewC2Task starts the prover once (parameters are loaded on the first
-// proof, or now with Preload) and prices a task from Requirements.
+// NewC2Task starts the prover once, loads the parameters now (Preload: on
+// a GPU they then live in VRAM, not in host RAM) and prices a task from
+// Requirements.
 func NewC2Task(ctx context.Context, cfg gpuc2.Config, spt porep.RegisteredSealProof) (*C2Task, error) {
 	need, err := gpuc2.Requirements(spt, cfg)
 	if err != nil {
@@ -58,6 +59,10 @@ func NewC2Task(ctx context.Context, cfg gpuc2.Config, spt porep.RegisteredSealPr
 	}
 	p, err := gpuc2.New(ctx, cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := p.Preload(ctx, spt); err != nil {
+		p.Close()
 		return nil, err
 	}
 	// Several proofs in flight keep the GPUs busy; the prover's own host
@@ -74,7 +79,7 @@ func (t *C2Task) TypeDetails() TaskTypeDetails {
 		Cost: Resources{
 			Cpu: 1, // synthesis is parallel but shares the cores; 1 lets Curio pack other work around it
 			Gpu: float64(t.need.GPUs) / float64(t.max),
-			Ram: uint64(t.need.HostBytes),
+			Ram: uint64(t.need.PreloadedHostBytes), // NewC2Task preloaded the parameters
 		},
 	}
 }
@@ -136,6 +141,7 @@ func run() error {
 		return err
 	}
 	spt := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	fmt.Println("loading the parameters (the first run creates a TEST-ONLY setup, minutes)…")
 	task, err := NewC2Task(ctx, gpuc2.Config{TestParamsDir: cache}, spt)
 	if err != nil {
 		return err
@@ -153,7 +159,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("proving a synthetic 2 KiB sector (the first run creates a TEST-ONLY setup, minutes)…")
+	fmt.Println("proving a synthetic 2 KiB sector…")
 	start := time.Now()
 	proof, err := task.Do(ctx, raw, sector, miner)
 	if err != nil {
