@@ -18,32 +18,30 @@ import (
 // (not a key of any circuit: only the file layout matters here).
 func randomKey(t *testing.T, ic, h, l, a, b int) *ProvingKey {
 	t.Helper()
-	var k big.Int
 	g1 := func(n int) []bls12381.G1Affine {
-		out := make([]bls12381.G1Affine, n)
-		for i := range out {
-			var s fr.Element
-			_, err := s.SetRandom()
-			require.NoError(t, err)
-			out[i].ScalarMultiplicationBase(s.BigInt(&k))
-		}
-		return out
+		return randomPoints(t, n, func(p *bls12381.G1Affine, k *big.Int) { p.ScalarMultiplicationBase(k) })
 	}
 	g2 := func(n int) []bls12381.G2Affine {
-		out := make([]bls12381.G2Affine, n)
-		for i := range out {
-			var s fr.Element
-			_, err := s.SetRandom()
-			require.NoError(t, err)
-			out[i].ScalarMultiplicationBase(s.BigInt(&k))
-		}
-		return out
+		return randomPoints(t, n, func(p *bls12381.G2Affine, k *big.Int) { p.ScalarMultiplicationBase(k) })
 	}
 	p1, p2 := g1(3), g2(3)
 	vk := &VerifyingKey{AlphaG1: p1[0], BetaG1: p1[1], DeltaG1: p1[2], BetaG2: p2[0], GammaG2: p2[1], DeltaG2: p2[2], IC: g1(ic)}
 	pk, err := NewProvingKey(vk, g1(h), g1(l), g1(a), g1(b), g2(b))
 	require.NoError(t, err)
 	return pk
+}
+
+// randomPoints returns n multiples of a group's generator by random scalars.
+func randomPoints[P any](t *testing.T, n int, mulBase func(*P, *big.Int)) []P {
+	out := make([]P, n)
+	var k big.Int
+	for i := range out {
+		var s fr.Element
+		_, err := s.SetRandom()
+		require.NoError(t, err)
+		mulBase(&out[i], s.BigInt(&k))
+	}
+	return out
 }
 
 // The parallel writer (offsets computed, chunks encoded by several workers
