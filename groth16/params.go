@@ -51,7 +51,6 @@ type ProvingKey struct {
 	mu      sync.RWMutex // held for reading while the mapping is in use
 	closed  bool
 	data    []byte             // the whole .params file; nil when in memory
-	mapped  bool               // data is a file mapping (its pages may be dropped)
 	release func() error       // unmaps data, if it is mapped
 	offsets [numSections]int64 // byte offset of each section's first point
 	cleanup runtime.Cleanup    // unmaps a mapping whose key was never closed
@@ -114,7 +113,6 @@ func OpenProvingKey(path string, opts ...OpenOption) (*ProvingKey, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if unmap != nil {
-		pk.mapped = true
 		pk.release = func() error { return unmap(data) }
 		pk.cleanup = runtime.AddCleanup(pk, func(b []byte) { _ = unmap(b) }, data)
 	}
@@ -349,7 +347,7 @@ func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int, dec func(*
 // dropMapped drops the resident pages of data[off:off+n] of a mapped key,
 // the range shrunk to whole pages. pk.mu is held.
 func (pk *ProvingKey) dropMapped(off, n int64) {
-	if !pk.mapped || pk.closed {
+	if pk.release == nil || pk.closed { // not a mapping: heap bytes must not be dropped
 		return
 	}
 	ps := int64(os.Getpagesize())
@@ -450,37 +448,38 @@ func (pk *ProvingKey) writeInMemory(w io.Writer) error {
 	if _, err := w.Write(buf); err != nil {
 		return err
 	}
-	for _, g1 := range [][]bls12381.G1Affine{pk.h.val, pk.l.val, pk.a.val, pk.bg1.val} {
-		if err := writePoints(w, g1, func(b []byte, p *bls12381.G1Affine) []byte {
-			e := p.RawBytes()
-			return append(b, e[:]...)
-		}); err != nil {
-			return err
-		}
-	}
-	return writePoints(w, pk.bg2.val, func(b []byte, p *bls12381.G2Affine) []byte {
-		e := p.RawBytes()
-		return append(b, e[:]...)
-	})
-}
-
-func writePoints[T any](w io.Writer, pts []T, enc func([]byte, *T) []byte) error {
-	buf := binary.BigEndian.AppendUint32(nil, uint32(len(pts)))
-	if _, err := w.Write(buf); err != nil {
-		return err
-	}
-	for len(pts) > 0 {
-		m := min(len(pts), writeBatch)
-		buf = buf[:0]
-		for i := range pts[:m] {
-			buf = enc(buf, &pts[i])
-		}
+	for s := range numSections {
+		n := sectionCount(pk.counts, s)
+		buf = binary.BigEndian.AppendUint32(buf[:0], uint32(n))
 		if _, err := w.Write(buf); err != nil {
 			return err
 		}
-		pts = pts[m:]
+		for lo := 0; lo < n; lo += writeBatch {
+			buf = pk.appendPoints(buf[:0], s, lo, min(lo+writeBatch, n))
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// appendPoints appends points [lo, hi) of section s of an in-memory key to
+// b, uncompressed as in a .params file.
+func (pk *ProvingKey) appendPoints(b []byte, s, lo, hi int) []byte {
+	if s == secBG2 {
+		for i := range pk.bg2.val[lo:hi] {
+			e := pk.bg2.val[lo+i].RawBytes()
+			b = append(b, e[:]...)
+		}
+		return b
+	}
+	g1 := [...][]bls12381.G1Affine{secH: pk.h.val, secL: pk.l.val, secA: pk.a.val, secBG1: pk.bg1.val}[s]
+	for i := range g1[lo:hi] {
+		e := g1[lo+i].RawBytes()
+		b = append(b, e[:]...)
+	}
+	return b
 }
 
 type countingWriter struct {
@@ -602,7 +601,6 @@ func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(w
 			chunks = append(chunks, chunk{s, lo, min(lo+per, n)})
 		}
 	}
-	g1 := [numSections][]bls12381.G1Affine{secH: pk.h.val, secL: pk.l.val, secA: pk.a.val, secBG1: pk.bg1.val}
 	bufs := make(chan []byte, runtime.GOMAXPROCS(0)) // one per worker, made on first use
 	for range cap(bufs) {
 		bufs <- nil
@@ -612,23 +610,10 @@ func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(w
 		buf := <-bufs
 		defer func() { bufs <- buf }()
 		if buf == nil {
-			buf = make([]byte, per*g2Uncompressed)
+			buf = make([]byte, 0, per*g2Uncompressed)
 		}
+		b := pk.appendPoints(buf[:0], c.s, c.lo, c.hi)
 		elem := sectionElemSize(c.s)
-		b := buf[:int64(c.hi-c.lo)*elem]
-		if c.s == secBG2 {
-			pts := pk.bg2.val[c.lo:c.hi]
-			for j := range pts {
-				e := pts[j].RawBytes()
-				copy(b[j*g2Uncompressed:], e[:])
-			}
-		} else {
-			pts := g1[c.s][c.lo:c.hi]
-			for j := range pts {
-				e := pts[j].RawBytes()
-				copy(b[j*g1Uncompressed:], e[:])
-			}
-		}
 		if _, err := f.WriteAt(b, countOff[c.s]+4+int64(c.lo)*elem); err != nil {
 			return err
 		}
