@@ -148,11 +148,10 @@ func TestParams(ctx context.Context, cacheDir string, p porep.RegisteredSealProo
 // testSetupHint says how to make a TEST-ONLY file under cacheDir for a size
 // that is not set up on demand.
 func testSetupHint(p porep.RegisteredSealProof, cacheDir string) string {
-	sp, err := p.Params()
+	size, err := p.SectorSizeName()
 	if err != nil {
 		return err.Error()
 	}
-	size := sectorSizeName(sp.SectorSize)
 	disk := ""
 	if sh, err := newShape(p); err == nil {
 		_, _, bytes := estimatedKeyShape(p, sh)
@@ -161,18 +160,4 @@ func testSetupHint(p porep.RegisteredSealProof, cacheDir string) string {
 	return fmt.Sprintf("test setups are made on demand only up to 512 MiB sectors; make this one beforehand with "+
 		"`go run ./examples/testsetup -sector-size %s -cache %s` (it needs a GPU — about 3 minutes on an H200 at 32 GiB —%s)",
 		size, cacheDir, disk)
-}
-
-// sectorSizeName is a sector size as the command-line tools spell it:
-// 2KiB, 8MiB, 512MiB, 32GiB, 64GiB.
-func sectorSizeName(bytes uint64) string {
-	for _, u := range []struct {
-		shift uint
-		name  string
-	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
-		if bytes >= 1<<u.shift && bytes%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d%s", bytes>>u.shift, u.name)
-		}
-	}
-	return fmt.Sprintf("%dB", bytes)
 }

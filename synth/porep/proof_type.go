@@ -215,6 +215,16 @@ func ProofForSectorSize(size string) (RegisteredSealProof, error) {
 	return 0, fmt.Errorf("porep: sector size %q: want 2KiB, 8MiB, 512MiB, 32GiB or 64GiB", size)
 }
 
+// SectorSizeName is the sector size as Filecoin writes it (2KiB … 64GiB),
+// the form ProofForSectorSize reads.
+func (p RegisteredSealProof) SectorSizeName() (string, error) {
+	s, _, err := p.split()
+	if err != nil {
+		return "", err
+	}
+	return sizeClasses[s].name, nil
+}
+
 // SectorSize returns the sector size in bytes.
 func (p RegisteredSealProof) SectorSize() (uint64, error) {
 	sp, err := p.Params()

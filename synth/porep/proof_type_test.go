@@ -119,4 +119,26 @@ func TestProofForSectorSize(t *testing.T) {
 			t.Fatalf("%q accepted", bad)
 		}
 	}
+	// SectorSizeName is the inverse, for every variant of a size.
+	for p := porep.RegisteredSealProof(0); p < 20; p++ {
+		name, err := p.SectorSizeName()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := porep.ProofForSectorSize(name); err != nil || mustSize(t, got) != mustSize(t, p) {
+			t.Fatalf("%v: name %q reads back as %v, %v", p, name, got, err)
+		}
+	}
+	if _, err := porep.RegisteredSealProof(20).SectorSizeName(); err == nil {
+		t.Fatal("an unknown proof has a size name")
+	}
+}
+
+func mustSize(t *testing.T, p porep.RegisteredSealProof) uint64 {
+	t.Helper()
+	n, err := p.SectorSize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
