@@ -210,10 +210,10 @@ func (p Params) ChallengeSizes() synth.Sizes {
 // aux, and circuit rows without the input rows. It is zero for Params that
 // do not Validate (Synthesize returns the error), not a plausible shape.
 func (p Params) Sizes() synth.Sizes {
-	if p.Validate() != nil {
+	c := p.ChallengeSizes()
+	if c == (synth.Sizes{}) { // Params that do not Validate
 		return synth.Sizes{}
 	}
-	c := p.ChallengeSizes()
 	return synth.Sizes{
 		Inputs: 4 + p.Challenges*c.Inputs,
 		Aux:    topAux + p.Challenges*c.Aux,
