@@ -340,6 +340,8 @@ func TestRequirements(t *testing.T) {
 	cfg.WorkersPerDevice = 2
 	two, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
 	require.NoError(t, err)
+	t.Logf("32 GiB, cuda, 2 workers: host %.1f GiB, preloaded %.1f GiB, VRAM %.1f GiB",
+		float64(two.HostBytes)/(1<<30), float64(two.PreloadedHostBytes)/(1<<30), float64(two.VRAMBytes)/(1<<30))
 	assert.Greater(t, two.VRAMBytes, big.VRAMBytes)
 	cfg.HostMemoryBudget = 1 << 30
 	capped, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
