@@ -1,12 +1,15 @@
 package par_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2/internal/par"
 )
 
 // BenchmarkHostScaling measures what the host itself allows N goroutines:
@@ -58,13 +61,9 @@ func BenchmarkHostScaling(b *testing.B) {
 	}
 }
 
+// run runs f(0) … f(n-1) on n goroutines at once (n ≤ GOMAXPROCS).
 func run(n int, f func(w int)) {
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() { defer wg.Done(); f(w) }()
-	}
-	wg.Wait()
+	_ = par.Chunks(context.Background(), n, 1, func(w, _ int) error { f(w); return nil })
 }
 
 var sinkMu sync.Mutex
