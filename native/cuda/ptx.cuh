@@ -61,185 +61,185 @@ __device__ __forceinline__ void fp_mul(uint32_t* r, const uint32_t* a, const uin
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
       : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = e1; e0 = 0; e1 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o0), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1)
       : "r"(y), "r"(a[1]), "r"(bb[1]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
       : "r"(a[0]), "r"(bb[1]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o0));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
-      : "r"(m));
-  asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
       : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
+      : "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1)
+      : "r"(m));
+  y = o1; o0 = 0; o1 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e2), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1)
       : "r"(y), "r"(a[1]), "r"(bb[2]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1)
       : "r"(a[0]), "r"(bb[2]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(e2));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = e3; e2 = 0; e3 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o2), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3)
       : "r"(y), "r"(a[1]), "r"(bb[3]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1)
       : "r"(a[0]), "r"(bb[3]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o2));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = o3; o2 = 0; o3 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e4), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3)
       : "r"(y), "r"(a[1]), "r"(bb[4]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3)
       : "r"(a[0]), "r"(bb[4]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(e4));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = e5; e4 = 0; e5 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o4), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5)
       : "r"(y), "r"(a[1]), "r"(bb[5]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3)
       : "r"(a[0]), "r"(bb[5]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o4));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = o5; o4 = 0; o5 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e6), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5)
       : "r"(y), "r"(a[1]), "r"(bb[6]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5)
       : "r"(a[0]), "r"(bb[6]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(e6));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = e7; e6 = 0; e7 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o6), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7)
       : "r"(y), "r"(a[1]), "r"(bb[7]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5)
       : "r"(a[0]), "r"(bb[7]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o6));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = o7; o6 = 0; o7 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e8), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7)
       : "r"(y), "r"(a[1]), "r"(bb[8]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7)
       : "r"(a[0]), "r"(bb[8]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(e8));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = e9; e8 = 0; e9 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o8), "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9)
       : "r"(y), "r"(a[1]), "r"(bb[9]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7)
       : "r"(a[0]), "r"(bb[9]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o8));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = o9; o8 = 0; o9 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e10), "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9)
       : "r"(y), "r"(a[1]), "r"(bb[10]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9)
       : "r"(a[0]), "r"(bb[10]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(e10));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(e10), "+r"(e11), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = e9; e9 = e10; e10 = e11; e11 = e12; e12 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = o9; o9 = o10; o10 = o11; o11 = o12; o12 = 0;
+  y = e11; e10 = 0; e11 = 0;
   asm("add.cc.u32 %0, %0, %14;\n\tmadc.lo.cc.u32 %1, %15, %16, %1;\n\tmadc.hi.cc.u32 %2, %15, %16, %2;\n\tmadc.lo.cc.u32 %3, %17, %16, %3;\n\tmadc.hi.cc.u32 %4, %17, %16, %4;\n\tmadc.lo.cc.u32 %5, %18, %16, %5;\n\tmadc.hi.cc.u32 %6, %18, %16, %6;\n\tmadc.lo.cc.u32 %7, %19, %16, %7;\n\tmadc.hi.cc.u32 %8, %19, %16, %8;\n\tmadc.lo.cc.u32 %9, %20, %16, %9;\n\tmadc.hi.cc.u32 %10, %20, %16, %10;\n\tmadc.lo.cc.u32 %11, %21, %16, %11;\n\tmadc.hi.cc.u32 %12, %21, %16, %12;\n\taddc.u32 %13, %13, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(o10), "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11)
       : "r"(y), "r"(a[1]), "r"(bb[11]), "r"(a[3]), "r"(a[5]), "r"(a[7]), "r"(a[9]), "r"(a[11]));
   asm("mad.lo.cc.u32 %0, %13, %14, %0;\n\tmadc.hi.cc.u32 %1, %13, %14, %1;\n\tmadc.lo.cc.u32 %2, %15, %14, %2;\n\tmadc.hi.cc.u32 %3, %15, %14, %3;\n\tmadc.lo.cc.u32 %4, %16, %14, %4;\n\tmadc.hi.cc.u32 %5, %16, %14, %5;\n\tmadc.lo.cc.u32 %6, %17, %14, %6;\n\tmadc.hi.cc.u32 %7, %17, %14, %7;\n\tmadc.lo.cc.u32 %8, %18, %14, %8;\n\tmadc.hi.cc.u32 %9, %18, %14, %9;\n\tmadc.lo.cc.u32 %10, %19, %14, %10;\n\tmadc.hi.cc.u32 %11, %19, %14, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9)
       : "r"(a[0]), "r"(bb[11]), "r"(a[2]), "r"(a[4]), "r"(a[6]), "r"(a[8]), "r"(a[10]));
   asm("mul.lo.u32 %0, %1, 0xfffcfffd;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o10));
   asm("mad.lo.cc.u32 %0, %13, 0xffffaaab, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xffffaaab, %1;\n\tmadc.lo.cc.u32 %2, %13, 0xb153ffff, %2;\n\tmadc.hi.cc.u32 %3, %13, 0xb153ffff, %3;\n\tmadc.lo.cc.u32 %4, %13, 0xf6b0f624, %4;\n\tmadc.hi.cc.u32 %5, %13, 0xf6b0f624, %5;\n\tmadc.lo.cc.u32 %6, %13, 0xf38512bf, %6;\n\tmadc.hi.cc.u32 %7, %13, 0xf38512bf, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x434bacd7, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x434bacd7, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x397fe69a, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x397fe69a, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11), "+r"(e12)
+      : "+r"(o10), "+r"(o11), "+r"(o12), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %13, 0xb9feffff, %0;\n\tmadc.hi.cc.u32 %1, %13, 0xb9feffff, %1;\n\tmadc.lo.cc.u32 %2, %13, 0x1eabfffe, %2;\n\tmadc.hi.cc.u32 %3, %13, 0x1eabfffe, %3;\n\tmadc.lo.cc.u32 %4, %13, 0x6730d2a0, %4;\n\tmadc.hi.cc.u32 %5, %13, 0x6730d2a0, %5;\n\tmadc.lo.cc.u32 %6, %13, 0x64774b84, %6;\n\tmadc.hi.cc.u32 %7, %13, 0x64774b84, %7;\n\tmadc.lo.cc.u32 %8, %13, 0x4b1ba7b6, %8;\n\tmadc.hi.cc.u32 %9, %13, 0x4b1ba7b6, %9;\n\tmadc.lo.cc.u32 %10, %13, 0x1a0111ea, %10;\n\tmadc.hi.cc.u32 %11, %13, 0x1a0111ea, %11;\n\taddc.u32 %12, %12, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o9), "+r"(o10), "+r"(o11), "+r"(o12)
+      : "+r"(e12), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e9), "+r"(e10), "+r"(e11)
       : "r"(m));
   asm("add.cc.u32 %0, %12, %13;\n\taddc.cc.u32 %1, %14, %15;\n\taddc.cc.u32 %2, %16, %17;\n\taddc.cc.u32 %3, %18, %19;\n\taddc.cc.u32 %4, %20, %21;\n\taddc.cc.u32 %5, %22, %23;\n\taddc.cc.u32 %6, %24, %25;\n\taddc.cc.u32 %7, %26, %27;\n\taddc.cc.u32 %8, %28, %29;\n\taddc.cc.u32 %9, %30, %31;\n\taddc.cc.u32 %10, %32, %33;\n\taddc.u32 %11, %34, %35;"
       : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3), "=r"(r4), "=r"(r5), "=r"(r6), "=r"(r7), "=r"(r8), "=r"(r9), "=r"(r10), "=r"(r11)
-      : "r"(e1), "r"(o0), "r"(e2), "r"(o1), "r"(e3), "r"(o2), "r"(e4), "r"(o3), "r"(e5), "r"(o4), "r"(e6), "r"(o5), "r"(e7), "r"(o6), "r"(e8), "r"(o7), "r"(e9), "r"(o8), "r"(e10), "r"(o9), "r"(e11), "r"(o10), "r"(e12), "r"(o11));
+      : "r"(o11), "r"(e12), "r"(o12), "r"(e0), "r"(o0), "r"(e1), "r"(o1), "r"(e2), "r"(o2), "r"(e3), "r"(o3), "r"(e4), "r"(o4), "r"(e5), "r"(o5), "r"(e6), "r"(o6), "r"(e7), "r"(o7), "r"(e8), "r"(o8), "r"(e9), "r"(o9), "r"(e10));
   const uint32_t t[12] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11};
   fp_reduce(r, t);
 }
@@ -295,121 +295,121 @@ __device__ __forceinline__ void fr_mul(uint32_t* r, const uint32_t* a, const uin
   asm("mad.lo.cc.u32 %0, %9, 0xffffffff, %0;\n\tmadc.hi.cc.u32 %1, %9, 0xffffffff, %1;\n\tmadc.lo.cc.u32 %2, %9, 0x53bda402, %2;\n\tmadc.hi.cc.u32 %3, %9, 0x53bda402, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x3339d808, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x3339d808, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x73eda753, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x73eda753, %7;\n\taddc.u32 %8, %8, 0x00000000;"
       : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = 0;
+  y = e1; e0 = 0; e1 = 0;
   asm("add.cc.u32 %0, %0, %10;\n\tmadc.lo.cc.u32 %1, %11, %12, %1;\n\tmadc.hi.cc.u32 %2, %11, %12, %2;\n\tmadc.lo.cc.u32 %3, %13, %12, %3;\n\tmadc.hi.cc.u32 %4, %13, %12, %4;\n\tmadc.lo.cc.u32 %5, %14, %12, %5;\n\tmadc.hi.cc.u32 %6, %14, %12, %6;\n\tmadc.lo.cc.u32 %7, %15, %12, %7;\n\tmadc.hi.cc.u32 %8, %15, %12, %8;\n\taddc.u32 %9, %9, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(o0), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1)
       : "r"(y), "r"(a[1]), "r"(bb[1]), "r"(a[3]), "r"(a[5]), "r"(a[7]));
   asm("mad.lo.cc.u32 %0, %9, %10, %0;\n\tmadc.hi.cc.u32 %1, %9, %10, %1;\n\tmadc.lo.cc.u32 %2, %11, %10, %2;\n\tmadc.hi.cc.u32 %3, %11, %10, %3;\n\tmadc.lo.cc.u32 %4, %12, %10, %4;\n\tmadc.hi.cc.u32 %5, %12, %10, %5;\n\tmadc.lo.cc.u32 %6, %13, %10, %6;\n\tmadc.hi.cc.u32 %7, %13, %10, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
       : "r"(a[0]), "r"(bb[1]), "r"(a[2]), "r"(a[4]), "r"(a[6]));
   asm("mul.lo.u32 %0, %1, 0xffffffff;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o0));
   asm("mad.lo.cc.u32 %0, %9, 0x00000001, %0;\n\tmadc.hi.cc.u32 %1, %9, 0x00000001, %1;\n\tmadc.lo.cc.u32 %2, %9, 0xfffe5bfe, %2;\n\tmadc.hi.cc.u32 %3, %9, 0xfffe5bfe, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x09a1d805, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x09a1d805, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x299d7d48, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x299d7d48, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
-      : "r"(m));
-  asm("mad.lo.cc.u32 %0, %9, 0xffffffff, %0;\n\tmadc.hi.cc.u32 %1, %9, 0xffffffff, %1;\n\tmadc.lo.cc.u32 %2, %9, 0x53bda402, %2;\n\tmadc.hi.cc.u32 %3, %9, 0x53bda402, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x3339d808, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x3339d808, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x73eda753, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x73eda753, %7;\n\taddc.u32 %8, %8, 0x00000000;"
       : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = 0;
+  asm("mad.lo.cc.u32 %0, %9, 0xffffffff, %0;\n\tmadc.hi.cc.u32 %1, %9, 0xffffffff, %1;\n\tmadc.lo.cc.u32 %2, %9, 0x53bda402, %2;\n\tmadc.hi.cc.u32 %3, %9, 0x53bda402, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x3339d808, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x3339d808, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x73eda753, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x73eda753, %7;\n\taddc.u32 %8, %8, 0x00000000;"
+      : "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1)
+      : "r"(m));
+  y = o1; o0 = 0; o1 = 0;
   asm("add.cc.u32 %0, %0, %10;\n\tmadc.lo.cc.u32 %1, %11, %12, %1;\n\tmadc.hi.cc.u32 %2, %11, %12, %2;\n\tmadc.lo.cc.u32 %3, %13, %12, %3;\n\tmadc.hi.cc.u32 %4, %13, %12, %4;\n\tmadc.lo.cc.u32 %5, %14, %12, %5;\n\tmadc.hi.cc.u32 %6, %14, %12, %6;\n\tmadc.lo.cc.u32 %7, %15, %12, %7;\n\tmadc.hi.cc.u32 %8, %15, %12, %8;\n\taddc.u32 %9, %9, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(e2), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1)
       : "r"(y), "r"(a[1]), "r"(bb[2]), "r"(a[3]), "r"(a[5]), "r"(a[7]));
   asm("mad.lo.cc.u32 %0, %9, %10, %0;\n\tmadc.hi.cc.u32 %1, %9, %10, %1;\n\tmadc.lo.cc.u32 %2, %11, %10, %2;\n\tmadc.hi.cc.u32 %3, %11, %10, %3;\n\tmadc.lo.cc.u32 %4, %12, %10, %4;\n\tmadc.hi.cc.u32 %5, %12, %10, %5;\n\tmadc.lo.cc.u32 %6, %13, %10, %6;\n\tmadc.hi.cc.u32 %7, %13, %10, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1)
       : "r"(a[0]), "r"(bb[2]), "r"(a[2]), "r"(a[4]), "r"(a[6]));
   asm("mul.lo.u32 %0, %1, 0xffffffff;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(e2));
   asm("mad.lo.cc.u32 %0, %9, 0x00000001, %0;\n\tmadc.hi.cc.u32 %1, %9, 0x00000001, %1;\n\tmadc.lo.cc.u32 %2, %9, 0xfffe5bfe, %2;\n\tmadc.hi.cc.u32 %3, %9, 0xfffe5bfe, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x09a1d805, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x09a1d805, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x299d7d48, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x299d7d48, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %9, 0xffffffff, %0;\n\tmadc.hi.cc.u32 %1, %9, 0xffffffff, %1;\n\tmadc.lo.cc.u32 %2, %9, 0x53bda402, %2;\n\tmadc.hi.cc.u32 %3, %9, 0x53bda402, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x3339d808, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x3339d808, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x73eda753, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x73eda753, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = 0;
+  y = e3; e2 = 0; e3 = 0;
   asm("add.cc.u32 %0, %0, %10;\n\tmadc.lo.cc.u32 %1, %11, %12, %1;\n\tmadc.hi.cc.u32 %2, %11, %12, %2;\n\tmadc.lo.cc.u32 %3, %13, %12, %3;\n\tmadc.hi.cc.u32 %4, %13, %12, %4;\n\tmadc.lo.cc.u32 %5, %14, %12, %5;\n\tmadc.hi.cc.u32 %6, %14, %12, %6;\n\tmadc.lo.cc.u32 %7, %15, %12, %7;\n\tmadc.hi.cc.u32 %8, %15, %12, %8;\n\taddc.u32 %9, %9, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(o2), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3)
       : "r"(y), "r"(a[1]), "r"(bb[3]), "r"(a[3]), "r"(a[5]), "r"(a[7]));
   asm("mad.lo.cc.u32 %0, %9, %10, %0;\n\tmadc.hi.cc.u32 %1, %9, %10, %1;\n\tmadc.lo.cc.u32 %2, %11, %10, %2;\n\tmadc.hi.cc.u32 %3, %11, %10, %3;\n\tmadc.lo.cc.u32 %4, %12, %10, %4;\n\tmadc.hi.cc.u32 %5, %12, %10, %5;\n\tmadc.lo.cc.u32 %6, %13, %10, %6;\n\tmadc.hi.cc.u32 %7, %13, %10, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1)
       : "r"(a[0]), "r"(bb[3]), "r"(a[2]), "r"(a[4]), "r"(a[6]));
   asm("mul.lo.u32 %0, %1, 0xffffffff;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o2));
   asm("mad.lo.cc.u32 %0, %9, 0x00000001, %0;\n\tmadc.hi.cc.u32 %1, %9, 0x00000001, %1;\n\tmadc.lo.cc.u32 %2, %9, 0xfffe5bfe, %2;\n\tmadc.hi.cc.u32 %3, %9, 0xfffe5bfe, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x09a1d805, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x09a1d805, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x299d7d48, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x299d7d48, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %9, 0xffffffff, %0;\n\tmadc.hi.cc.u32 %1, %9, 0xffffffff, %1;\n\tmadc.lo.cc.u32 %2, %9, 0x53bda402, %2;\n\tmadc.hi.cc.u32 %3, %9, 0x53bda402, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x3339d808, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x3339d808, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x73eda753, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x73eda753, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = 0;
+  y = o3; o2 = 0; o3 = 0;
   asm("add.cc.u32 %0, %0, %10;\n\tmadc.lo.cc.u32 %1, %11, %12, %1;\n\tmadc.hi.cc.u32 %2, %11, %12, %2;\n\tmadc.lo.cc.u32 %3, %13, %12, %3;\n\tmadc.hi.cc.u32 %4, %13, %12, %4;\n\tmadc.lo.cc.u32 %5, %14, %12, %5;\n\tmadc.hi.cc.u32 %6, %14, %12, %6;\n\tmadc.lo.cc.u32 %7, %15, %12, %7;\n\tmadc.hi.cc.u32 %8, %15, %12, %8;\n\taddc.u32 %9, %9, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(e4), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3)
       : "r"(y), "r"(a[1]), "r"(bb[4]), "r"(a[3]), "r"(a[5]), "r"(a[7]));
   asm("mad.lo.cc.u32 %0, %9, %10, %0;\n\tmadc.hi.cc.u32 %1, %9, %10, %1;\n\tmadc.lo.cc.u32 %2, %11, %10, %2;\n\tmadc.hi.cc.u32 %3, %11, %10, %3;\n\tmadc.lo.cc.u32 %4, %12, %10, %4;\n\tmadc.hi.cc.u32 %5, %12, %10, %5;\n\tmadc.lo.cc.u32 %6, %13, %10, %6;\n\tmadc.hi.cc.u32 %7, %13, %10, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3)
       : "r"(a[0]), "r"(bb[4]), "r"(a[2]), "r"(a[4]), "r"(a[6]));
   asm("mul.lo.u32 %0, %1, 0xffffffff;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(e4));
   asm("mad.lo.cc.u32 %0, %9, 0x00000001, %0;\n\tmadc.hi.cc.u32 %1, %9, 0x00000001, %1;\n\tmadc.lo.cc.u32 %2, %9, 0xfffe5bfe, %2;\n\tmadc.hi.cc.u32 %3, %9, 0xfffe5bfe, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x09a1d805, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x09a1d805, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x299d7d48, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x299d7d48, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %9, 0xffffffff, %0;\n\tmadc.hi.cc.u32 %1, %9, 0xffffffff, %1;\n\tmadc.lo.cc.u32 %2, %9, 0x53bda402, %2;\n\tmadc.hi.cc.u32 %3, %9, 0x53bda402, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x3339d808, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x3339d808, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x73eda753, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x73eda753, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = 0;
+  y = e5; e4 = 0; e5 = 0;
   asm("add.cc.u32 %0, %0, %10;\n\tmadc.lo.cc.u32 %1, %11, %12, %1;\n\tmadc.hi.cc.u32 %2, %11, %12, %2;\n\tmadc.lo.cc.u32 %3, %13, %12, %3;\n\tmadc.hi.cc.u32 %4, %13, %12, %4;\n\tmadc.lo.cc.u32 %5, %14, %12, %5;\n\tmadc.hi.cc.u32 %6, %14, %12, %6;\n\tmadc.lo.cc.u32 %7, %15, %12, %7;\n\tmadc.hi.cc.u32 %8, %15, %12, %8;\n\taddc.u32 %9, %9, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(o4), "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5)
       : "r"(y), "r"(a[1]), "r"(bb[5]), "r"(a[3]), "r"(a[5]), "r"(a[7]));
   asm("mad.lo.cc.u32 %0, %9, %10, %0;\n\tmadc.hi.cc.u32 %1, %9, %10, %1;\n\tmadc.lo.cc.u32 %2, %11, %10, %2;\n\tmadc.hi.cc.u32 %3, %11, %10, %3;\n\tmadc.lo.cc.u32 %4, %12, %10, %4;\n\tmadc.hi.cc.u32 %5, %12, %10, %5;\n\tmadc.lo.cc.u32 %6, %13, %10, %6;\n\tmadc.hi.cc.u32 %7, %13, %10, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3)
       : "r"(a[0]), "r"(bb[5]), "r"(a[2]), "r"(a[4]), "r"(a[6]));
   asm("mul.lo.u32 %0, %1, 0xffffffff;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o4));
   asm("mad.lo.cc.u32 %0, %9, 0x00000001, %0;\n\tmadc.hi.cc.u32 %1, %9, 0x00000001, %1;\n\tmadc.lo.cc.u32 %2, %9, 0xfffe5bfe, %2;\n\tmadc.hi.cc.u32 %3, %9, 0xfffe5bfe, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x09a1d805, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x09a1d805, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x299d7d48, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x299d7d48, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %9, 0xffffffff, %0;\n\tmadc.hi.cc.u32 %1, %9, 0xffffffff, %1;\n\tmadc.lo.cc.u32 %2, %9, 0x53bda402, %2;\n\tmadc.hi.cc.u32 %3, %9, 0x53bda402, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x3339d808, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x3339d808, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x73eda753, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x73eda753, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = 0;
+  y = o5; o4 = 0; o5 = 0;
   asm("add.cc.u32 %0, %0, %10;\n\tmadc.lo.cc.u32 %1, %11, %12, %1;\n\tmadc.hi.cc.u32 %2, %11, %12, %2;\n\tmadc.lo.cc.u32 %3, %13, %12, %3;\n\tmadc.hi.cc.u32 %4, %13, %12, %4;\n\tmadc.lo.cc.u32 %5, %14, %12, %5;\n\tmadc.hi.cc.u32 %6, %14, %12, %6;\n\tmadc.lo.cc.u32 %7, %15, %12, %7;\n\tmadc.hi.cc.u32 %8, %15, %12, %8;\n\taddc.u32 %9, %9, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(e6), "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5)
       : "r"(y), "r"(a[1]), "r"(bb[6]), "r"(a[3]), "r"(a[5]), "r"(a[7]));
   asm("mad.lo.cc.u32 %0, %9, %10, %0;\n\tmadc.hi.cc.u32 %1, %9, %10, %1;\n\tmadc.lo.cc.u32 %2, %11, %10, %2;\n\tmadc.hi.cc.u32 %3, %11, %10, %3;\n\tmadc.lo.cc.u32 %4, %12, %10, %4;\n\tmadc.hi.cc.u32 %5, %12, %10, %5;\n\tmadc.lo.cc.u32 %6, %13, %10, %6;\n\tmadc.hi.cc.u32 %7, %13, %10, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5)
       : "r"(a[0]), "r"(bb[6]), "r"(a[2]), "r"(a[4]), "r"(a[6]));
   asm("mul.lo.u32 %0, %1, 0xffffffff;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(e6));
   asm("mad.lo.cc.u32 %0, %9, 0x00000001, %0;\n\tmadc.hi.cc.u32 %1, %9, 0x00000001, %1;\n\tmadc.lo.cc.u32 %2, %9, 0xfffe5bfe, %2;\n\tmadc.hi.cc.u32 %3, %9, 0xfffe5bfe, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x09a1d805, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x09a1d805, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x299d7d48, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x299d7d48, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(e6), "+r"(e7), "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %9, 0xffffffff, %0;\n\tmadc.hi.cc.u32 %1, %9, 0xffffffff, %1;\n\tmadc.lo.cc.u32 %2, %9, 0x53bda402, %2;\n\tmadc.hi.cc.u32 %3, %9, 0x53bda402, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x3339d808, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x3339d808, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x73eda753, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x73eda753, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5)
       : "r"(m));
-  y = o0; e0 = e1; e1 = e2; e2 = e3; e3 = e4; e4 = e5; e5 = e6; e6 = e7; e7 = e8; e8 = 0; o0 = o1; o1 = o2; o2 = o3; o3 = o4; o4 = o5; o5 = o6; o6 = o7; o7 = o8; o8 = 0;
+  y = e7; e6 = 0; e7 = 0;
   asm("add.cc.u32 %0, %0, %10;\n\tmadc.lo.cc.u32 %1, %11, %12, %1;\n\tmadc.hi.cc.u32 %2, %11, %12, %2;\n\tmadc.lo.cc.u32 %3, %13, %12, %3;\n\tmadc.hi.cc.u32 %4, %13, %12, %4;\n\tmadc.lo.cc.u32 %5, %14, %12, %5;\n\tmadc.hi.cc.u32 %6, %14, %12, %6;\n\tmadc.lo.cc.u32 %7, %15, %12, %7;\n\tmadc.hi.cc.u32 %8, %15, %12, %8;\n\taddc.u32 %9, %9, 0x00000000;"
-      : "+r"(e0), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(o6), "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7)
       : "r"(y), "r"(a[1]), "r"(bb[7]), "r"(a[3]), "r"(a[5]), "r"(a[7]));
   asm("mad.lo.cc.u32 %0, %9, %10, %0;\n\tmadc.hi.cc.u32 %1, %9, %10, %1;\n\tmadc.lo.cc.u32 %2, %11, %10, %2;\n\tmadc.hi.cc.u32 %3, %11, %10, %3;\n\tmadc.lo.cc.u32 %4, %12, %10, %4;\n\tmadc.hi.cc.u32 %5, %12, %10, %5;\n\tmadc.lo.cc.u32 %6, %13, %10, %6;\n\tmadc.hi.cc.u32 %7, %13, %10, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5)
       : "r"(a[0]), "r"(bb[7]), "r"(a[2]), "r"(a[4]), "r"(a[6]));
   asm("mul.lo.u32 %0, %1, 0xffffffff;"
       : "=r"(m)
-      : "r"(e0));
+      : "r"(o6));
   asm("mad.lo.cc.u32 %0, %9, 0x00000001, %0;\n\tmadc.hi.cc.u32 %1, %9, 0x00000001, %1;\n\tmadc.lo.cc.u32 %2, %9, 0xfffe5bfe, %2;\n\tmadc.hi.cc.u32 %3, %9, 0xfffe5bfe, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x09a1d805, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x09a1d805, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x299d7d48, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x299d7d48, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7), "+r"(e8)
+      : "+r"(o6), "+r"(o7), "+r"(o8), "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5)
       : "r"(m));
   asm("mad.lo.cc.u32 %0, %9, 0xffffffff, %0;\n\tmadc.hi.cc.u32 %1, %9, 0xffffffff, %1;\n\tmadc.lo.cc.u32 %2, %9, 0x53bda402, %2;\n\tmadc.hi.cc.u32 %3, %9, 0x53bda402, %3;\n\tmadc.lo.cc.u32 %4, %9, 0x3339d808, %4;\n\tmadc.hi.cc.u32 %5, %9, 0x3339d808, %5;\n\tmadc.lo.cc.u32 %6, %9, 0x73eda753, %6;\n\tmadc.hi.cc.u32 %7, %9, 0x73eda753, %7;\n\taddc.u32 %8, %8, 0x00000000;"
-      : "+r"(o0), "+r"(o1), "+r"(o2), "+r"(o3), "+r"(o4), "+r"(o5), "+r"(o6), "+r"(o7), "+r"(o8)
+      : "+r"(e8), "+r"(e0), "+r"(e1), "+r"(e2), "+r"(e3), "+r"(e4), "+r"(e5), "+r"(e6), "+r"(e7)
       : "r"(m));
   asm("add.cc.u32 %0, %8, %9;\n\taddc.cc.u32 %1, %10, %11;\n\taddc.cc.u32 %2, %12, %13;\n\taddc.cc.u32 %3, %14, %15;\n\taddc.cc.u32 %4, %16, %17;\n\taddc.cc.u32 %5, %18, %19;\n\taddc.cc.u32 %6, %20, %21;\n\taddc.u32 %7, %22, %23;"
       : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3), "=r"(r4), "=r"(r5), "=r"(r6), "=r"(r7)
-      : "r"(e1), "r"(o0), "r"(e2), "r"(o1), "r"(e3), "r"(o2), "r"(e4), "r"(o3), "r"(e5), "r"(o4), "r"(e6), "r"(o5), "r"(e7), "r"(o6), "r"(e8), "r"(o7));
+      : "r"(o7), "r"(e8), "r"(o8), "r"(e0), "r"(o0), "r"(e1), "r"(o1), "r"(e2), "r"(o2), "r"(e3), "r"(o3), "r"(e4), "r"(o4), "r"(e5), "r"(o5), "r"(e6));
   const uint32_t t[8] = {r0, r1, r2, r3, r4, r5, r6, r7};
   fr_reduce(r, t);
 }

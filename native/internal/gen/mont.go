@@ -15,11 +15,13 @@ import (
 // consecutive words, so the low and high halves of one product sit next to
 // each other in one carry chain (ptxas fuses such pairs into one wide
 // multiply-add), and the E and O chains are independent of each other.
-// After a reduction step the low word of E is zero and T/2^32 = E/2^32 + O.
-// Both shift down one word (a renaming): E/2^32 stays the even accumulator
-// and O/2^32 the odd one, while O's old low word, left over at weight 1, is
-// added into E's new low word at the head of the next odd chain, whose
-// first multiply-add takes the carry.
+// After a reduction step the low word of E is zero, and
+// T/2^32 = (O + E_1) + 2^32·(E/2^64): the two swap roles (O becomes E as it
+// is, E shifted down two words becomes O), and E_1, left over at weight 1,
+// is added into the new E's low word at the head of the next odd chain,
+// whose first multiply-add takes the carry. Shifting by whole word pairs
+// keeps each product's two halves in the register pair ptxas wrote them to;
+// a one-word shift of both made it copy every word at every step.
 
 // opnd is a register (a C expression bound to an asm operand) or an
 // immediate.
@@ -58,8 +60,15 @@ func madInsn(op string, d string, a, b, c opnd) insn { return insn{op: op, d: d,
 // 2p congruent to a·b·2^(-32n). n must be even. inv is -p^-1 mod 2^32.
 func montMulProgram(p []uint32, inv uint32) []step {
 	n := len(p)
-	e := func(k int) string { return fmt.Sprintf("e%d", k) }
-	o := func(k int) string { return fmt.Sprintf("o%d", k) }
+	// E and O name the registers of the two accumulators, word 0 first; the
+	// names move between them from step to step (see the shift below).
+	E := make([]string, n+1)
+	O := make([]string, n+1)
+	for k := range E {
+		E[k] = fmt.Sprintf("e%d", k)
+		O[k] = fmt.Sprintf("o%d", k)
+	}
+	at := func(acc []string) func(int) string { return func(k int) string { return acc[k] } }
 	a := func(j int) opnd { return regf("a[%d]", j) }
 	var prog []step
 
@@ -86,45 +95,41 @@ func montMulProgram(p []uint32, inv uint32) []step {
 	pj := func(j int) opnd { return imm(p[j]) }
 	// reduce adds m·p with m = -T·p^-1 mod 2^32, making E's low word zero.
 	reduce := func() {
-		prog = append(prog, step{chain: []insn{mulInsn("mul.lo", "m", reg(e(0)), imm(inv))}})
-		prog = append(prog, step{chain: products(e, 0, m, pj, nil)})
-		prog = append(prog, step{chain: products(o, 1, m, pj, nil)})
+		prog = append(prog, step{chain: []insn{mulInsn("mul.lo", "m", reg(E[0]), imm(inv))}})
+		prog = append(prog, step{chain: products(at(E), 0, m, pj, nil)})
+		prog = append(prog, step{chain: products(at(O), 1, m, pj, nil)})
 	}
 
 	// First word of b: plain products, no carries (the halves do not overlap).
 	for _, first := range []int{0, 1} {
-		acc := e
+		acc := E
 		if first == 1 {
-			acc = o
+			acc = O
 		}
 		var c []insn
 		for j := first; j < n; j += 2 {
 			w := j - first
-			c = append(c, mulInsn("mul.lo", acc(w), a(j), reg("bb[0]")))
-			c = append(c, mulInsn("mul.hi", acc(w+1), a(j), reg("bb[0]")))
+			c = append(c, mulInsn("mul.lo", acc[w], a(j), reg("bb[0]")))
+			c = append(c, mulInsn("mul.hi", acc[w+1], a(j), reg("bb[0]")))
 		}
 		prog = append(prog, step{chain: c})
 	}
-	prog = append(prog, step{assign: [][2]string{{e(n), "0"}, {o(n), "0"}}})
+	prog = append(prog, step{assign: [][2]string{{E[n], "0"}, {O[n], "0"}}})
 	reduce()
 
 	for i := 1; i < n; i++ {
-		// T/2^32 = E/2^32 + O: keep O's low word aside, shift both down.
-		shift := [][2]string{{"y", o(0)}}
-		for k := 0; k < n; k++ {
-			shift = append(shift, [2]string{e(k), e(k + 1)})
-		}
-		shift = append(shift, [2]string{e(n), "0"})
-		for k := 0; k < n; k++ {
-			shift = append(shift, [2]string{o(k), o(k + 1)})
-		}
-		shift = append(shift, [2]string{o(n), "0"})
-		prog = append(prog, step{assign: shift})
+		// T/2^32 = (O + E_1) + 2^32·(E/2^64): O becomes the even
+		// accumulator as it is, E_1 is kept aside to be added into its low
+		// word, and E shifted down two words becomes the odd one. Words move
+		// by whole register pairs, so the low and high halves written by
+		// one wide multiply-add are read as one pair again: no moves.
+		E, O = O, append(append([]string{}, E[2:]...), E[0], E[1])
+		prog = append(prog, step{assign: [][2]string{{"y", O[n]}, {O[n-1], "0"}, {O[n], "0"}}})
 		bi := regf("bb[%d]", i)
-		head := insn{op: "add.cc", d: e(0), a: reg(e(0)), b: reg("y")}
+		head := insn{op: "add.cc", d: E[0], a: reg(E[0]), b: reg("y")}
 		b := func(int) opnd { return bi }
-		prog = append(prog, step{chain: products(o, 1, a, b, &head)})
-		prog = append(prog, step{chain: products(e, 0, a, b, nil)})
+		prog = append(prog, step{chain: products(at(O), 1, a, b, &head)})
+		prog = append(prog, step{chain: products(at(E), 0, a, b, nil)})
 		reduce()
 	}
 
@@ -138,7 +143,7 @@ func montMulProgram(p []uint32, inv uint32) []step {
 		case n - 1:
 			op = "addc"
 		}
-		c = append(c, insn{op: op, d: fmt.Sprintf("r%d", k), a: reg(e(k + 1)), b: reg(o(k))})
+		c = append(c, insn{op: op, d: fmt.Sprintf("r%d", k), a: reg(E[k+1]), b: reg(O[k])})
 	}
 	return append(prog, step{chain: c})
 }
