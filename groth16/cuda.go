@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"sync"
 	"time"
@@ -350,8 +351,27 @@ func proofDeviceBytes(c SectionCounts, m, nAux int) int64 {
 	scalars := int64(nAux+1024) * frSize
 	largest := int64(max(c.H, c.L, c.A, c.B))
 	sortEntries := min(16*largest, 1<<28)
-	msmTemp := sortEntries*20 + 512<<20
+	// XYZZ buckets: 4 coordinates of 48 bytes (G1) or 96 (G2)
+	buckets := max(msmBucketBytes(max(c.H, c.L, c.A), 2*g1Bytes), msmBucketBytes(c.B, 2*g2Bytes))
+	msmTemp := sortEntries*20 + buckets + 512<<20
 	return abc + scalars + msmTemp
+}
+
+// msmBucketBytes is the bucket table of a Pippenger MSM over n points with
+// XYZZ points of pointBytes: the window the native library picks for n
+// (native/cuda/msm.cu, choose_window) times its 2^(c-1) buckets per window.
+func msmBucketBytes(n int, pointBytes int64) int64 {
+	if n == 0 {
+		return 0
+	}
+	best, bestCost := 4, math.Inf(1)
+	for c := 4; c <= 20; c++ {
+		w := float64((256 + c - 1) / c)
+		if cost := w * (float64(n) + 4*float64(int64(1)<<(c-1))); cost < bestCost {
+			best, bestCost = c, cost
+		}
+	}
+	return int64((256+best-1)/best) << (best - 1) * pointBytes
 }
 
 // ProveResident proves w (its input rows already appended) with a resident

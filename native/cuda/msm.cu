@@ -15,9 +15,9 @@
 //     so a bucket holding most of the points (Filecoin's 0/1 scalars) is still
 //     spread over many threads;
 //  5. the one point per key is scattered to its bucket (W x H table);
-//  6. per window, sum_b b*B_b by segments (running sums plus a small scalar
-//     multiple), then a tree over segments; the host combines the windows by
-//     Horner's rule and converts XYZZ to Jacobian.
+//  6. per window, sum_b b*B_b by levels of segmented running sums (see
+//     window_sums); the host combines the windows by Horner's rule and
+//     converts XYZZ to Jacobian.
 #include <cub/cub.cuh>
 #include <vector>
 #include <algorithm>
@@ -129,8 +129,6 @@ __global__ void k_count_runs(const uint32_t* __restrict__ keys, uint64_t L, uint
   cnt[t] = r;
 }
 
-// Curve operations as called by the kernels: inlined for G1; out of line for
-// G2, whose Fp2 formulas are large (keeps code size and compile time down).
 // Level 1 only: number of runs in chunk t that may continue into a neighbour
 // chunk (0, 1 or 2). Runs wholly inside the chunk are complete buckets.
 __device__ __forceinline__ bool run_is_partial(const uint32_t* keys, uint64_t L, uint64_t b, uint64_t e, uint64_t rb,
@@ -159,6 +157,10 @@ __global__ void k_count_partial(const uint32_t* __restrict__ keys, uint64_t L, u
   cnt[t] = r;
 }
 
+// Curve operations as called by the kernels: inlined for G1; calls for G2,
+// whose additions inline ~10 Fp2 multiplications (themselves calls, see Fp2)
+// and would otherwise leave too few registers for the kernel around them
+// (measured on an H200: G2 2^24 356 ms with calls, 383 ms inlined).
 template <class F>
 __device__ __noinline__ XYZZ<F> dev_add_affine_call(const XYZZ<F>& acc, const Affine<F>& p) {
   return acc.add_affine(p);
@@ -168,36 +170,16 @@ __device__ __noinline__ XYZZ<F> dev_add_call(const XYZZ<F>& acc, const XYZZ<F>& 
   return acc.add(p);
 }
 template <class F>
-__device__ __noinline__ XYZZ<F> dev_dbl_call(const XYZZ<F>& acc) {
-  return acc.dbl();
-}
+constexpr bool point_calls = !std::is_same<F, Fp>::value;
 template <class F>
 __device__ __forceinline__ XYZZ<F> dev_add_affine(const XYZZ<F>& acc, const Affine<F>& p) {
-  if constexpr (std::is_same<F, Fp>::value) return acc.add_affine(p);
-  else return dev_add_affine_call(acc, p);
+  if constexpr (point_calls<F>) return dev_add_affine_call(acc, p);
+  else return acc.add_affine(p);
 }
 template <class F>
 __device__ __forceinline__ XYZZ<F> dev_add(const XYZZ<F>& acc, const XYZZ<F>& p) {
-  if constexpr (std::is_same<F, Fp>::value) return acc.add(p);
-  else return dev_add_call(acc, p);
-}
-template <class F>
-__device__ __forceinline__ XYZZ<F> dev_dbl(const XYZZ<F>& acc) {
-  return dev_dbl_call(acc);
-}
-
-template <class F>
-__device__ __noinline__ XYZZ<F> dev_mul_small(const XYZZ<F>& p, uint32_t k) {
-  XYZZ<F> r = XYZZ<F>::inf();
-  bool started = false;
-  for (int b = 31; b >= 0; b--) {
-    if (started) r = dev_dbl(r);
-    if ((k >> b) & 1) {
-      r = started ? dev_add(r, p) : p;
-      started = true;
-    }
-  }
-  return r;
+  if constexpr (point_calls<F>) return dev_add_call(acc, p);
+  else return acc.add(p);
 }
 
 // Level 1: sorted (key, base|sign) -> complete runs straight into their
@@ -276,22 +258,38 @@ __global__ void k_scatter(const uint32_t* __restrict__ keys, const XYZZ<F>* __re
   buckets[base + keys[i]] = pts[i];
 }
 
-// Per (window, segment): sum over the segment's buckets of value*B, where the
-// bucket at index idx has value idx+1.
+// Per (window w, segment j): over the segment's entries x_k =
+// in[w*len + j*SEG + k], run = sum x_k and acc = sum (k+1)*x_k, by running
+// sums from the top entry down. Outputs are window-major (w*nseg + j), so the
+// runs are the next level's input.
 template <class F>
-__global__ void k_bucket_segments(const XYZZ<F>* __restrict__ buckets, uint32_t H, uint32_t SEG, uint32_t nseg,
-                                  uint32_t W, XYZZ<F>* __restrict__ out) {
+__global__ void k_running_sums(const XYZZ<F>* __restrict__ in, uint32_t len, uint32_t SEG, uint32_t nseg, uint32_t W,
+                               XYZZ<F>* __restrict__ acc_out, XYZZ<F>* __restrict__ run_out) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (uint64_t)W * nseg) return;
   uint32_t w = (uint32_t)(t / nseg), j = (uint32_t)(t % nseg);
-  const XYZZ<F>* B = buckets + (uint64_t)w * H + (uint64_t)j * SEG;
+  const XYZZ<F>* x = in + (uint64_t)w * len + (uint64_t)j * SEG;
+  const int cnt = (int)min(SEG, len - j * SEG);
   XYZZ<F> run = XYZZ<F>::inf(), acc = XYZZ<F>::inf();
-  for (int k = (int)SEG - 1; k >= 0; k--) {
-    run = dev_add(run, B[k]);
-    acc = dev_add(acc, run);
+  for (int k = cnt - 1; k >= 0; k--) {
+    if constexpr (point_calls<F>) {
+      run = dev_add(run, x[k]);
+      acc = dev_add(acc, run);
+    } else {
+      // run += x_k, then acc += run, through one inlined addition: two
+      // would not fit in the registers.
+#pragma unroll 1
+      for (int h = 0; h < 2; h++) {
+        const XYZZ<F> r = dev_add(h ? acc : run, h ? run : x[k]);
+        if (h)
+          acc = r;
+        else
+          run = r;
+      }
+    }
   }
-  if (j > 0 && !run.is_inf()) acc = dev_add(acc, dev_mul_small(run, j * SEG));
-  out[t] = acc;
+  acc_out[t] = acc;
+  run_out[t] = run;
 }
 
 // out[w*ng + g] = sum of in[w*count + g*G ... +G).
@@ -322,8 +320,8 @@ int choose_window(uint64_t n) {
   double best_cost = 1e300;
   for (int c = 4; c <= 20; c++) {
     double W = (double)msm_num_windows(c);
-    // measured on an H200: a bucket in the final reduction costs about 12 level-1 additions
-    double cost = W * ((double)n + 12.0 * (double)(1u << (c - 1)));
+    // a bucket costs about two full additions in window_sums, ~4 level-1 mixed additions
+    double cost = W * ((double)n + 4.0 * (double)(1u << (c - 1)));
     if (cost < best_cost) {
       best_cost = cost;
       best = c;
@@ -519,6 +517,83 @@ __global__ void k_split(const Fr* __restrict__ scalars, uint64_t ns, const uint6
   }
 }
 
+// sum_per_window writes to out[w] the sum of in[w*count ... +count) for each
+// of W windows, by a tree of group sums (in is left as it was).
+template <class F>
+void sum_per_window(const XYZZ<F>* in, uint32_t count, uint32_t W, XYZZ<F>* out) {
+  const uint32_t G = 16;
+  DeviceBuffer<XYZZ<F>> t0, t1;
+  const XYZZ<F>* cur = in;
+  while (true) {
+    const uint32_t ng = (count + G - 1) / G;
+    XYZZ<F>* dst = out;
+    if (ng > 1) {
+      DeviceBuffer<XYZZ<F>>& t = cur == t0.get() ? t1 : t0;
+      if (t.n < (uint64_t)W * ng) t.alloc((uint64_t)W * ng);
+      dst = t.get();
+    }
+    k_group_sum<F><<<blocks_for((uint64_t)W * ng, 64), 64, 0, cur_stream()>>>(cur, count, G, ng, W, dst);
+    KERNEL_CHECK();
+    if (ng == 1) return;
+    cur = dst;
+    count = ng;
+  }
+}
+
+// window_sums returns, for each of W windows of H buckets (bucket k holds
+// the points of digit k+1), S = sum (k+1)*B_k. One level splits the buckets
+// into segments of SEG and gives per segment a = sum (k+1)*x_k and the run
+// r = sum x_k; with A = sum a over the segments and T the window's total,
+// S(x) = A + SEG*(S(r) - T), and S(r) is the next level, down to a single
+// run (S = T). Every level costs two additions per entry and no scalar
+// multiplication, so the work is ~2*H additions per window spread over
+// W*H/SEG threads.
+template <class F>
+std::vector<XYZZ<F>> window_sums(const XYZZ<F>* buckets, uint32_t H, uint32_t W) {
+  typedef XYZZ<F> P;
+  std::vector<uint32_t> segs;
+  DeviceBuffer<P> runs[2], acc;  // a level's runs are the next level's input
+  // A of level l at sums[l*W + w]; levels are few (H <= 2^19, SEG >= 4).
+  DeviceBuffer<P> sums((uint64_t)W * 16);
+  const P* cur = buckets;
+  uint32_t len = H;
+  while (len > 1) {
+    // Segments of 32 when that still gives 2^16 threads, else smaller.
+    uint32_t SEG = 32;
+    while (SEG > 4 && (uint64_t)W * len / SEG < (1u << 16)) SEG /= 2;
+    const uint32_t nseg = (len + SEG - 1) / SEG;
+    if (segs.size() == 16) fail(GPUC2_ERR_INTERNAL, "msm: too many bucket reduction levels");
+    acc.alloc((uint64_t)W * nseg);
+    DeviceBuffer<P>& run = runs[segs.size() & 1];
+    run.alloc((uint64_t)W * nseg);
+    k_running_sums<F><<<blocks_for((uint64_t)W * nseg, 64), 64, 0, cur_stream()>>>(cur, len, SEG, nseg, W, acc.get(),
+                                                                                   run.get());
+    KERNEL_CHECK();
+    sum_per_window<F>(acc.get(), nseg, W, sums.get() + (uint64_t)segs.size() * W);
+    segs.push_back(SEG);
+    cur = run.get();
+    len = nseg;
+  }
+  const size_t L = segs.size();
+  std::vector<P> A(L * W), T(W);
+  if (L > 0)
+    CUDA_CHECK(cudaMemcpyAsync(A.data(), sums.get(), sizeof(P) * L * W, cudaMemcpyDeviceToHost, cur_stream()));
+  CUDA_CHECK(cudaMemcpyAsync(T.data(), cur, sizeof(P) * W, cudaMemcpyDeviceToHost, cur_stream()));
+  CUDA_CHECK(cudaStreamSynchronize(cur_stream()));
+  std::vector<P> out(W);
+  for (uint32_t w = 0; w < W; w++) {
+    P S = T[w];
+    const P negT = T[w].neg();
+    for (size_t l = L; l-- > 0;) {
+      P d = S.add(negT);
+      for (uint32_t k = segs[l]; k > 1; k >>= 1) d = d.dbl();  // SEG is a power of two
+      S = A[l * W + w].add(d);
+    }
+    out[w] = S;
+  }
+  return out;
+}
+
 }  // namespace
 
 // Pippenger over bases and scalars already on the device (scalars in
@@ -579,27 +654,9 @@ XYZZ<F> msm_pippenger(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns
   v1.release();
   runs.release();
 
-  const uint32_t SEG = std::min<uint32_t>(H, 32);
-  const uint32_t nseg = H / SEG;
-  DeviceBuffer<P> seg((uint64_t)W * nseg), seg2((uint64_t)W * nseg);
-  k_bucket_segments<F><<<blocks_for((uint64_t)W * nseg, 64), 64, 0, cur_stream()>>>(buckets.get(), H, SEG, nseg, (uint32_t)W,
-                                                                     seg.get());
-  KERNEL_CHECK();
-  uint32_t count = nseg;
-  P* cur = seg.get();
-  P* nxt = seg2.get();
-  while (count > 1) {
-    const uint32_t G = 16;
-    uint32_t ng = (count + G - 1) / G;
-    k_group_sum<F><<<blocks_for((uint64_t)W * ng, 64), 64, 0, cur_stream()>>>(cur, count, G, ng, (uint32_t)W, nxt);
-    KERNEL_CHECK();
-    std::swap(cur, nxt);
-    count = ng;
-  }
+  const std::vector<P> win = window_sums<F>(buckets.get(), H, (uint32_t)W);
+  buckets.release();
   tr.mark(6);
-  std::vector<P> win(W);
-  CUDA_CHECK(cudaMemcpyAsync(win.data(), cur, sizeof(P) * W, cudaMemcpyDeviceToHost, cur_stream()));
-  CUDA_CHECK(cudaStreamSynchronize(cur_stream()));
   P acc = P::inf();
   for (int w = W - 1; w >= 0; w--) {
     for (int i = 0; i < c; i++) acc = acc.dbl();
