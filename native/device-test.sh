@@ -14,11 +14,13 @@
 #   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/c2prove ./examples/c2prove
 # (add -ldflags='-s -w' to keep .dev under the carry limit)
 # Then on the GPU machine, from the repository root:
-#   native/device-test.sh [tests] [stream] [sanitize] [racecheck] [bench] [big] [windows] [partition] [synth]
+#   native/device-test.sh [tests] [stream] [sanitize] [racecheck] [bench] [big] [windows] [ncu] [partition] [synth]
 #                         [facade] [sector] [facade-sector]
 #   (default: tests sanitize bench)
 # "big" adds the 2^24-class sizes to the correctness tests (GPUC2_TEST_BIG=1);
-# "windows" times G1 2^${WINDOW_LOG:-24} at forced window sizes ${WINDOWS:-15 16 18 20} (GPUC2_MSM_WINDOW);
+# "windows" times the MSMs ${WINDOW_SIZES:-g1-24} (g1-K / g2-K: G1 / G2 at 2^K) at forced window sizes
+# ${WINDOWS:-15 16 18 20} (GPUC2_MSM_WINDOW); "ncu" reads the hardware counters of one level-1
+# accumulation launch for each of ${NCU_SIZES:-g1-24 g2-22};
 # "stream" runs the stream-API tests and the GPU prover's tests (workers,
 # cancellation loop); "racecheck" runs compute-sanitizer's racecheck on the
 # kernels; "partition" times GPU proofs of a synthetic ${PARTITION:-32GiB}
@@ -105,13 +107,28 @@ if has bench; then
 	cat "$OUT/bench.md" 2>/dev/null | tee -a "$summary"
 fi
 if has windows; then
-	# G1 2^24 with forced window sizes; per-phase times in windows.log
-	for c in ${WINDOWS:-15 16 18 20}; do
-		echo "== c=$c" >>"$OUT/windows.log"
-		GPUC2_MSM_WINDOW=$c GPUC2_MSM_TRACE=1 GPUC2_BENCH_SIZES=g1-${WINDOW_LOG:-24} GPUC2_BENCH_OUT="$OUT/windows-$c.md" \
-			"$DEV/native.test" -test.v -test.run 'TestBenchTable' >>"$OUT/windows.log" 2>&1
-		note "window c=$c: $(grep 'G1 MSM' "$OUT/windows-$c.md")"
-		rm -f "$OUT/windows-$c.md"
+	# forced window sizes (GPUC2_MSM_WINDOW) at each of WINDOW_SIZES; per-phase times in windows.log
+	for size in ${WINDOW_SIZES:-g1-24}; do
+		for c in ${WINDOWS:-15 16 18 20}; do
+			echo "== $size c=$c" >>"$OUT/windows.log"
+			GPUC2_MSM_WINDOW=$c GPUC2_MSM_TRACE=1 GPUC2_BENCH_SIZES=$size GPUC2_BENCH_OUT="$OUT/windows-$c.md" \
+				"$DEV/native.test" -test.v -test.run 'TestBenchTable' >>"$OUT/windows.log" 2>&1
+			note "window $size c=$c: $(grep 'MSM' "$OUT/windows-$c.md")"
+			rm -f "$OUT/windows-$c.md"
+		done
+	done
+fi
+if has ncu; then
+	# hardware counters of one level-1 accumulation launch per NCU_SIZES entry (ncu report in ncu-*.txt)
+	for size in ${NCU_SIZES:-g1-24 g2-22}; do
+		t0=$(date +%s)
+		GPUC2_BENCH_SIZES=$size GPUC2_BENCH_OUT="$OUT/ncu-$size.md" ncu --clock-control none -k regex:k_accumulate_affine -c 1 \
+			--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
+			--section SchedulerStats --section InstructionStats --section LaunchStats --section MemoryWorkloadAnalysis \
+			"$DEV/native.test" -test.run 'TestBenchTable' >"$OUT/ncu-$size.txt" 2>&1
+		note "ncu $size rc=$? in $(($(date +%s) - t0)) s"
+		grep -E 'Duration|Executed Ipc A|Issue Slots Busy|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|No Eligible|Warp Cycles Per Issued' \
+			"$OUT/ncu-$size.txt" | head -12 | tee -a "$summary"
 	done
 fi
 if has stream; then
