@@ -75,7 +75,7 @@ if has big; then export GPUC2_TEST_BIG=1; fi
 rc=0
 if has tests; then
 	t0=$(date +%s)
-	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Devices|ErrorIs|NTT|H)$' >"$OUT/native-test.log" 2>&1
+	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Devices|ErrorIs|NTT|H|FixedBase)$' >"$OUT/native-test.log" 2>&1
 	r=$?
 	note "native tests: rc=$r $(counts "$OUT/native-test.log") in $(($(date +%s) - t0)) s"
 	grep -- '--- FAIL' "$OUT/native-test.log" | head -20 | tee -a "$summary"
