@@ -418,7 +418,10 @@ struct RunAccumulator {
     if (NT0 <= R) return S0;  // a single wave
     uint64_t waves = (NT0 + R / 2) / R;
     uint64_t S = (L + waves * R - 1) / (waves * R);
-    while (S > 1024) S = (L + ++waves * R - 1) / (waves * R);
+    while (S > 1024) {
+      waves++;
+      S = (L + waves * R - 1) / (waves * R);
+    }
     return S;
   }
 
