@@ -29,7 +29,6 @@
 //
 // Errors wrap ErrBadInput, ErrParamsMissing, ErrParamsCorrupt, ErrBudget,
 // ErrOutOfDeviceMemory, ErrProofInvalid, ErrClosed or the context's error.
-// Sector numbers and actor ids are synth/porep's mirrors of go-state-types'
-// abi types, and SealVerifyInfo mirrors proof.SealVerifyInfo (that module
-// could not be fetched where gpuc2 is developed); its CIDs are go-cid's.
+// The API speaks go-state-types: abi.RegisteredSealProof, abi.SectorNumber,
+// abi.ActorID and proof.SealVerifyInfo, whose CIDs are go-fil-commcid's.
 package gpuc2

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,10 +19,10 @@ import (
 // syntheticPartition generates a synthetic sector of type p, checks it
 // natively, and returns partition 0's circuit, its public inputs and the
 // cached TEST-ONLY key.
-func syntheticPartition(t *testing.T, p porep.RegisteredSealProof, sector porep.SectorNumber, seed byte) (synth.Circuit, []fr.Element, *groth16.ProvingKey) {
+func syntheticPartition(t *testing.T, p abi.RegisteredSealProof, sector abi.SectorNumber, seed byte) (synth.Circuit, []fr.Element, *groth16.ProvingKey) {
 	t.Helper()
 	ctx := context.Background()
-	miner := porep.ActorID(1000)
+	miner := abi.ActorID(1000)
 	c1, err := porep.SyntheticC1(ctx, p, miner, sector, [32]byte{seed})
 	require.NoError(t, err)
 	require.NoError(t, c1.CheckAll(ctx, miner, sector))
@@ -63,7 +64,7 @@ func TestProveSynthetic2KiB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 2.7 M-constraint setup and proof take minutes on 2 cores")
 	}
-	circuit, public, pk := syntheticPartition(t, porep.RegisteredSealProof_StackedDrg2KiBV1_1, 7, 1)
+	circuit, public, pk := syntheticPartition(t, abi.RegisteredSealProof_StackedDrg2KiBV1_1, 7, 1)
 	proof := proveCPUAndGPU(t, pk, circuit)
 	ok, err := groth16.Verify(pk.VerifyingKey(), proof, public)
 	require.NoError(t, err)
@@ -81,7 +82,7 @@ func TestCUDAProof8MiBEqualsCPU(t *testing.T) {
 	if testing.Short() || !native.Available() {
 		t.Skip("needs the native CUDA library (and minutes)")
 	}
-	circuit, public, pk := syntheticPartition(t, porep.RegisteredSealProof_StackedDrg8MiBV1_1, 8, 8)
+	circuit, public, pk := syntheticPartition(t, abi.RegisteredSealProof_StackedDrg8MiBV1_1, 8, 8)
 	proof := proveCPUAndGPU(t, pk, circuit)
 	ok, err := groth16.Verify(pk.VerifyingKey(), proof, public)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/synth"
@@ -46,12 +47,12 @@ type shape struct {
 	partitions int
 }
 
-func newShape(t porep.RegisteredSealProof) (*shape, error) {
+func newShape(t abi.RegisteredSealProof) (*shape, error) {
 	cp, err := porep.CircuitParams(t)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	sp, err := t.Params()
+	sp, err := porep.ParamsFor(t)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
@@ -84,7 +85,7 @@ func partitionHostBytes(sz synth.Sizes) int64 {
 	return 4*m*frBytes + vars*frBytes + 3*((vars+63)/64)*8
 }
 
-func (p *Prover) shape(t porep.RegisteredSealProof) (*shape, error) {
+func (p *Prover) shape(t abi.RegisteredSealProof) (*shape, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if s := p.shapes[t]; s != nil {
@@ -101,7 +102,7 @@ func (p *Prover) shape(t porep.RegisteredSealProof) (*shape, error) {
 // acquireKey returns t's parameters, loading them on first use, and counts
 // a user until releaseKey. Keys are cached per file: a type whose file is
 // already loaded for another type (V1 and V1_1) shares that load.
-func (p *Prover) acquireKey(ctx context.Context, t porep.RegisteredSealProof) (*keyEntry, error) {
+func (p *Prover) acquireKey(ctx context.Context, t abi.RegisteredSealProof) (*keyEntry, error) {
 	if e, err := p.cachedKey(t); e != nil || err != nil {
 		return e, err // loaded: no wait behind another type's load
 	}
@@ -148,7 +149,7 @@ func (p *Prover) acquireKey(ctx context.Context, t porep.RegisteredSealProof) (*
 }
 
 // cachedKey returns t's loaded parameters with a user counted, or nil.
-func (p *Prover) cachedKey(t porep.RegisteredSealProof) (*keyEntry, error) {
+func (p *Prover) cachedKey(t abi.RegisteredSealProof) (*keyEntry, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -161,7 +162,7 @@ func (p *Prover) cachedKey(t porep.RegisteredSealProof) (*keyEntry, error) {
 	return e, nil
 }
 
-func (p *Prover) releaseKey(t porep.RegisteredSealProof) {
+func (p *Prover) releaseKey(t abi.RegisteredSealProof) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e := p.keys[t]; e != nil {
@@ -196,7 +197,7 @@ type keySource struct {
 // size, or the path where one is created for a test size. A larger size
 // without either is an error wrapping ErrParamsMissing that says how to
 // make a TEST-ONLY file.
-func (p *Prover) findKey(t porep.RegisteredSealProof) (keySource, error) {
+func (p *Prover) findKey(t abi.RegisteredSealProof) (keySource, error) {
 	params, vk, err := FindParams(p.cfg.ParamsDir, t)
 	if err == nil {
 		return keySource{params: params, vk: vk}, nil
@@ -211,20 +212,20 @@ func (p *Prover) findKey(t porep.RegisteredSealProof) (keySource, error) {
 	return keySource{}, fmt.Errorf("%w; and no TEST-ONLY setup at %s: %s", err, path, testSetupHint(t, p.cfg.TestParamsDir))
 }
 
-func (p *Prover) openKey(ctx context.Context, t porep.RegisteredSealProof, src keySource) (*keyEntry, error) {
+func (p *Prover) openKey(ctx context.Context, t abi.RegisteredSealProof, src keySource) (*keyEntry, error) {
 	if src.vk != "" {
 		pk, err := OpenParams(src.params, src.vk)
 		if err != nil {
 			return nil, paramsError(src.params, err)
 		}
-		p.log.Info("parameters opened", "proof", t, "file", src.params)
+		p.log.Info("parameters opened", "proof", porep.ProofName(t), "file", src.params)
 		return &keyEntry{pk: pk, path: src.params, bytes: fileSize(src.params)}, nil
 	}
 	pk, path, created, err := TestParams(ctx, p.cfg.TestParamsDir, t)
 	if err != nil {
 		return nil, paramsError(src.params, err)
 	}
-	p.log.Warn("using TEST-ONLY parameters (local toxic waste: proofs are not valid on chain)", "proof", t, "file", path, "created", created)
+	p.log.Warn("using TEST-ONLY parameters (local toxic waste: proofs are not valid on chain)", "proof", porep.ProofName(t), "file", path, "created", created)
 	return &keyEntry{pk: pk, path: path, bytes: fileSize(path)}, nil
 }
 
@@ -251,7 +252,7 @@ func fileSize(path string) int64 {
 
 // checkKeyShape checks the section counts a key must have for t's circuit,
 // so a key of another circuit is refused before any synthesis.
-func checkKeyShape(pk *groth16.ProvingKey, t porep.RegisteredSealProof) error {
+func checkKeyShape(pk *groth16.ProvingKey, t abi.RegisteredSealProof) error {
 	s, err := newShape(t)
 	if err != nil {
 		return err
@@ -260,13 +261,13 @@ func checkKeyShape(pk *groth16.ProvingKey, t porep.RegisteredSealProof) error {
 	ic := len(pk.VerifyingKey().IC)
 	switch {
 	case ic != s.sizes.Inputs:
-		return fmt.Errorf("%w: the key has %d public inputs, the %v circuit %d", ErrParamsCorrupt, ic, t, s.sizes.Inputs)
+		return fmt.Errorf("%w: the key has %d public inputs, the %v circuit %d", ErrParamsCorrupt, ic, porep.ProofName(t), s.sizes.Inputs)
 	case int64(c.H) != s.domain-1:
-		return fmt.Errorf("%w: the key has %d h points, the %v circuit needs %d", ErrParamsCorrupt, c.H, t, s.domain-1)
+		return fmt.Errorf("%w: the key has %d h points, the %v circuit needs %d", ErrParamsCorrupt, c.H, porep.ProofName(t), s.domain-1)
 	case c.L != s.sizes.Aux:
-		return fmt.Errorf("%w: the key has %d l points, the %v circuit has %d aux variables", ErrParamsCorrupt, c.L, t, s.sizes.Aux)
+		return fmt.Errorf("%w: the key has %d l points, the %v circuit has %d aux variables", ErrParamsCorrupt, c.L, porep.ProofName(t), s.sizes.Aux)
 	case c.A > s.sizes.Inputs+s.sizes.Aux || c.B > s.sizes.Inputs+s.sizes.Aux:
-		return fmt.Errorf("%w: the key's a (%d) or b (%d) section is larger than the %v circuit", ErrParamsCorrupt, c.A, c.B, t)
+		return fmt.Errorf("%w: the key's a (%d) or b (%d) section is larger than the %v circuit", ErrParamsCorrupt, c.A, c.B, porep.ProofName(t))
 	}
 	return nil
 }
@@ -276,12 +277,12 @@ func checkKeyShape(pk *groth16.ProvingKey, t porep.RegisteredSealProof) error {
 // them to each GPU (an error wrapping ErrOutOfDeviceMemory when they do not
 // fit; proofs then stream them from the host). They stay loaded until Evict
 // or Close.
-func (p *Prover) Preload(ctx context.Context, t porep.RegisteredSealProof) error {
+func (p *Prover) Preload(ctx context.Context, t abi.RegisteredSealProof) error {
 	if err := p.enter(); err != nil {
 		return err
 	}
 	defer p.leave()
-	span := p.tracer.Begin(requestTrack, "parameter load", "proof", t.String(), "preload", true)
+	span := p.tracer.Begin(requestTrack, "parameter load", "proof", porep.ProofName(t), "preload", true)
 	defer span.End()
 	e, err := p.acquireKey(ctx, t)
 	if err != nil {
@@ -338,7 +339,7 @@ func (p *Prover) Preload(ctx context.Context, t porep.RegisteredSealProof) error
 // GPUs, are unmapped and forgotten (the next proof loads them again); ones
 // in use by a proof drop their decoded host sections, which are decoded
 // again on demand. Cached proving assignments of t's shape are freed too.
-func (p *Prover) Evict(t porep.RegisteredSealProof) error {
+func (p *Prover) Evict(t abi.RegisteredSealProof) error {
 	if err := p.enter(); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/synth/stacked"
@@ -30,8 +32,8 @@ var ErrParamsMissing = errors.New("gpuc2: parameters missing")
 
 // paramsPrefix is the start of the v28 PoRep parameter file names; the
 // leading digits of each shape's hash tell the sizes apart (FILECOIN-C2-FACTS §5).
-func paramsPrefix(p porep.RegisteredSealProof) (string, error) {
-	sp, err := p.Params()
+func paramsPrefix(p abi.RegisteredSealProof) (string, error) {
+	sp, err := porep.ParamsFor(p)
 	if err != nil {
 		return "", err
 	}
@@ -40,7 +42,7 @@ func paramsPrefix(p porep.RegisteredSealProof) (string, error) {
 		32 << 30: "82a357d2", 64 << 30: "96f1b4a0",
 	}[sp.SectorSize]
 	if hash == "" {
-		return "", fmt.Errorf("gpuc2: no parameter file known for %v", p)
+		return "", fmt.Errorf("gpuc2: no parameter file known for %v", porep.ProofName(p))
 	}
 	return fmt.Sprintf("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-%d-%d-%d-sha256_hasher-%s",
 		sp.Shape.Base, sp.Shape.Sub, sp.Shape.Top, hash), nil
@@ -48,7 +50,7 @@ func paramsPrefix(p porep.RegisteredSealProof) (string, error) {
 
 // FindParams returns the paths of p's real Filecoin .params and .vk files in
 // dir, or ErrParamsMissing naming the file it looked for.
-func FindParams(dir string, p porep.RegisteredSealProof) (params, vk string, err error) {
+func FindParams(dir string, p abi.RegisteredSealProof) (params, vk string, err error) {
 	prefix, err := paramsPrefix(p)
 	if err != nil {
 		return "", "", err
@@ -93,16 +95,16 @@ func OpenParams(paramsPath, vkPath string) (*groth16.ProvingKey, error) {
 // IsTestSize reports whether p's circuit is small enough for a local test
 // setup to be made on demand (2 KiB, 8 MiB and 512 MiB sectors). Larger
 // sizes can use a TEST-ONLY file made beforehand (examples/testsetup).
-func IsTestSize(p porep.RegisteredSealProof) bool {
-	sp, err := p.Params()
+func IsTestSize(p abi.RegisteredSealProof) bool {
+	sp, err := porep.ParamsFor(p)
 	return err == nil && sp.SectorSize <= 512<<20
 }
 
 // TestParamsPath is where TestParams keeps p's test setup under cacheDir.
 // The name says TEST: these keys come from local toxic waste and prove
 // nothing to anyone else.
-func TestParamsPath(cacheDir string, p porep.RegisteredSealProof) string {
-	return filepath.Join(cacheDir, "gpuc2", "test-params", fmt.Sprintf("TEST-ONLY-%v.params", p))
+func TestParamsPath(cacheDir string, p abi.RegisteredSealProof) string {
+	return filepath.Join(cacheDir, "gpuc2", "test-params", fmt.Sprintf("TEST-ONLY-%v.params", porep.ProofName(p)))
 }
 
 // TestParams loads p's local TEST-ONLY setup from cacheDir. An existing file
@@ -111,7 +113,7 @@ func TestParamsPath(cacheDir string, p porep.RegisteredSealProof) string {
 // A missing file is created (and created is true) only for test sizes
 // (IsTestSize); for a larger size the error wraps ErrParamsMissing and says
 // how to make one: `go run ./examples/testsetup -sector-size 32GiB`, on a GPU.
-func TestParams(ctx context.Context, cacheDir string, p porep.RegisteredSealProof) (pk *groth16.ProvingKey, path string, created bool, err error) {
+func TestParams(ctx context.Context, cacheDir string, p abi.RegisteredSealProof) (pk *groth16.ProvingKey, path string, created bool, err error) {
 	params, err := porep.CircuitParams(p)
 	if err != nil {
 		return nil, "", false, err
@@ -129,7 +131,7 @@ func TestParams(ctx context.Context, cacheDir string, p porep.RegisteredSealProo
 		return pk, path, false, nil
 	}
 	if !IsTestSize(p) {
-		return nil, path, false, fmt.Errorf("%w: no TEST-ONLY setup for %v at %s: %s", ErrParamsMissing, p, path, testSetupHint(p, cacheDir))
+		return nil, path, false, fmt.Errorf("%w: no TEST-ONLY setup for %v at %s: %s", ErrParamsMissing, porep.ProofName(p), path, testSetupHint(p, cacheDir))
 	}
 	// The blank circuit (nil witness) has the shape of every real one.
 	pk, err = groth16.Setup(ctx, &stacked.Circuit{Params: params}, rand.Reader)
@@ -147,8 +149,8 @@ func TestParams(ctx context.Context, cacheDir string, p porep.RegisteredSealProo
 
 // testSetupHint says how to make a TEST-ONLY file under cacheDir for a size
 // that is not set up on demand.
-func testSetupHint(p porep.RegisteredSealProof, cacheDir string) string {
-	size, err := p.SectorSizeName()
+func testSetupHint(p abi.RegisteredSealProof, cacheDir string) string {
+	size, err := porep.SectorSizeName(p)
 	if err != nil {
 		return err.Error()
 	}

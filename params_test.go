@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -22,7 +24,7 @@ const name32 = "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-
 
 func TestFindParams(t *testing.T) {
 	dir := t.TempDir()
-	p := porep.RegisteredSealProof_StackedDrg32GiBV1_1
+	p := abi.RegisteredSealProof_StackedDrg32GiBV1_1
 	_, _, err := gpuc2.FindParams(dir, p)
 	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
 	assert.ErrorContains(t, err, "poseidon_hasher-8-8-0-sha256_hasher-82a357d2")
@@ -39,9 +41,9 @@ func TestFindParams(t *testing.T) {
 	assert.Equal(t, filepath.Join(dir, name32+".vk"), vk)
 
 	// V1 and V1_1 share the circuit and so the file; 64 GiB does not.
-	_, _, err = gpuc2.FindParams(dir, porep.RegisteredSealProof_StackedDrg32GiBV1)
+	_, _, err = gpuc2.FindParams(dir, abi.RegisteredSealProof_StackedDrg32GiBV1)
 	assert.NoError(t, err)
-	_, _, err = gpuc2.FindParams(dir, porep.RegisteredSealProof_StackedDrg64GiBV1_1)
+	_, _, err = gpuc2.FindParams(dir, abi.RegisteredSealProof_StackedDrg64GiBV1_1)
 	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
 }
 
@@ -53,16 +55,16 @@ func TestDefaultParamsDir(t *testing.T) {
 }
 
 func TestTestParamsOnlyForTestSizes(t *testing.T) {
-	assert.True(t, gpuc2.IsTestSize(porep.RegisteredSealProof_StackedDrg512MiBV1_1))
-	assert.False(t, gpuc2.IsTestSize(porep.RegisteredSealProof_StackedDrg32GiBV1_1))
-	_, _, _, err := gpuc2.TestParams(context.Background(), t.TempDir(), porep.RegisteredSealProof_StackedDrg32GiBV1_1)
+	assert.True(t, gpuc2.IsTestSize(abi.RegisteredSealProof_StackedDrg512MiBV1_1))
+	assert.False(t, gpuc2.IsTestSize(abi.RegisteredSealProof_StackedDrg32GiBV1_1))
+	_, _, _, err := gpuc2.TestParams(context.Background(), t.TempDir(), abi.RegisteredSealProof_StackedDrg32GiBV1_1)
 	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
 }
 
 // A cached test setup that is not a proving key is an error, never silently replaced.
 func TestTestParamsRejectsCorruptCache(t *testing.T) {
 	dir := t.TempDir()
-	p := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	p := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	path := gpuc2.TestParamsPath(dir, p)
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, []byte("not a key"), 0o644))
@@ -100,7 +102,7 @@ func TestOpenParams(t *testing.T) {
 // TestParams, the facade, VerifySeal; Requirements estimates instead.
 func TestTestParams32GiBMissing(t *testing.T) {
 	ctx := context.Background()
-	p32 := porep.RegisteredSealProof_StackedDrg32GiBV1_1
+	p32 := abi.RegisteredSealProof_StackedDrg32GiBV1_1
 	dir := t.TempDir()
 	hint := "go run ./examples/testsetup -sector-size 32GiB"
 
@@ -119,7 +121,7 @@ func TestTestParams32GiBMissing(t *testing.T) {
 	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
 	assert.ErrorContains(t, err, hint)
 	assert.ErrorContains(t, err, "82a357d2", "names the real file it looked for")
-	_, err = p.VerifySeal(gpuc2.SealVerifyInfo{SealProof: p32})
+	_, err = p.VerifySeal(proof.SealVerifyInfo{SealProof: p32})
 	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
 
 	r, err := gpuc2.Requirements(p32, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: dir, Backend: gpuc2.BackendCPU})
@@ -132,7 +134,7 @@ func TestTestParams32GiBMissing(t *testing.T) {
 // proving: from TestParams, Preload and ProveSeal of a synthetic 32 GiB C1.
 func TestTestParams32GiBWrongShape(t *testing.T) {
 	ctx := context.Background()
-	p32 := porep.RegisteredSealProof_StackedDrg32GiBV1_1
+	p32 := abi.RegisteredSealProof_StackedDrg32GiBV1_1
 	dir := t.TempDir()
 	path := gpuc2.TestParamsPath(dir, p32)
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
@@ -158,7 +160,7 @@ func TestTestParams32GiBWrongShape(t *testing.T) {
 	assert.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
 	assert.ErrorContains(t, err, path)
 
-	miner, sector := porep.ActorID(1000), porep.SectorNumber(3)
+	miner, sector := abi.ActorID(1000), abi.SectorNumber(3)
 	c1, err := porep.SyntheticC1(ctx, p32, miner, sector, [32]byte{5})
 	require.NoError(t, err)
 	raw, err := c1.EncodeJSON()
@@ -197,15 +199,15 @@ func TestParamsSharedPerFile(t *testing.T) {
 	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: dir, Backend: gpuc2.BackendCPU})
 	require.NoError(t, err)
 	defer p.Close()
-	v1, v11 := porep.RegisteredSealProof_StackedDrg2KiBV1, porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	v1, v11 := abi.RegisteredSealProof_StackedDrg2KiBV1, abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	before := p.Status().HostBudgetBytes
 	require.NoError(t, p.Preload(ctx, v11))
 	one := p.Status()
-	assert.Equal(t, []porep.RegisteredSealProof{v11}, one.Loaded)
+	assert.Equal(t, []abi.RegisteredSealProof{v11}, one.Loaded)
 	assert.Equal(t, before-size, one.HostBudgetBytes, "the loaded file shrinks the automatic budget")
 	require.NoError(t, p.Preload(ctx, v1))
 	both := p.Status()
-	assert.Equal(t, []porep.RegisteredSealProof{v1, v11}, both.Loaded)
+	assert.Equal(t, []abi.RegisteredSealProof{v1, v11}, both.Loaded)
 	assert.Equal(t, one.HostBudgetBytes, both.HostBudgetBytes, "one file, counted once")
 
 	require.NoError(t, p.Evict(v1))
@@ -213,7 +215,7 @@ func TestParamsSharedPerFile(t *testing.T) {
 	assert.Empty(t, after.Loaded, "the shared file is released for both types")
 	assert.Equal(t, before, after.HostBudgetBytes)
 	require.NoError(t, p.Preload(ctx, v1), "loaded again on demand")
-	assert.Equal(t, []porep.RegisteredSealProof{v1}, p.Status().Loaded)
+	assert.Equal(t, []abi.RegisteredSealProof{v1}, p.Status().Loaded)
 }
 
 func fileSizeOf(t *testing.T, path string) int64 {

@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
+
 	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
@@ -20,11 +23,11 @@ import (
 // SealRequest is one sector's C2.
 type SealRequest struct {
 	C1     []byte // filecoin-ffi's C1 JSON or the Commit2In envelope
-	Sector porep.SectorNumber
-	Miner  porep.ActorID
+	Sector abi.SectorNumber
+	Miner  abi.ActorID
 	// DealIDs are copied into the result's SealVerifyInfo (the proof does not
 	// depend on them).
-	DealIDs []DealID
+	DealIDs []abi.DealID
 }
 
 // SealResult is a finished, self-verified (unless SkipSelfVerify) proof.
@@ -33,7 +36,7 @@ type SealResult struct {
 	Partitions []groth16.Proof // the same, decoded
 	// VerifyInfo is ready for VerifySeal (and for the chain's
 	// ProveCommitSector): proof type, sector, randomness, CIDs, proof.
-	VerifyInfo SealVerifyInfo
+	VerifyInfo proof.SealVerifyInfo
 	Backend    Backend
 	// Devices are the GPUs that proved partitions (ordinals, ascending);
 	// empty with the CPU backend. PartitionDevices[k] is partition k's (-1: CPU).
@@ -83,8 +86,8 @@ const (
 // Progress reports a partition's stage to Config.Progress.
 type Progress struct {
 	Proof      uint64 // the proof's sequence number in this Prover, from 1
-	Sector     porep.SectorNumber
-	Miner      porep.ActorID
+	Sector     abi.SectorNumber
+	Miner      abi.ActorID
 	Partition  int
 	Partitions int
 	Stage      Stage
@@ -98,8 +101,8 @@ type proofJob struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	c1     *porep.C1
-	sector porep.SectorNumber
-	miner  porep.ActorID
+	sector abi.SectorNumber
+	miner  abi.ActorID
 	key    *keyEntry
 	shape  *shape
 	done   chan *task // every task reports here exactly once
@@ -500,14 +503,14 @@ func (p *Prover) ProveSeal(ctx context.Context, req SealRequest) (*SealResult, e
 		return nil, err
 	}
 	if len(in.VanillaProofs) != sh.partitions {
-		return nil, fmt.Errorf("%w: %d partitions, %v has %d", ErrBadInput, len(in.VanillaProofs), t, sh.partitions)
+		return nil, fmt.Errorf("%w: %d partitions, %v has %d", ErrBadInput, len(in.VanillaProofs), porep.ProofName(t), sh.partitions)
 	}
 	if err := p.budget.fits(sh.bytes); err != nil {
 		return nil, err
 	}
 
 	loadStart := time.Now()
-	span = p.tracer.Begin(requestTrack, "parameter load", "proof", t.String())
+	span = p.tracer.Begin(requestTrack, "parameter load", "proof", porep.ProofName(t))
 	key, err := p.acquireKey(ctx, t)
 	span.End()
 	res.Timings.ParamLoad = time.Since(loadStart)
@@ -627,15 +630,19 @@ func (p *Prover) ProveSeal(ctx context.Context, req SealRequest) (*SealResult, e
 		}
 	}
 	slices.Sort(res.Devices)
-	res.VerifyInfo = SealVerifyInfo{
+	sealed, unsealed, err := commitmentCIDs(frBytesLE(&in.CommR), in.CommD)
+	if err != nil {
+		return nil, err
+	}
+	res.VerifyInfo = proof.SealVerifyInfo{
 		SealProof:             t,
-		SectorID:              SectorID{Miner: req.Miner, Number: req.Sector},
+		SectorID:              abi.SectorID{Miner: req.Miner, Number: req.Sector},
 		DealIDs:               slices.Clone(req.DealIDs),
 		Randomness:            slices.Clone(in.Ticket[:]),
 		InteractiveRandomness: slices.Clone(in.Seed[:]),
 		Proof:                 res.Proof,
-		SealedCID:             ReplicaCommitmentToCID(frBytesLE(&in.CommR)),
-		UnsealedCID:           DataCommitmentToCID(in.CommD),
+		SealedCID:             sealed,
+		UnsealedCID:           unsealed,
 	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
@@ -649,7 +656,7 @@ type partitionVerifier struct {
 	graph *porep.Graph
 }
 
-func (v *partitionVerifier) verify(proof *groth16.Proof, miner porep.ActorID, sector porep.SectorNumber, k int) error {
+func (v *partitionVerifier) verify(proof *groth16.Proof, miner abi.ActorID, sector abi.SectorNumber, k int) error {
 	if v.graph == nil {
 		g, err := porep.NewGraph(v.c1.RegisteredProof)
 		if err != nil {

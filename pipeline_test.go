@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -60,7 +62,7 @@ func writeKey(t *testing.T, dir, name string) (params string) {
 // at once and leaves no goroutines or files behind.
 func TestProveSealErrors(t *testing.T) {
 	ctx := context.Background()
-	miner, sector := porep.ActorID(1234), porep.SectorNumber(99)
+	miner, sector := abi.ActorID(1234), abi.SectorNumber(99)
 	_, raw := syntheticC1JSON(t, miner, sector)
 	missing, corrupt, wrong := t.TempDir(), t.TempDir(), t.TempDir()
 	params := writeKey(t, corrupt, name2KiB)
@@ -118,9 +120,9 @@ func TestProveSealErrors(t *testing.T) {
 	// Preload reports the same parameter errors.
 	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: corrupt, Backend: gpuc2.BackendCPU})
 	require.NoError(t, err)
-	assert.ErrorIs(t, p.Preload(ctx, porep.RegisteredSealProof_StackedDrg2KiBV1_1), gpuc2.ErrParamsCorrupt)
+	assert.ErrorIs(t, p.Preload(ctx, abi.RegisteredSealProof_StackedDrg2KiBV1_1), gpuc2.ErrParamsCorrupt)
 	require.NoError(t, p.Close())
-	assert.ErrorIs(t, p.Preload(ctx, porep.RegisteredSealProof_StackedDrg2KiBV1_1), gpuc2.ErrClosed)
+	assert.ErrorIs(t, p.Preload(ctx, abi.RegisteredSealProof_StackedDrg2KiBV1_1), gpuc2.ErrClosed)
 }
 
 // progressLog keeps Progress calls for checks of order.
@@ -162,7 +164,7 @@ func TestProveSealPipeline(t *testing.T) {
 		t.Skip("several 2 KiB proofs take minutes on 2 cores")
 	}
 	ctx := context.Background()
-	spt := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	req, err := gpuc2.Requirements(spt, gpuc2.Config{Backend: gpuc2.BackendCPU})
 	require.NoError(t, err)
 	budget := 2*req.PartitionHostBytes + req.PartitionHostBytes/2
@@ -179,13 +181,13 @@ func TestProveSealPipeline(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Close()
 	require.NoError(t, p.Preload(ctx, spt))
-	assert.Equal(t, []porep.RegisteredSealProof{spt}, p.Status().Loaded)
+	assert.Equal(t, []abi.RegisteredSealProof{spt}, p.Status().Loaded)
 
 	const proofs = 3
-	miner := porep.ActorID(4321)
+	miner := abi.ActorID(4321)
 	raws := make([][]byte, proofs)
 	for i := range raws {
-		_, raws[i] = syntheticC1JSON(t, miner, porep.SectorNumber(10+i))
+		_, raws[i] = syntheticC1JSON(t, miner, abi.SectorNumber(10+i))
 	}
 	results := make([]*gpuc2.SealResult, proofs)
 	errs := make([]error, proofs)
@@ -194,7 +196,7 @@ func TestProveSealPipeline(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = p.ProveSeal(ctx, gpuc2.SealRequest{C1: raws[i], Sector: porep.SectorNumber(10 + i), Miner: miner, DealIDs: []gpuc2.DealID{7}})
+			results[i], errs[i] = p.ProveSeal(ctx, gpuc2.SealRequest{C1: raws[i], Sector: abi.SectorNumber(10 + i), Miner: miner, DealIDs: []abi.DealID{7}})
 		}()
 		time.Sleep(50 * time.Millisecond) // submitted in order, for the log's sake
 	}
@@ -210,9 +212,9 @@ func TestProveSealPipeline(t *testing.T) {
 		assert.Positive(t, r.Timings.Verify)
 		assert.GreaterOrEqual(t, r.Timings.Total, r.Timings.Prove)
 		info := r.VerifyInfo
-		assert.Equal(t, porep.SectorNumber(10+i), info.Number)
+		assert.Equal(t, abi.SectorNumber(10+i), info.Number)
 		assert.Equal(t, miner, info.Miner)
-		assert.Equal(t, []gpuc2.DealID{7}, info.DealIDs)
+		assert.Equal(t, []abi.DealID{7}, info.DealIDs)
 		assert.Regexp(t, "^bagboea4b5abc", info.SealedCID.String())
 		assert.Regexp(t, "^baga6ea4sea", info.UnsealedCID.String())
 	}
@@ -252,7 +254,7 @@ func TestProveSealPipeline(t *testing.T) {
 	ok, err = p.VerifySeal(other)
 	require.NoError(t, err)
 	assert.False(t, ok, "another sector's proof")
-	_, err = p.VerifySeal(gpuc2.SealVerifyInfo{SealProof: spt})
+	_, err = p.VerifySeal(proof.SealVerifyInfo{SealProof: spt})
 	assert.ErrorIs(t, err, gpuc2.ErrBadInput)
 
 	// Cancelled during synthesis: context.Canceled, and everything given back.
@@ -290,8 +292,8 @@ func TestProveSeal8MiB(t *testing.T) {
 		t.Skip("set GPUC2_TEST_8MIB=1 (and allow about 5 minutes) to prove an 8 MiB sector")
 	}
 	ctx := context.Background()
-	spt := porep.RegisteredSealProof_StackedDrg8MiBV1_1
-	miner, sector := porep.ActorID(1000), porep.SectorNumber(8)
+	spt := abi.RegisteredSealProof_StackedDrg8MiBV1_1
+	miner, sector := abi.ActorID(1000), abi.SectorNumber(8)
 	c1, err := porep.SyntheticC1(ctx, spt, miner, sector, [32]byte{8})
 	require.NoError(t, err)
 	raw, err := c1.EncodeJSON()
@@ -308,7 +310,7 @@ func TestProveSeal8MiB(t *testing.T) {
 }
 
 func TestRequirements(t *testing.T) {
-	small, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg2KiBV1_1, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU})
+	small, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg2KiBV1_1, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU})
 	require.NoError(t, err)
 	assert.Equal(t, 1, small.Partitions)
 	assert.Equal(t, int64(1<<22), small.Domain)
@@ -321,7 +323,7 @@ func TestRequirements(t *testing.T) {
 	assert.Zero(t, small.PinnedBytes)
 
 	cfg := gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCUDA}
-	big, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
+	big, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
 	require.NoError(t, err)
 	assert.Equal(t, 10, big.Partitions)
 	assert.Equal(t, int64(1<<27), big.Domain)
@@ -338,26 +340,26 @@ func TestRequirements(t *testing.T) {
 	assert.Less(t, big.PreloadedHostBytes, big.HostBytes)
 	assert.Equal(t, small.HostBytes, small.PreloadedHostBytes, "the CPU keeps the parameters on the host")
 	cfg.WorkersPerDevice = 2
-	two, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
+	two, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
 	require.NoError(t, err)
 	t.Logf("32 GiB, cuda, 2 workers: host %.1f GiB, preloaded %.1f GiB, VRAM %.1f GiB",
 		float64(two.HostBytes)/(1<<30), float64(two.PreloadedHostBytes)/(1<<30), float64(two.VRAMBytes)/(1<<30))
 	assert.Greater(t, two.VRAMBytes, big.VRAMBytes)
 	cfg.HostMemoryBudget = 1 << 30
-	capped, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
+	capped, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
 	require.NoError(t, err)
 	assert.Less(t, capped.HostBytes, two.HostBytes, "the budget caps the working sets")
 
 	// A parameter file present gives its exact size (even of another circuit).
 	dir := t.TempDir()
 	params := writeKey(t, dir, name2KiB)
-	r, err := gpuc2.Requirements(porep.RegisteredSealProof_StackedDrg2KiBV1_1, gpuc2.Config{ParamsDir: dir})
+	r, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg2KiBV1_1, gpuc2.Config{ParamsDir: dir})
 	require.NoError(t, err)
 	st, err := os.Stat(params)
 	require.NoError(t, err)
 	assert.True(t, r.ParamsExact)
 	assert.Equal(t, st.Size(), r.ParamsBytes)
 
-	_, err = gpuc2.Requirements(porep.RegisteredSealProof(99), gpuc2.Config{})
+	_, err = gpuc2.Requirements(abi.RegisteredSealProof(99), gpuc2.Config{})
 	assert.ErrorIs(t, err, gpuc2.ErrBadInput)
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
@@ -104,9 +106,9 @@ type Prover struct {
 	tracer *trace.Tracer
 
 	mu       sync.Mutex
-	keys     map[porep.RegisteredSealProof]*keyEntry // each type's entry of files
-	files    map[string]*keyEntry                    // loaded parameters by file path
-	shapes   map[porep.RegisteredSealProof]*shape
+	keys     map[abi.RegisteredSealProof]*keyEntry // each type's entry of files
+	files    map[string]*keyEntry                  // loaded parameters by file path
+	shapes   map[abi.RegisteredSealProof]*shape
 	jobs     map[*proofJob]struct{}
 	closed   bool
 	inflight sync.WaitGroup // calls inside the Prover
@@ -150,9 +152,9 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	}
 	p := &Prover{
 		cfg: cfg, log: cfg.Logger, tracer: cfg.Tracer,
-		keys:       map[porep.RegisteredSealProof]*keyEntry{},
+		keys:       map[abi.RegisteredSealProof]*keyEntry{},
 		files:      map[string]*keyEntry{},
-		shapes:     map[porep.RegisteredSealProof]*shape{},
+		shapes:     map[abi.RegisteredSealProof]*shape{},
 		jobs:       map[*proofJob]struct{}{},
 		gates:      map[int]*gpulock.Device{},
 		done:       make(chan struct{}),
@@ -225,7 +227,7 @@ func (p *Prover) Backend() Backend { return p.cfg.Backend }
 // SealCommitPhase2 proves a sector's C1 output (filecoin-ffi JSON or the
 // Commit2In envelope) and returns the concatenated partition proofs, 192
 // bytes each — the call Curio makes through filecoin-ffi today.
-func (p *Prover) SealCommitPhase2(ctx context.Context, c1 []byte, sector porep.SectorNumber, miner porep.ActorID) ([]byte, error) {
+func (p *Prover) SealCommitPhase2(ctx context.Context, c1 []byte, sector abi.SectorNumber, miner abi.ActorID) ([]byte, error) {
 	res, err := p.ProveSeal(ctx, SealRequest{C1: c1, Sector: sector, Miner: miner})
 	if err != nil {
 		return nil, err
@@ -234,7 +236,7 @@ func (p *Prover) SealCommitPhase2(ctx context.Context, c1 []byte, sector porep.S
 }
 
 // ProveC1 is SealCommitPhase2 returning the partition proofs unencoded.
-func (p *Prover) ProveC1(ctx context.Context, c1 []byte, sector porep.SectorNumber, miner porep.ActorID) ([]groth16.Proof, error) {
+func (p *Prover) ProveC1(ctx context.Context, c1 []byte, sector abi.SectorNumber, miner abi.ActorID) ([]groth16.Proof, error) {
 	res, err := p.ProveSeal(ctx, SealRequest{C1: c1, Sector: sector, Miner: miner})
 	if err != nil {
 		return nil, err

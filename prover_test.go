@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -42,8 +43,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func syntheticC1JSON(t *testing.T, miner porep.ActorID, sector porep.SectorNumber) (*porep.C1, []byte) {
-	c1, err := porep.SyntheticC1(context.Background(), porep.RegisteredSealProof_StackedDrg2KiBV1_1, miner, sector, [32]byte{2})
+func syntheticC1JSON(t *testing.T, miner abi.ActorID, sector abi.SectorNumber) (*porep.C1, []byte) {
+	c1, err := porep.SyntheticC1(context.Background(), abi.RegisteredSealProof_StackedDrg2KiBV1_1, miner, sector, [32]byte{2})
 	require.NoError(t, err)
 	b, err := c1.EncodeJSON()
 	require.NoError(t, err)
@@ -59,7 +60,7 @@ func TestSealCommitPhase2(t *testing.T) {
 	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t), Tracer: tr})
 	require.NoError(t, err)
 	defer p.Close()
-	miner, sector := porep.ActorID(1234), porep.SectorNumber(99)
+	miner, sector := abi.ActorID(1234), abi.SectorNumber(99)
 	c1, raw := syntheticC1JSON(t, miner, sector)
 	out, err := p.SealCommitPhase2(ctx, raw, sector, miner)
 	require.NoError(t, err)
@@ -87,7 +88,7 @@ func TestSealCommitPhase2Errors(t *testing.T) {
 	ctx := context.Background()
 	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU})
 	require.NoError(t, err)
-	miner, sector := porep.ActorID(1234), porep.SectorNumber(99)
+	miner, sector := abi.ActorID(1234), abi.SectorNumber(99)
 	_, raw := syntheticC1JSON(t, miner, sector)
 
 	_, err = p.SealCommitPhase2(ctx, []byte(`{"registered_proof":"StackedDrg2KiBV1_1"`), sector, miner)

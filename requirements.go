@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
@@ -56,7 +58,7 @@ type Resources struct {
 // the exact parameter file size when the file is there. Defaults are those
 // of New, for one GPU; an automatic host budget (the machine's memory) does
 // not cap the working sets.
-func Requirements(t porep.RegisteredSealProof, cfg Config) (Resources, error) {
+func Requirements(t abi.RegisteredSealProof, cfg Config) (Resources, error) {
 	r, _, err := requirements(t, cfg)
 	return r, err
 }
@@ -67,7 +69,7 @@ func oneGPU(Config) (int, error) { return 1, nil }
 
 // requirements is Requirements, returning also cfg with the defaults it
 // resolved.
-func requirements(t porep.RegisteredSealProof, cfg Config) (Resources, Config, error) {
+func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, error) {
 	sh, err := newShape(t)
 	if err != nil {
 		return Resources{}, Config{}, err
@@ -113,7 +115,7 @@ var counts32GiB = groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_7
 // paramsShape returns t's key section counts, public inputs and .params
 // size: from the file when cfg's directories hold it, else from the circuit.
 // cfg has its defaults resolved (withDefaults).
-func paramsShape(t porep.RegisteredSealProof, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
+func paramsShape(t abi.RegisteredSealProof, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
 	path, _, ferr := FindParams(cfg.ParamsDir, t)
 	if ferr != nil && cfg.TestParamsDir != "" { // an existing TEST-ONLY file, of any size
 		path, ferr = TestParamsPath(cfg.TestParamsDir, t), nil
@@ -139,11 +141,11 @@ func paramsShape(t porep.RegisteredSealProof, cfg Config, sh *shape) (c groth16.
 // estimatedKeyShape is t's key section counts, public inputs and .params
 // size from its circuit: the published counts at 32 GiB, upper bounds on
 // the a and b sections for other sizes.
-func estimatedKeyShape(t porep.RegisteredSealProof, sh *shape) (c groth16.SectionCounts, ic int, size int64) {
+func estimatedKeyShape(t abi.RegisteredSealProof, sh *shape) (c groth16.SectionCounts, ic int, size int64) {
 	ic = sh.sizes.Inputs
 	vars := sh.sizes.Inputs + sh.sizes.Aux
 	c = groth16.SectionCounts{H: int(sh.domain - 1), L: sh.sizes.Aux, A: vars, B: vars}
-	if sp, _ := t.Params(); sp.SectorSize == 32<<30 && counts32GiB.L == sh.sizes.Aux {
+	if sp, _ := porep.ParamsFor(t); sp.SectorSize == 32<<30 && counts32GiB.L == sh.sizes.Aux {
 		c = counts32GiB
 	}
 	// VK (868 bytes with the ic count) + ic + five section counts + points.

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/native"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // Requirements sizes a proof by the configuration a New'd Prover runs: the
@@ -17,7 +17,7 @@ import (
 // Config; and both refuse a backend neither knows.
 func TestRequirementsAgreeWithNew(t *testing.T) {
 	ctx := context.Background()
-	spt := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	type resolved struct {
 		name string
 		cfg  Config

@@ -3,8 +3,9 @@ package gpuc2
 import (
 	"slices"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2/gpulock"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // Status is a snapshot of a Prover's pipeline.
@@ -25,7 +26,7 @@ type Status struct {
 	SynthesisWorkers int
 	ProverWorkers    int
 	Devices          []DeviceStatus // empty with the CPU backend
-	Loaded           []porep.RegisteredSealProof
+	Loaded           []abi.RegisteredSealProof
 
 	// The host memory budget of partition working sets: its limit now
 	// (less loaded parameters when automatic), bytes reserved now (parked

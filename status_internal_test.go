@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -19,13 +20,13 @@ import (
 // budget's reservation.
 func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 	ctx := context.Background()
-	spt := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	sh, err := newShape(spt)
 	require.NoError(t, err)
-	miner := porep.ActorID(1000)
+	miner := abi.ActorID(1000)
 	raws := make([][]byte, 2)
 	for i := range raws {
-		c1, err := porep.SyntheticC1(ctx, spt, miner, porep.SectorNumber(i+1), [32]byte{2})
+		c1, err := porep.SyntheticC1(ctx, spt, miner, abi.SectorNumber(i+1), [32]byte{2})
 		require.NoError(t, err)
 		raws[i], err = c1.EncodeJSON()
 		require.NoError(t, err)
@@ -68,7 +69,7 @@ func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 		errs[i] = make(chan error, 1)
 	}
 	prove := func(i int) {
-		_, err := p.ProveSeal(ctxs[i], SealRequest{C1: raws[i], Sector: porep.SectorNumber(i + 1), Miner: miner})
+		_, err := p.ProveSeal(ctxs[i], SealRequest{C1: raws[i], Sector: abi.SectorNumber(i + 1), Miner: miner})
 		errs[i] <- err
 	}
 	wait := func(ch <-chan struct{}, what string) {

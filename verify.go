@@ -6,35 +6,16 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/ipfs/go-cid"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
-
-// DealID mirrors go-state-types abi.DealID.
-type DealID uint64
-
-// SectorID mirrors go-state-types abi.SectorID.
-type SectorID struct {
-	Miner  porep.ActorID
-	Number porep.SectorNumber
-}
-
-// SealVerifyInfo mirrors go-state-types proof.SealVerifyInfo field for
-// field (that module cannot be fetched where gpuc2 is developed; the
-// conversion is a struct literal): what filecoin-ffi's VerifySeal takes.
-type SealVerifyInfo struct {
-	SealProof porep.RegisteredSealProof
-	SectorID
-	DealIDs               []DealID
-	Randomness            []byte // the ticket, 32 bytes
-	InteractiveRandomness []byte // the seed, 32 bytes
-	Proof                 []byte
-	SealedCID             cid.Cid // comm_r
-	UnsealedCID           cid.Cid // comm_d
-}
 
 // VerifySeal verifies a seal proof as filecoin-ffi's VerifySeal does: the
 // public inputs of every partition are recomputed from the info alone
@@ -43,7 +24,7 @@ type SealVerifyInfo struct {
 // beside the parameters, or from the loaded parameters (TEST-ONLY ones
 // included). A proof that does not verify is (false, nil); malformed info
 // is an error wrapping ErrBadInput.
-func (p *Prover) VerifySeal(info SealVerifyInfo) (bool, error) {
+func (p *Prover) VerifySeal(info proof.SealVerifyInfo) (bool, error) {
 	if err := p.enter(); err != nil {
 		return false, err
 	}
@@ -57,7 +38,7 @@ func (p *Prover) VerifySeal(info SealVerifyInfo) (bool, error) {
 
 // verifyingKey returns t's verifying key: the loaded key's, the real .vk
 // file's, or an existing TEST-ONLY setup's. It never creates a setup.
-func (p *Prover) verifyingKey(t porep.RegisteredSealProof) (*groth16.VerifyingKey, error) {
+func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey, error) {
 	p.mu.Lock()
 	e := p.keys[t]
 	p.mu.Unlock()
@@ -92,17 +73,17 @@ func (p *Prover) verifyingKey(t porep.RegisteredSealProof) (*groth16.VerifyingKe
 }
 
 // VerifySealVK is VerifySeal with a given verifying key.
-func VerifySealVK(vk *groth16.VerifyingKey, info SealVerifyInfo) (bool, error) {
+func VerifySealVK(vk *groth16.VerifyingKey, info proof.SealVerifyInfo) (bool, error) {
 	t := info.SealProof
-	sp, err := t.Params()
+	sp, err := porep.ParamsFor(t)
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	commR, err := CIDToReplicaCommitment(info.SealedCID)
+	commR, err := commitmentOf(info.SealedCID, commcid.CIDToReplicaCommitmentV1, "SealedCID (comm_r)")
 	if err != nil {
 		return false, err
 	}
-	commD, err := CIDToDataCommitment(info.UnsealedCID)
+	commD, err := commitmentOf(info.UnsealedCID, commcid.CIDToDataCommitmentV1, "UnsealedCID (comm_d)")
 	if err != nil {
 		return false, err
 	}
@@ -111,7 +92,7 @@ func VerifySealVK(vk *groth16.VerifyingKey, info SealVerifyInfo) (bool, error) {
 			ErrBadInput, len(info.Randomness), len(info.InteractiveRandomness))
 	}
 	if len(info.Proof) != sp.Partitions*groth16.ProofSize {
-		return false, fmt.Errorf("%w: the proof has %d bytes, a %v proof %d", ErrBadInput, len(info.Proof), t, sp.Partitions*groth16.ProofSize)
+		return false, fmt.Errorf("%w: the proof has %d bytes, a %v proof %d", ErrBadInput, len(info.Proof), porep.ProofName(t), sp.Partitions*groth16.ProofSize)
 	}
 	proofs, err := groth16.UnmarshalProofs(info.Proof)
 	if err != nil {
@@ -139,6 +120,33 @@ func VerifySealVK(vk *groth16.VerifyingKey, info SealVerifyInfo) (bool, error) {
 		return false, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	return ok, nil
+}
+
+// commitmentOf reads a 32-byte commitment out of a Filecoin commitment CID
+// with go-fil-commcid's reader for its kind.
+func commitmentOf(c cid.Cid, read func(cid.Cid) ([]byte, error), what string) ([32]byte, error) {
+	var out [32]byte
+	if !c.Defined() {
+		return out, fmt.Errorf("%w: %s is undefined", ErrBadInput, what)
+	}
+	b, err := read(c)
+	if err != nil {
+		return out, fmt.Errorf("%w: %s %s: %w", ErrBadInput, what, c, err)
+	}
+	copy(out[:], b) // commcid checked the length
+	return out, nil
+}
+
+// commitmentCIDs are comm_r and comm_d as the chain names them: the sealed
+// and unsealed CIDs of go-fil-commcid.
+func commitmentCIDs(commR, commD [32]byte) (sealed, unsealed cid.Cid, err error) {
+	if sealed, err = commcid.ReplicaCommitmentV1ToCID(commR[:]); err != nil {
+		return cid.Undef, cid.Undef, err
+	}
+	if unsealed, err = commcid.DataCommitmentV1ToCID(commD[:]); err != nil {
+		return cid.Undef, cid.Undef, err
+	}
+	return sealed, unsealed, nil
 }
 
 // frBytesLE is the 32-byte little-endian form of a field element, as

@@ -35,6 +35,8 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
@@ -89,7 +91,7 @@ func run() error {
 		tracer = trace.New()
 	}
 	cpu := trace.Track{Process: "cpu", Thread: "main"}
-	miner, sector := porep.ActorID(o.miner), porep.SectorNumber(o.sector)
+	miner, sector := abi.ActorID(o.miner), abi.SectorNumber(o.sector)
 
 	// The sector.
 	span := tracer.Begin(cpu, "C1 parse and check")
@@ -102,12 +104,12 @@ func run() error {
 		return err
 	}
 	span.End()
-	sp, err := c1.RegisteredProof.Params()
+	sp, err := porep.ParamsFor(c1.RegisteredProof)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("C1 checked: %v, %d partitions × %d challenges (%v)\n",
-		c1.RegisteredProof, len(c1.VanillaProofs), sp.ChallengesPerPartition, since(start))
+		porep.ProofName(c1.RegisteredProof), len(c1.VanillaProofs), sp.ChallengesPerPartition, since(start))
 
 	if o.count > 1 || o.facade {
 		return runPipeline(ctx, &o, c1, tracer)
@@ -199,7 +201,7 @@ func run() error {
 	return nil
 }
 
-func loadC1(ctx context.Context, o *options, miner porep.ActorID, sector porep.SectorNumber) (*porep.C1, error) {
+func loadC1(ctx context.Context, o *options, miner abi.ActorID, sector abi.SectorNumber) (*porep.C1, error) {
 	if o.c1File != "" {
 		data, err := os.ReadFile(o.c1File)
 		if err != nil {
@@ -216,7 +218,7 @@ func loadC1(ctx context.Context, o *options, miner porep.ActorID, sector porep.S
 	return porep.SyntheticC1(ctx, spt, miner, sector, seed)
 }
 
-func loadParams(ctx context.Context, o *options, p porep.RegisteredSealProof) (*groth16.ProvingKey, error) {
+func loadParams(ctx context.Context, o *options, p abi.RegisteredSealProof) (*groth16.ProvingKey, error) {
 	start := time.Now()
 	paramsPath, vkPath, err := gpuc2.FindParams(o.paramsDir, p)
 	if err == nil {
@@ -230,7 +232,7 @@ func loadParams(ctx context.Context, o *options, p porep.RegisteredSealProof) (*
 	if !errors.Is(err, gpuc2.ErrParamsMissing) || o.testParams == "" {
 		return nil, err
 	}
-	fmt.Printf("parameters: no real %v parameters in %s; using a local TEST-ONLY setup\n", p, o.paramsDir)
+	fmt.Printf("parameters: no real %v parameters in %s; using a local TEST-ONLY setup\n", porep.ProofName(p), o.paramsDir)
 	done := func() {}
 	if _, statErr := os.Stat(gpuc2.TestParamsPath(o.testParams, p)); statErr != nil && gpuc2.IsTestSize(p) {
 		done = ticker("  creating the test setup (once; later runs reuse it)")

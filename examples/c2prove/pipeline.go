@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
@@ -21,13 +23,13 @@ import (
 // C1 for each when it came from -c1, else synthetic sectors with
 // consecutive sector numbers from -sector-number.
 func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace.Tracer) error {
-	miner := porep.ActorID(o.miner)
+	miner := abi.ActorID(o.miner)
 	reqs := make([]gpuc2.SealRequest, o.count)
 	for i := range reqs {
 		c1 := first
-		sector := porep.SectorNumber(o.sector)
+		sector := abi.SectorNumber(o.sector)
 		if o.c1File == "" && i > 0 {
-			sector += porep.SectorNumber(i)
+			sector += abi.SectorNumber(i)
 			var err error
 			if c1, err = loadC1(ctx, o, miner, sector); err != nil {
 				return err
@@ -68,7 +70,7 @@ func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace
 	}
 	defer p.Close()
 	fmt.Printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded), %.1f GiB VRAM, %d GPU\n",
-		o.count, first.RegisteredProof, p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
+		o.count, porep.ProofName(first.RegisteredProof), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
 		gib(need.VRAMBytes), need.GPUs)
 	// The parameters decoded (and on the GPUs) before the clock starts, as a
 	// long-running prover would have them.
@@ -142,7 +144,7 @@ func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Du
 	n := len(results)
 	sorted := slices.Clone(doneAt)
 	slices.Sort(sorted)
-	fmt.Printf("summary: %d proof(s) of %v on %s in %.1f s\n", n, results[0].VerifyInfo.SealProof, st.Backend, wall.Seconds())
+	fmt.Printf("summary: %d proof(s) of %v on %s in %.1f s\n", n, porep.ProofName(results[0].VerifyInfo.SealProof), st.Backend, wall.Seconds())
 	fmt.Printf("  latency of the first proof: %.1f s\n", sorted[0].Seconds())
 	if n > 1 {
 		fmt.Printf("  steady state: %.1f s per proof (first done → last done, over %d)\n",

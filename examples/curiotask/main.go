@@ -21,6 +21,9 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	commcid "github.com/filecoin-project/go-fil-commcid"
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/synth/porep"
@@ -44,7 +47,7 @@ type TaskTypeDetails struct {
 // C2Task proves PoRep C2 in-process; one per node, shared by all its tasks.
 type C2Task struct {
 	prover *gpuc2.Prover
-	spt    porep.RegisteredSealProof
+	spt    abi.RegisteredSealProof
 	need   gpuc2.Resources
 	max    int
 }
@@ -52,7 +55,7 @@ type C2Task struct {
 // NewC2Task starts the prover once, loads the parameters now (Preload: on
 // a GPU they then live in VRAM, not in host RAM) and prices a task from
 // Requirements.
-func NewC2Task(ctx context.Context, cfg gpuc2.Config, spt porep.RegisteredSealProof) (*C2Task, error) {
+func NewC2Task(ctx context.Context, cfg gpuc2.Config, spt abi.RegisteredSealProof) (*C2Task, error) {
 	need, err := gpuc2.Requirements(spt, cfg)
 	if err != nil {
 		return nil, err
@@ -87,8 +90,8 @@ func (t *C2Task) TypeDetails() TaskTypeDetails {
 // Do proves one sector's C2 and verifies the proof as the chain will. The
 // SealVerifyInfo comes from what Curio keeps per sector (ticket, seed,
 // comm_r, comm_d); here they are read back from the C1 itself.
-func (t *C2Task) Do(ctx context.Context, c1 []byte, sector porep.SectorNumber, miner porep.ActorID) ([]byte, error) {
-	proof, err := t.prover.SealCommitPhase2(ctx, c1, sector, miner)
+func (t *C2Task) Do(ctx context.Context, c1 []byte, sector abi.SectorNumber, miner abi.ActorID) ([]byte, error) {
+	proofBytes, err := t.prover.SealCommitPhase2(ctx, c1, sector, miner)
 	if err != nil {
 		switch {
 		case errors.Is(err, gpuc2.ErrBadInput):
@@ -104,14 +107,22 @@ func (t *C2Task) Do(ctx context.Context, c1 []byte, sector porep.SectorNumber, m
 	}
 	var commR [32]byte
 	fr.LittleEndian.PutElement(&commR, in.CommR) // commitments travel as little-endian bytes
-	info := gpuc2.SealVerifyInfo{
+	sealed, err := commcid.ReplicaCommitmentV1ToCID(commR[:])
+	if err != nil {
+		return nil, err
+	}
+	unsealed, err := commcid.DataCommitmentV1ToCID(in.CommD[:])
+	if err != nil {
+		return nil, err
+	}
+	info := proof.SealVerifyInfo{
 		SealProof:             in.RegisteredProof,
-		SectorID:              gpuc2.SectorID{Miner: miner, Number: sector},
+		SectorID:              abi.SectorID{Miner: miner, Number: sector},
 		Randomness:            in.Ticket[:],
 		InteractiveRandomness: in.Seed[:],
-		Proof:                 proof,
-		SealedCID:             gpuc2.ReplicaCommitmentToCID(commR),
-		UnsealedCID:           gpuc2.DataCommitmentToCID(in.CommD),
+		Proof:                 proofBytes,
+		SealedCID:             sealed,
+		UnsealedCID:           unsealed,
 	}
 	ok, err := t.prover.VerifySeal(info)
 	if err != nil {
@@ -120,7 +131,7 @@ func (t *C2Task) Do(ctx context.Context, c1 []byte, sector porep.SectorNumber, m
 	if !ok {
 		return nil, errors.New("the proof does not verify")
 	}
-	return proof, nil
+	return proofBytes, nil
 }
 
 // Close stops the prover when the node shuts down.
@@ -140,7 +151,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	spt := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	fmt.Println("loading the parameters (the first run creates a TEST-ONLY setup, minutes)…")
 	task, err := NewC2Task(ctx, gpuc2.Config{TestParamsDir: cache}, spt)
 	if err != nil {
@@ -150,7 +161,7 @@ func run() error {
 	d := task.TypeDetails()
 	fmt.Printf("task %s: max %d, cost cpu %d gpu %.2f ram %.2f GiB\n", d.Name, d.Max, d.Cost.Cpu, d.Cost.Gpu, float64(d.Cost.Ram)/(1<<30))
 
-	miner, sector := porep.ActorID(1000), porep.SectorNumber(1)
+	miner, sector := abi.ActorID(1000), abi.SectorNumber(1)
 	c1, err := porep.SyntheticC1(ctx, spt, miner, sector, sha256.Sum256([]byte("curiotask synthetic sector")))
 	if err != nil {
 		return err
@@ -161,10 +172,10 @@ func run() error {
 	}
 	fmt.Println("proving a synthetic 2 KiB sector…")
 	start := time.Now()
-	proof, err := task.Do(ctx, raw, sector, miner)
+	proofBytes, err := task.Do(ctx, raw, sector, miner)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("sector %d proven and verified in %v: %d bytes\n", sector, time.Since(start).Round(time.Millisecond), len(proof))
+	fmt.Printf("sector %d proven and verified in %v: %d bytes\n", sector, time.Since(start).Round(time.Millisecond), len(proofBytes))
 	return nil
 }

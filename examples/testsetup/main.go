@@ -32,6 +32,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
@@ -79,7 +81,7 @@ func parseFlags(args []string, onError flag.ErrorHandling) (options, error) {
 
 // plan checks the options and resolves the proof type, the cache directory
 // and the backend ("cpu" or "cuda") without doing any work.
-func plan(o *options) (porep.RegisteredSealProof, error) {
+func plan(o *options) (abi.RegisteredSealProof, error) {
 	spt, err := porep.ProofForSectorSize(o.sectorSize)
 	if err != nil {
 		return 0, fmt.Errorf("-sector-size: %w", err)
@@ -141,7 +143,7 @@ func run(ctx context.Context, o options, w io.Writer) (string, error) {
 		return "", err
 	}
 	_ = os.Remove(path + ".tmp") // a stale one from an interrupted run
-	fmt.Fprintf(w, "TEST-ONLY setup for %v (%s sectors) on %s: local toxic waste, never valid on chain\n", spt, o.sectorSize, o.backend)
+	fmt.Fprintf(w, "TEST-ONLY setup for %v (%s sectors) on %s: local toxic waste, never valid on chain\n", porep.ProofName(spt), o.sectorSize, o.backend)
 
 	params, err := porep.CircuitParams(spt)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,7 +42,7 @@ func TestFlagsAndPlan(t *testing.T) {
 	o = options{sectorSize: "2KiB", backend: "cpu"}
 	spt, err := plan(&o)
 	require.NoError(t, err)
-	assert.Equal(t, porep.RegisteredSealProof_StackedDrg2KiBV1_1, spt, "c2prove's type for synthetic 2 KiB sectors")
+	assert.Equal(t, abi.RegisteredSealProof_StackedDrg2KiBV1_1, spt, "c2prove's type for synthetic 2 KiB sectors")
 	want, _ := os.UserCacheDir()
 	assert.Equal(t, want, o.cache, "the user cache directory by default, where c2prove looks")
 
@@ -98,7 +99,7 @@ func TestWritesWhereTestParamsLooks(t *testing.T) {
 	o := options{sectorSize: "2KiB", cache: cache, backend: "cpu"}
 	path, err := run(ctx, o, &out)
 	require.NoError(t, err, out.String())
-	p := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	p := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	assert.Equal(t, gpuc2.TestParamsPath(cache, p), path)
 	for _, s := range []string{"TEST-ONLY", "setup: ", "write: ", "file: " + path, "size: "} {
 		assert.Contains(t, out.String(), s)
@@ -136,7 +137,7 @@ func TestRealSetup(t *testing.T) {
 	cache := t.TempDir()
 	_, err := run(ctx, options{sectorSize: "2KiB", cache: cache, backend: "auto"}, os.Stderr)
 	require.NoError(t, err)
-	pk, _, created, err := gpuc2.TestParams(ctx, cache, porep.RegisteredSealProof_StackedDrg2KiBV1_1)
+	pk, _, created, err := gpuc2.TestParams(ctx, cache, abi.RegisteredSealProof_StackedDrg2KiBV1_1)
 	require.NoError(t, err)
 	assert.False(t, created)
 	require.NoError(t, pk.Close())

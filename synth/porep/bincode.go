@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 )
 
 // bdec decodes the bincode form. Every length is checked against a cap and
@@ -313,7 +314,7 @@ func (d *bdec) challenge(p *ChallengeProof) (err error) {
 	return d.labeling(&p.EncodingProof)
 }
 
-func decodeC1Bincode(data []byte, spt RegisteredSealProof) (*C1, error) {
+func decodeC1Bincode(data []byte, spt abi.RegisteredSealProof) (*C1, error) {
 	d := &bdec{b: data, part: -1, chal: -1}
 	c := &C1{RegisteredProof: spt}
 	d.push("vanilla_proofs", -1)

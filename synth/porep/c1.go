@@ -2,6 +2,7 @@ package porep
 
 import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 )
 
 // Domain is the type of a Merkle tree value: fr.Element for the Poseidon
@@ -108,7 +109,7 @@ type ChallengeProof struct {
 
 // C1 is a sector's Commit1 output (SealCommitPhase1Output).
 type C1 struct {
-	RegisteredProof RegisteredSealProof
+	RegisteredProof abi.RegisteredSealProof
 	// VanillaProofs[k][i] is challenge i of partition k.
 	VanillaProofs [][]ChallengeProof
 	CommR         fr.Element

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -15,14 +16,14 @@ import (
 )
 
 const (
-	testMiner  = porep.ActorID(1000)
-	testSector = porep.SectorNumber(4242)
+	testMiner  = abi.ActorID(1000)
+	testSector = abi.SectorNumber(4242)
 )
 
 // smallProofs are the proof types whose C1 is small enough for every test.
-func smallProofs() []porep.RegisteredSealProof {
-	var out []porep.RegisteredSealProof
-	for p := porep.RegisteredSealProof(0); p < 20; p++ {
+func smallProofs() []abi.RegisteredSealProof {
+	var out []abi.RegisteredSealProof
+	for p := abi.RegisteredSealProof(0); p < 20; p++ {
 		if s, _ := p.SectorSize(); s <= 512<<20 {
 			out = append(out, p)
 		}
@@ -34,11 +35,11 @@ func TestC1RoundTrip(t *testing.T) {
 	proofs := smallProofs()
 	if !testing.Short() {
 		proofs = append(proofs,
-			porep.RegisteredSealProof_StackedDrg32GiBV1_1,
-			porep.RegisteredSealProof_StackedDrg64GiBV1_1_Feat_SyntheticPoRep)
+			abi.RegisteredSealProof_StackedDrg32GiBV1_1,
+			abi.RegisteredSealProof_StackedDrg64GiBV1_1_Feat_SyntheticPoRep)
 	}
 	for _, p := range proofs {
-		t.Run(p.String(), func(t *testing.T) {
+		t.Run(porep.ProofName(p), func(t *testing.T) {
 			c := porep.ShapeC1(p, uint64(p), testMiner, testSector)
 			require.NoError(t, c.Validate())
 			require.NoError(t, c.Check(testMiner, testSector))
@@ -52,7 +53,7 @@ func TestC1RoundTrip(t *testing.T) {
 			// encoding/json agrees on the generic shape
 			var generic map[string]any
 			require.NoError(t, json.Unmarshal(js, &generic))
-			assert.Equal(t, p.String(), generic["registered_proof"])
+			assert.Equal(t, porep.ProofName(p), generic["registered_proof"])
 
 			env, err := porep.EncodeCommit2In(c, testSector)
 			require.NoError(t, err)
@@ -79,7 +80,7 @@ func TestC1RoundTrip(t *testing.T) {
 }
 
 func TestParseC1Whitespace(t *testing.T) {
-	c := porep.ShapeC1(porep.RegisteredSealProof_StackedDrg2KiBV1_1, 1, testMiner, testSector)
+	c := porep.ShapeC1(abi.RegisteredSealProof_StackedDrg2KiBV1_1, 1, testMiner, testSector)
 	js, err := c.EncodeJSON()
 	require.NoError(t, err)
 	var buf bytes.Buffer
@@ -90,12 +91,12 @@ func TestParseC1Whitespace(t *testing.T) {
 }
 
 func TestCommit2InBincodePhase1Out(t *testing.T) {
-	c := porep.ShapeC1(porep.RegisteredSealProof_StackedDrg2KiBV1_1, 2, testMiner, testSector)
+	c := porep.ShapeC1(abi.RegisteredSealProof_StackedDrg2KiBV1_1, 2, testMiner, testSector)
 	env, err := json.Marshal(map[string]any{"SectorNum": 7, "Phase1Out": c.EncodeBincode(), "SectorSize": 2048})
 	require.NoError(t, err)
 	in, err := porep.ParseCommit2In(env)
 	require.NoError(t, err)
-	assert.Equal(t, porep.SectorNumber(7), in.SectorNum)
+	assert.Equal(t, abi.SectorNumber(7), in.SectorNum)
 	assert.Equal(t, c, in.C1)
 }
 
@@ -110,7 +111,7 @@ type mutation struct {
 
 func TestC1Errors(t *testing.T) {
 	base := func() *porep.C1 {
-		return porep.ShapeC1(porep.RegisteredSealProof_StackedDrg2KiBV1_1, 3, testMiner, testSector)
+		return porep.ShapeC1(abi.RegisteredSealProof_StackedDrg2KiBV1_1, 3, testMiner, testSector)
 	}
 	rBytes := "[1,0,0,0,255,255,255,255,254,91,254,255,2,164,189,83,5,216,161,9,8,216,57,51,72,125,157,41,83,167,237,115]"
 	muts := []mutation{
@@ -121,7 +122,7 @@ func TestC1Errors(t *testing.T) {
 			return strings.Replace(s, `{"StackedDrg2KiBV1":`, `{"StackedDrg8MiBV1":`, 1)
 		}, field: "vanilla_proofs"},
 		{name: "proof for another size", c1: func(c *porep.C1) {
-			c.RegisteredProof = porep.RegisteredSealProof_StackedDrg8MiBV1_1
+			c.RegisteredProof = abi.RegisteredSealProof_StackedDrg8MiBV1_1
 		}, field: "partition 0 challenge 0: comm_d_proofs.data.Single.path.path: got 6 path elements, want 18"},
 		{name: "comm_r not in field", json: func(s string) string {
 			i := strings.Index(s, `"comm_r":`) + len(`"comm_r":`)
@@ -235,13 +236,13 @@ func TestC1Errors(t *testing.T) {
 }
 
 func TestParseC1Bincode(t *testing.T) {
-	p := porep.RegisteredSealProof_StackedDrg2KiBV1
+	p := abi.RegisteredSealProof_StackedDrg2KiBV1
 	c := porep.ShapeC1(p, 4, testMiner, testSector)
 	bin := c.EncodeBincode()
 
 	_, err := porep.ParseC1Bincode(bin, 20)
 	assert.ErrorIs(t, err, porep.ErrBadC1)
-	_, err = porep.ParseC1Bincode(bin, porep.RegisteredSealProof_StackedDrg8MiBV1)
+	_, err = porep.ParseC1Bincode(bin, abi.RegisteredSealProof_StackedDrg8MiBV1)
 	assert.ErrorIs(t, err, porep.ErrBadC1)
 
 	for _, cut := range []int{0, 7, 8, 100, len(bin) / 2, len(bin) - 1} {
@@ -264,9 +265,9 @@ func TestParseC1Bincode(t *testing.T) {
 
 func TestPublicInputs(t *testing.T) {
 	for _, p := range smallProofs() {
-		t.Run(p.String(), func(t *testing.T) {
+		t.Run(porep.ProofName(p), func(t *testing.T) {
 			c := porep.ShapeC1(p, 5, testMiner, testSector)
-			sp, err := p.Params()
+			sp, err := porep.ParamsFor(p)
 			require.NoError(t, err)
 			g, err := porep.NewGraph(p)
 			require.NoError(t, err)

@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/big"
+
+	"github.com/filecoin-project/go-state-types/abi"
 )
 
 // ProverID is the 32-byte prover id of a miner: the ID address payload
 // (unsigned LEB128 of the actor id) zero-padded, as filecoin-ffi builds it.
-func ProverID(miner ActorID) [32]byte {
+func ProverID(miner abi.ActorID) [32]byte {
 	var out [32]byte
 	binary.PutUvarint(out[:], uint64(miner))
 	return out
@@ -33,7 +35,7 @@ func ReplicaIDFromProverID(proverID [32]byte, sectorID uint64, ticket, commD, po
 }
 
 // ReplicaID derives the replica id of a sector sealed with proof type p.
-func ReplicaID(p RegisteredSealProof, miner ActorID, sector SectorNumber, ticket, commD [32]byte) ([32]byte, error) {
+func ReplicaID(p abi.RegisteredSealProof, miner abi.ActorID, sector abi.SectorNumber, ticket, commD [32]byte) ([32]byte, error) {
 	id, err := p.PoRepID()
 	if err != nil {
 		return [32]byte{}, err
@@ -45,13 +47,13 @@ func ReplicaID(p RegisteredSealProof, miner ActorID, sector SectorNumber, ticket
 // rust-fil-proofs does for p's challenge kind. commR is only used by
 // synthetic and non-interactive PoRep, seed only by interactive and
 // synthetic PoRep.
-func Challenges(p RegisteredSealProof, replicaID, commR, seed [32]byte, partition int) ([]uint64, error) {
-	sp, err := p.Params()
+func Challenges(p abi.RegisteredSealProof, replicaID, commR, seed [32]byte, partition int) ([]uint64, error) {
+	sp, err := ParamsFor(p)
 	if err != nil {
 		return nil, err
 	}
 	if partition < 0 || partition >= sp.Partitions {
-		return nil, fmt.Errorf("porep: partition %d out of range (%v has %d)", partition, p, sp.Partitions)
+		return nil, fmt.Errorf("porep: partition %d out of range (%v has %d)", partition, ProofName(p), sp.Partitions)
 	}
 	n := sp.ChallengesPerPartition
 	first := uint32(n * partition)

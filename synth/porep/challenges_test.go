@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -56,7 +57,7 @@ func TestSyntheticChallengesKnownAnswer(t *testing.T) {
 func TestInteractiveChallenges(t *testing.T) {
 	var rid, seed [32]byte
 	rid[0], seed[0] = 7, 9
-	p := porep.RegisteredSealProof_StackedDrg32GiBV1_1
+	p := abi.RegisteredSealProof_StackedDrg32GiBV1_1
 	var all []uint64
 	for k := 0; k < 10; k++ {
 		ch, err := porep.Challenges(p, rid, [32]byte{}, seed, k)
@@ -88,7 +89,7 @@ func TestInteractiveChallenges(t *testing.T) {
 func TestNonInteractiveChallenges(t *testing.T) {
 	var rid, commR, seed [32]byte
 	rid[0], commR[0] = 3, 4
-	p := porep.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep
+	p := abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep
 	ch, err := porep.Challenges(p, rid, commR, seed, 12)
 	require.NoError(t, err)
 	require.Len(t, ch, 2)
@@ -113,7 +114,7 @@ func TestNonInteractiveChallenges(t *testing.T) {
 
 func TestProverID(t *testing.T) {
 	tests := []struct {
-		miner porep.ActorID
+		miner abi.ActorID
 		want  string
 	}{
 		{0, "00"},
@@ -131,7 +132,7 @@ func TestProverID(t *testing.T) {
 func TestReplicaID(t *testing.T) {
 	var ticket, commD [32]byte
 	ticket[0], commD[1] = 1, 2
-	p := porep.RegisteredSealProof_StackedDrg2KiBV1_1
+	p := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	got, err := porep.ReplicaID(p, 1000, 77, ticket, commD)
 	require.NoError(t, err)
 	prover := porep.ProverID(1000)

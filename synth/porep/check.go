@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 )
 
 // Check runs CheckReplicaID and CheckChallenges, which need no hashing
 // beyond replica_id and the challenges. CheckAll adds every other hash.
-func (c *C1) Check(miner ActorID, sector SectorNumber) error {
+func (c *C1) Check(miner abi.ActorID, sector abi.SectorNumber) error {
 	if err := c.CheckReplicaID(miner, sector); err != nil {
 		return err
 	}
@@ -17,7 +18,7 @@ func (c *C1) Check(miner ActorID, sector SectorNumber) error {
 
 // CheckReplicaID checks that c's replica_id is the one derived from the
 // miner, the sector number, c's ticket and comm_d and the proof type.
-func (c *C1) CheckReplicaID(miner ActorID, sector SectorNumber) error {
+func (c *C1) CheckReplicaID(miner abi.ActorID, sector abi.SectorNumber) error {
 	want, err := ReplicaID(c.RegisteredProof, miner, sector, c.Ticket, c.CommD)
 	if err != nil {
 		return &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
@@ -37,7 +38,7 @@ func (c *C1) CheckReplicaID(miner ActorID, sector SectorNumber) error {
 // encodings and comm_r = H(comm_c, comm_r_last) are not checked here
 // (CheckHashes does; CheckAll does both).
 func (c *C1) CheckChallenges() error {
-	sp, err := c.RegisteredProof.Params()
+	sp, err := ParamsFor(c.RegisteredProof)
 	if err != nil {
 		return &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
 	}

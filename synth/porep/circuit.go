@@ -4,14 +4,15 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/synth/merkle"
 	"github.com/gpuc2/gpuc2/synth/stacked"
 )
 
 // CircuitParams returns the shape of p's partition circuit.
-func CircuitParams(p RegisteredSealProof) (stacked.Params, error) {
-	sp, err := p.Params()
+func CircuitParams(p abi.RegisteredSealProof) (stacked.Params, error) {
+	sp, err := ParamsFor(p)
 	if err != nil {
 		return stacked.Params{}, err
 	}

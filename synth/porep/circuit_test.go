@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -14,12 +15,12 @@ import (
 // A synthetic C1's partition circuits have the public inputs rust-fil-proofs
 // derives and are satisfied.
 func TestCircuitFromSyntheticC1(t *testing.T) {
-	proofs := []porep.RegisteredSealProof{porep.RegisteredSealProof_StackedDrg2KiBV1, porep.RegisteredSealProof_StackedDrg2KiBV1_1}
+	proofs := []abi.RegisteredSealProof{abi.RegisteredSealProof_StackedDrg2KiBV1, abi.RegisteredSealProof_StackedDrg2KiBV1_1}
 	if !testing.Short() {
-		proofs = append(proofs, porep.RegisteredSealProof_StackedDrg8MiBV1_1)
+		proofs = append(proofs, abi.RegisteredSealProof_StackedDrg8MiBV1_1)
 	}
 	for _, p := range proofs {
-		t.Run(p.String(), func(t *testing.T) {
+		t.Run(porep.ProofName(p), func(t *testing.T) {
 			c1, err := porep.SyntheticC1(context.Background(), p, testMiner, testSector, testSeed)
 			require.NoError(t, err)
 			for k := range c1.VanillaProofs {
@@ -39,7 +40,7 @@ func TestCircuitFromSyntheticC1(t *testing.T) {
 }
 
 func TestCircuitRejectsBadPartition(t *testing.T) {
-	c1, err := porep.SyntheticC1(context.Background(), porep.RegisteredSealProof_StackedDrg2KiBV1_1, testMiner, testSector, testSeed)
+	c1, err := porep.SyntheticC1(context.Background(), abi.RegisteredSealProof_StackedDrg2KiBV1_1, testMiner, testSector, testSeed)
 	require.NoError(t, err)
 	_, err = c1.Circuit(1)
 	assert.ErrorIs(t, err, porep.ErrBadC1)

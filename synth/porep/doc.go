@@ -11,7 +11,7 @@
 // # Forms
 //
 //   - JSON: serde_json of rust-filecoin-proofs-api's SealCommitPhase1Output.
-//     registered_proof is the Rust enum name (RegisteredSealProof.String:
+//     registered_proof is the Rust enum name (ProofName:
 //     "StackedDrg32GiBV1", "…V1_1", "…V1_1_Feat_SyntheticPoRep",
 //     "…V1_2_Feat_NonInteractivePoRep"); the vanilla_proofs enum key is
 //     always "StackedDrg<size>V1", whatever the version. 32-byte values are
@@ -58,12 +58,11 @@
 // synthetic (ChaCha20 selection, checked against challenges.rs' hard-coded
 // vectors) and non-interactive PoRep.
 //
-// # Types mirrored from go-state-types
+// # Proof types
 //
-// RegisteredSealProof (values 0–19 as abi.RegisteredSealProof and its
-// constant names), SectorNumber and ActorID mirror
-// github.com/filecoin-project/go-state-types/abi, which could not be fetched
-// from the module proxy here; convert with a plain type conversion.
+// Proof types are go-state-types' abi.RegisteredSealProof (0–19); ParamsFor
+// adds what abi does not say (layers, partitions, challenges, tree shape,
+// challenge derivation) and ProofName gives the Rust enum name.
 //
 // # Tests
 //

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 )
 
 // MarshalJSON writes c as serde_json does (compact, fields in Rust order),
@@ -26,13 +27,13 @@ func (c *C1) UnmarshalJSON(data []byte) error {
 
 // EncodeJSON returns c in filecoin-ffi's JSON form.
 func (c *C1) EncodeJSON() ([]byte, error) {
-	sp, err := c.RegisteredProof.Params()
+	sp, err := ParamsFor(c.RegisteredProof)
 	if err != nil {
 		return nil, err
 	}
 	e := jenc{b: make([]byte, 0, c.estimateJSON())}
 	e.s(`{"registered_proof":"`)
-	e.s(c.RegisteredProof.String())
+	e.s(ProofName(c.RegisteredProof))
 	e.s(`","vanilla_proofs":{"`)
 	e.s(sp.vanillaKey())
 	e.s(`":[`)
@@ -247,7 +248,7 @@ func (e *jenc) challenge(p *ChallengeProof) {
 // EncodeCommit2In wraps c's JSON in the Commit2In envelope used by
 // lotus-bench, Curio's cuzk client and the snark market:
 // {"SectorNum":n,"Phase1Out":"<base64 of the C1 JSON>","SectorSize":s}.
-func EncodeCommit2In(c *C1, sector SectorNumber) ([]byte, error) {
+func EncodeCommit2In(c *C1, sector abi.SectorNumber) ([]byte, error) {
 	size, err := c.RegisteredProof.SectorSize()
 	if err != nil {
 		return nil, err
@@ -262,7 +263,7 @@ func EncodeCommit2In(c *C1, sector SectorNumber) ([]byte, error) {
 	out = append(out, `,"Phase1Out":"`...)
 	out = base64.StdEncoding.AppendEncode(out, js)
 	out = append(out, `","SectorSize":`...)
-	out = strconv.AppendUint(out, size, 10)
+	out = strconv.AppendUint(out, uint64(size), 10)
 	out = append(out, '}')
 	return out, nil
 }

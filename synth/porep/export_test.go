@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 )
 
 // ShapeC1 builds a C1 of the right shape for p with random values (test
@@ -11,8 +12,8 @@ import (
 // indices, parents, shared roots, label parents and replica_id are made
 // consistent with the graph and the challenge derivation for miner and
 // sector, so Validate and Check pass.
-func ShapeC1(p RegisteredSealProof, seed uint64, miner ActorID, sector SectorNumber) *C1 {
-	sp, err := p.Params()
+func ShapeC1(p abi.RegisteredSealProof, seed uint64, miner abi.ActorID, sector abi.SectorNumber) *C1 {
+	sp, err := ParamsFor(p)
 	if err != nil {
 		panic(err)
 	}

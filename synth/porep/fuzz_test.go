@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 func fuzzSeedC1() *porep.C1 {
-	return porep.ShapeC1(porep.RegisteredSealProof_StackedDrg2KiBV1_1, 11, testMiner, testSector)
+	return porep.ShapeC1(abi.RegisteredSealProof_StackedDrg2KiBV1_1, 11, testMiner, testSector)
 }
 
 // checkParsed asserts the contract of every parser: an error wraps ErrBadC1,
@@ -52,11 +53,11 @@ func FuzzParseC1(f *testing.F) {
 
 func FuzzParseC1Bincode(f *testing.F) {
 	c := fuzzSeedC1()
-	f.Add(c.EncodeBincode(), int64(porep.RegisteredSealProof_StackedDrg2KiBV1_1))
-	f.Add(c.EncodeBincode()[:200], int64(porep.RegisteredSealProof_StackedDrg2KiBV1))
+	f.Add(c.EncodeBincode(), int64(abi.RegisteredSealProof_StackedDrg2KiBV1_1))
+	f.Add(c.EncodeBincode()[:200], int64(abi.RegisteredSealProof_StackedDrg2KiBV1))
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255}, int64(0))
 	f.Fuzz(func(t *testing.T, data []byte, spt int64) {
-		c, err := porep.ParseC1Bincode(data, porep.RegisteredSealProof(spt))
+		c, err := porep.ParseC1Bincode(data, abi.RegisteredSealProof(spt))
 		checkParsed(t, c, err)
 		if err == nil {
 			require.Equal(t, data, c.EncodeBincode())
@@ -68,10 +69,10 @@ func FuzzParseC1Bincode(f *testing.F) {
 // in every encoding.
 type c1Fixture struct {
 	json, envelope, bincode []byte
-	proof                   porep.RegisteredSealProof
+	proof                   abi.RegisteredSealProof
 }
 
-func makeFixture(tb testing.TB, p porep.RegisteredSealProof) c1Fixture {
+func makeFixture(tb testing.TB, p abi.RegisteredSealProof) c1Fixture {
 	c := porep.ShapeC1(p, 1, testMiner, testSector)
 	js, err := c.EncodeJSON()
 	require.NoError(tb, err)
@@ -82,9 +83,9 @@ func makeFixture(tb testing.TB, p porep.RegisteredSealProof) c1Fixture {
 
 // BenchmarkParseC1 parses shape-correct (random-valued) C1 outputs.
 func BenchmarkParseC1(b *testing.B) {
-	for _, p := range []porep.RegisteredSealProof{
-		porep.RegisteredSealProof_StackedDrg2KiBV1_1,
-		porep.RegisteredSealProof_StackedDrg32GiBV1_1,
+	for _, p := range []abi.RegisteredSealProof{
+		abi.RegisteredSealProof_StackedDrg2KiBV1_1,
+		abi.RegisteredSealProof_StackedDrg32GiBV1_1,
 	} {
 		fx := makeFixture(b, p)
 		for _, form := range []struct {
@@ -96,7 +97,7 @@ func BenchmarkParseC1(b *testing.B) {
 			{"envelope", fx.envelope, porep.ParseC1},
 			{"bincode", fx.bincode, func(d []byte) (*porep.C1, error) { return porep.ParseC1Bincode(d, fx.proof) }},
 		} {
-			b.Run(fmt.Sprintf("%v/%s/%dMB", p, form.name, len(form.data)>>20), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%v/%s/%dMB", porep.ProofName(p), form.name, len(form.data)>>20), func(b *testing.B) {
 				b.SetBytes(int64(len(form.data)))
 				b.ReportAllocs()
 				for b.Loop() {
@@ -110,7 +111,7 @@ func BenchmarkParseC1(b *testing.B) {
 }
 
 func BenchmarkEncodeC1JSON(b *testing.B) {
-	c := porep.ShapeC1(porep.RegisteredSealProof_StackedDrg32GiBV1_1, 1, testMiner, testSector)
+	c := porep.ShapeC1(abi.RegisteredSealProof_StackedDrg32GiBV1_1, 1, testMiner, testSector)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := c.EncodeJSON(); err != nil {

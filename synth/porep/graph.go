@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+
+	"github.com/filecoin-project/go-state-types/abi"
 )
 
 // Graph is the SDR graph of one registered proof: a bucket-sampled DRG of
@@ -22,8 +24,8 @@ type Graph struct {
 }
 
 // NewGraph returns the graph of proof type p.
-func NewGraph(p RegisteredSealProof) (*Graph, error) {
-	sp, err := p.Params()
+func NewGraph(p abi.RegisteredSealProof) (*Graph, error) {
+	sp, err := ParamsFor(p)
 	if err != nil {
 		return nil, err
 	}

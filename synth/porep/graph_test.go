@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -67,12 +68,12 @@ func parentCacheDigest(t testing.TB, g *Graph) string {
 // TestGraphParentCacheKnownAnswer checks every parent of whole graphs against
 // the digests of the production parent caches.
 func TestGraphParentCacheKnownAnswer(t *testing.T) {
-	proofs := []RegisteredSealProof{
-		RegisteredSealProof_StackedDrg2KiBV1, RegisteredSealProof_StackedDrg2KiBV1_1,
-		RegisteredSealProof_StackedDrg8MiBV1, RegisteredSealProof_StackedDrg8MiBV1_1,
+	proofs := []abi.RegisteredSealProof{
+		abi.RegisteredSealProof_StackedDrg2KiBV1, abi.RegisteredSealProof_StackedDrg2KiBV1_1,
+		abi.RegisteredSealProof_StackedDrg8MiBV1, abi.RegisteredSealProof_StackedDrg8MiBV1_1,
 	}
 	for _, p := range proofs {
-		t.Run(p.String(), func(t *testing.T) {
+		t.Run(ProofName(p), func(t *testing.T) {
 			if sz, _ := p.SectorSize(); testing.Short() && sz > 2048 {
 				t.Skip("short")
 			}
@@ -89,11 +90,11 @@ func TestGraphParentCacheKnownAnswer(t *testing.T) {
 func TestGraphCacheIDs(t *testing.T) {
 	// Every production V1 and V1_1 graph's cache id is in the manifest,
 	// which checks the Feistel key derivation for all sizes.
-	for p := RegisteredSealProof(0); p < 10; p++ {
+	for p := abi.RegisteredSealProof(0); p < 10; p++ {
 		g, err := NewGraph(p)
 		require.NoError(t, err)
 		_, ok := parentCacheManifest[parentCacheID(g)]
-		assert.True(t, ok, p.String())
+		assert.True(t, ok, ProofName(p))
 	}
 }
 
@@ -103,7 +104,7 @@ func TestGraphParentCacheLarge(t *testing.T) {
 	if os.Getenv("POREP_LARGE_GRAPHS") == "" {
 		t.Skip("set POREP_LARGE_GRAPHS=1")
 	}
-	for _, p := range []RegisteredSealProof{RegisteredSealProof_StackedDrg512MiBV1, RegisteredSealProof_StackedDrg512MiBV1_1} {
+	for _, p := range []abi.RegisteredSealProof{abi.RegisteredSealProof_StackedDrg512MiBV1, abi.RegisteredSealProof_StackedDrg512MiBV1_1} {
 		g, err := NewGraph(p)
 		require.NoError(t, err)
 		buf := make([]byte, g.nodes*56)
@@ -130,7 +131,7 @@ func TestGraphParentCacheLarge(t *testing.T) {
 		id := parentCacheID(g)
 		want, ok := parentCacheManifest[id]
 		require.True(t, ok)
-		assert.Equal(t, want, hex.EncodeToString(sum[:]), p.String())
-		t.Logf("%v: %s ok", p, id)
+		assert.Equal(t, want, hex.EncodeToString(sum[:]), ProofName(p))
+		t.Logf("%v: %s ok", ProofName(p), id)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gpuc2/gpuc2/synth/hash/poseidon"
@@ -143,7 +144,7 @@ func (c *C1) CheckHashes(ctx context.Context) error {
 // for its hashes first, so that a corrupted value is named where it sits
 // rather than where it stops matching. Errors are *C1Error; the one
 // returned is the first in partition and challenge order.
-func (c *C1) CheckAll(ctx context.Context, miner ActorID, sector SectorNumber) error {
+func (c *C1) CheckAll(ctx context.Context, miner abi.ActorID, sector abi.SectorNumber) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -154,7 +155,7 @@ func (c *C1) CheckAll(ctx context.Context, miner ActorID, sector SectorNumber) e
 	if err := c.CheckReplicaID(miner, sector); err != nil {
 		return err
 	}
-	sp, _ := c.RegisteredProof.Params() // known: Validate passed
+	sp, _ := ParamsFor(c.RegisteredProof) // known: Validate passed
 	replicaID, commR := leBytes(&c.ReplicaID), leBytes(&c.CommR)
 	chals := make([][]uint64, len(c.VanillaProofs))
 	for k := range chals {
@@ -170,7 +171,7 @@ func (c *C1) CheckAll(ctx context.Context, miner ActorID, sector SectorNumber) e
 // g is not nil, each proof is also checked against its derived challenge
 // chals[k][i] (CheckChallenges). c must have passed Validate.
 func (c *C1) checkProofs(ctx context.Context, g *Graph, chals [][]uint64) error {
-	sp, err := c.RegisteredProof.Params()
+	sp, err := ParamsFor(c.RegisteredProof)
 	if err != nil {
 		return &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
 	}

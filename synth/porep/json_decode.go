@@ -809,7 +809,7 @@ func decodeC1JSON(data []byte) (*C1, string, error) {
 				if err != nil {
 					return err
 				}
-				p, err := ParseRegisteredSealProof(string(s))
+				p, err := ParseProofName(string(s))
 				if err != nil {
 					return &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
 				}

@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+
+	"github.com/filecoin-project/go-state-types/abi"
 )
 
 // Commit2In is the envelope {"SectorNum","Phase1Out","SectorSize"} used by
 // lotus-bench, Curio's cuzk client and the snark market.
 type Commit2In struct {
-	SectorNum  SectorNumber
-	SectorSize uint64
+	SectorNum  abi.SectorNumber
+	SectorSize abi.SectorSize
 	C1         *C1
 }
 
@@ -35,8 +37,8 @@ func ParseC1(data []byte) (*C1, error) {
 
 // ParseC1Bincode parses and validates the bincode form (supraseal's
 // commit-phase1-output, Curio's porep_vproof_bin codec) for proof type spt.
-func ParseC1Bincode(data []byte, spt RegisteredSealProof) (*C1, error) {
-	if _, err := spt.Params(); err != nil {
+func ParseC1Bincode(data []byte, spt abi.RegisteredSealProof) (*C1, error) {
+	if _, err := ParamsFor(spt); err != nil {
 		return nil, &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
 	}
 	c, err := decodeC1Bincode(data, spt)
@@ -61,7 +63,7 @@ func ParseCommit2In(data []byte) (*Commit2In, error) {
 		case "SectorNum":
 			return d.field(&f, 0, func() error {
 				v, err := d.uint(1<<63 - 1)
-				in.SectorNum = SectorNumber(v)
+				in.SectorNum = abi.SectorNumber(v)
 				return err
 			})
 		case "Phase1Out":
@@ -81,7 +83,8 @@ func ParseCommit2In(data []byte) (*Commit2In, error) {
 			})
 		case "SectorSize":
 			return d.field(&f, 2, func() (err error) {
-				in.SectorSize, err = d.uint(^uint64(0))
+				v, err := d.uint(^uint64(0))
+				in.SectorSize = abi.SectorSize(v)
 				return err
 			})
 		}
@@ -100,8 +103,8 @@ func ParseCommit2In(data []byte) (*Commit2In, error) {
 	if detect(p1) == formJSON {
 		c, err = parseC1JSON(p1)
 	} else {
-		spt := RegisteredSealProof(-1)
-		for p := RegisteredSealProof_StackedDrg2KiBV1_1; p <= RegisteredSealProof_StackedDrg64GiBV1_1; p++ {
+		spt := abi.RegisteredSealProof(-1)
+		for p := abi.RegisteredSealProof_StackedDrg2KiBV1_1; p <= abi.RegisteredSealProof_StackedDrg64GiBV1_1; p++ {
 			if s, _ := p.SectorSize(); s == in.SectorSize {
 				spt = p
 			}
@@ -115,7 +118,7 @@ func ParseCommit2In(data []byte) (*Commit2In, error) {
 		return nil, fmt.Errorf("Phase1Out: %w", err)
 	}
 	if size, _ := c.RegisteredProof.SectorSize(); size != in.SectorSize {
-		return nil, badC1("SectorSize", "got %d, but the C1 is %v (%d bytes)", in.SectorSize, c.RegisteredProof, size)
+		return nil, badC1("SectorSize", "got %d, but the C1 is %s (%d bytes)", in.SectorSize, ProofName(c.RegisteredProof), size)
 	}
 	in.C1 = c
 	return &in, nil
@@ -136,12 +139,12 @@ func parseC1JSON(data []byte) (*C1, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := c.RegisteredProof.Params()
+	sp, err := ParamsFor(c.RegisteredProof)
 	if err != nil {
 		return nil, &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
 	}
 	if want := sp.vanillaKey(); variant != want {
-		return nil, badC1("vanilla_proofs", "variant %q does not match registered_proof %v (want %q)", variant, c.RegisteredProof, want)
+		return nil, badC1("vanilla_proofs", "variant %q does not match registered_proof %v (want %q)", variant, ProofName(c.RegisteredProof), want)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

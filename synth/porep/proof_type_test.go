@@ -3,6 +3,7 @@ package porep_test
 import (
 	"testing"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -11,7 +12,7 @@ import (
 
 func TestRegisteredSealProofParams(t *testing.T) {
 	tests := []struct {
-		p          porep.RegisteredSealProof
+		p          abi.RegisteredSealProof
 		name       string
 		size       uint64
 		layers     int
@@ -22,22 +23,22 @@ func TestRegisteredSealProofParams(t *testing.T) {
 		api        porep.APIVersion
 		kind       porep.ChallengeKind
 	}{
-		{porep.RegisteredSealProof_StackedDrg2KiBV1, "StackedDrg2KiBV1", 2 << 10, 2, 1, 2, "8-0-0", 6, porep.APIVersion1_0_0, porep.ChallengesInteractive},
-		{porep.RegisteredSealProof_StackedDrg8MiBV1_1, "StackedDrg8MiBV1_1", 8 << 20, 2, 1, 2, "8-0-0", 18, porep.APIVersion1_1_0, porep.ChallengesInteractive},
-		{porep.RegisteredSealProof_StackedDrg512MiBV1_1_Feat_SyntheticPoRep, "StackedDrg512MiBV1_1_Feat_SyntheticPoRep", 512 << 20, 2, 1, 2, "8-0-0", 24, porep.APIVersion1_2_0, porep.ChallengesSynthetic},
-		{porep.RegisteredSealProof_StackedDrg32GiBV1, "StackedDrg32GiBV1", 32 << 30, 11, 10, 18, "8-8-0", 30, porep.APIVersion1_0_0, porep.ChallengesInteractive},
-		{porep.RegisteredSealProof_StackedDrg32GiBV1_1, "StackedDrg32GiBV1_1", 32 << 30, 11, 10, 18, "8-8-0", 30, porep.APIVersion1_1_0, porep.ChallengesInteractive},
-		{porep.RegisteredSealProof_StackedDrg64GiBV1_1, "StackedDrg64GiBV1_1", 64 << 30, 11, 10, 18, "8-8-2", 31, porep.APIVersion1_1_0, porep.ChallengesInteractive},
-		{porep.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep, "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep", 2 << 10, 2, 13, 2, "8-0-0", 6, porep.APIVersion1_2_0, porep.ChallengesNonInteractive},
-		{porep.RegisteredSealProof_StackedDrg64GiBV1_2_Feat_NiPoRep, "StackedDrg64GiBV1_2_Feat_NonInteractivePoRep", 64 << 30, 11, 126, 18, "8-8-2", 31, porep.APIVersion1_2_0, porep.ChallengesNonInteractive},
+		{abi.RegisteredSealProof_StackedDrg2KiBV1, "StackedDrg2KiBV1", 2 << 10, 2, 1, 2, "8-0-0", 6, porep.APIVersion1_0_0, porep.ChallengesInteractive},
+		{abi.RegisteredSealProof_StackedDrg8MiBV1_1, "StackedDrg8MiBV1_1", 8 << 20, 2, 1, 2, "8-0-0", 18, porep.APIVersion1_1_0, porep.ChallengesInteractive},
+		{abi.RegisteredSealProof_StackedDrg512MiBV1_1_Feat_SyntheticPoRep, "StackedDrg512MiBV1_1_Feat_SyntheticPoRep", 512 << 20, 2, 1, 2, "8-0-0", 24, porep.APIVersion1_2_0, porep.ChallengesSynthetic},
+		{abi.RegisteredSealProof_StackedDrg32GiBV1, "StackedDrg32GiBV1", 32 << 30, 11, 10, 18, "8-8-0", 30, porep.APIVersion1_0_0, porep.ChallengesInteractive},
+		{abi.RegisteredSealProof_StackedDrg32GiBV1_1, "StackedDrg32GiBV1_1", 32 << 30, 11, 10, 18, "8-8-0", 30, porep.APIVersion1_1_0, porep.ChallengesInteractive},
+		{abi.RegisteredSealProof_StackedDrg64GiBV1_1, "StackedDrg64GiBV1_1", 64 << 30, 11, 10, 18, "8-8-2", 31, porep.APIVersion1_1_0, porep.ChallengesInteractive},
+		{abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep, "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep", 2 << 10, 2, 13, 2, "8-0-0", 6, porep.APIVersion1_2_0, porep.ChallengesNonInteractive},
+		{abi.RegisteredSealProof_StackedDrg64GiBV1_2_Feat_NiPoRep, "StackedDrg64GiBV1_2_Feat_NonInteractivePoRep", 64 << 30, 11, 126, 18, "8-8-2", 31, porep.APIVersion1_2_0, porep.ChallengesNonInteractive},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.name, tt.p.String())
-			back, err := porep.ParseRegisteredSealProof(tt.name)
+			assert.Equal(t, tt.name, porep.ProofName(tt.p))
+			back, err := porep.ParseProofName(tt.name)
 			require.NoError(t, err)
 			assert.Equal(t, tt.p, back)
-			sp, err := tt.p.Params()
+			sp, err := porep.ParamsFor(tt.p)
 			require.NoError(t, err)
 			assert.Equal(t, tt.size, sp.SectorSize)
 			assert.Equal(t, tt.size/32, sp.Nodes)
@@ -48,38 +49,63 @@ func TestRegisteredSealProofParams(t *testing.T) {
 			assert.Equal(t, tt.depth, sp.TreeDDepth)
 			assert.Equal(t, tt.api, sp.APIVersion)
 			assert.Equal(t, tt.kind, sp.Challenges)
-			id, err := tt.p.PoRepID()
-			require.NoError(t, err)
-			assert.Equal(t, byte(tt.p), id[0])
-			assert.Equal(t, [31]byte{}, [31]byte(id[1:]))
+			assert.Equal(t, byte(tt.p), sp.PoRepID[0])
+			assert.Equal(t, [31]byte{}, [31]byte(sp.PoRepID[1:]))
 		})
 	}
 }
 
 func TestRegisteredSealProofUnknown(t *testing.T) {
-	for _, p := range []porep.RegisteredSealProof{-1, 20, 1 << 40} {
-		_, err := p.Params()
+	for _, p := range []abi.RegisteredSealProof{-1, 20, 1 << 40} {
+		_, err := porep.ParamsFor(p)
 		assert.ErrorIs(t, err, porep.ErrUnknownProof)
-		_, err = p.SectorSize()
-		assert.Error(t, err)
-		_, err = p.Partitions()
-		assert.Error(t, err)
+		_, err = porep.SectorSizeName(p)
+		assert.ErrorIs(t, err, porep.ErrUnknownProof)
 		_, err = porep.NewGraph(p)
 		assert.Error(t, err)
-		assert.Contains(t, p.String(), "RegisteredSealProof(")
+		assert.Contains(t, porep.ProofName(p), "RegisteredSealProof(")
 	}
-	_, err := porep.ParseRegisteredSealProof("StackedDrg1GiBV1")
+	_, err := porep.ParseProofName("StackedDrg1GiBV1")
 	assert.ErrorIs(t, err, porep.ErrUnknownProof)
 }
 
+// TestParamsAgreeWithABI holds gpuc2's table to go-state-types' abi for every
+// proof type it knows: sector size, porep_id, features, and the names of the
+// constants (abi's Go names end _NiPoRep where the Rust names end
+// _NonInteractivePoRep).
+func TestParamsAgreeWithABI(t *testing.T) {
+	for p := abi.RegisteredSealProof(0); p <= 19; p++ {
+		sp, err := porep.ParamsFor(p)
+		require.NoError(t, err, p)
+		size, err := p.SectorSize()
+		require.NoError(t, err)
+		assert.Equal(t, uint64(size), sp.SectorSize, porep.ProofName(p))
+		assert.Equal(t, p.IsSynthetic(), sp.Challenges == porep.ChallengesSynthetic, porep.ProofName(p))
+		assert.Equal(t, p.IsNonInteractive(), sp.NonInteractive(), porep.ProofName(p))
+		if id, err := p.PoRepID(); err == nil {
+			assert.Equal(t, id, sp.PoRepID, porep.ProofName(p))
+		} else {
+			assert.True(t, p.IsNonInteractive(), "abi has no porep_id for %s", porep.ProofName(p))
+		}
+		// abi's ProofSize is the bytes of ffi's C2 output: 192 per partition,
+		// or a SnarkPack aggregate for NI-PoRep, which gpuc2 does not make.
+		n, err := p.ProofSize()
+		require.NoError(t, err)
+		if !sp.NonInteractive() {
+			assert.Equal(t, uint64(192*sp.Partitions), n, porep.ProofName(p))
+		}
+	}
+}
+
 func TestGraphStructure(t *testing.T) {
-	for _, p := range []porep.RegisteredSealProof{
-		porep.RegisteredSealProof_StackedDrg2KiBV1, porep.RegisteredSealProof_StackedDrg2KiBV1_1,
-		porep.RegisteredSealProof_StackedDrg32GiBV1, porep.RegisteredSealProof_StackedDrg64GiBV1_1,
+	for _, p := range []abi.RegisteredSealProof{
+		abi.RegisteredSealProof_StackedDrg2KiBV1, abi.RegisteredSealProof_StackedDrg2KiBV1_1,
+		abi.RegisteredSealProof_StackedDrg32GiBV1, abi.RegisteredSealProof_StackedDrg64GiBV1_1,
 	} {
 		g, err := porep.NewGraph(p)
 		require.NoError(t, err)
-		api, _ := p.APIVersion()
+		sp, _ := porep.ParamsFor(p)
+		api := sp.APIVersion
 		for _, n := range []uint64{0, 1, 2, 3, 17, g.Nodes() / 2, g.Nodes() - 1} {
 			drg, exp, err := g.Parents(n)
 			require.NoError(t, err)
@@ -105,13 +131,13 @@ func TestGraphStructure(t *testing.T) {
 }
 
 func TestProofForSectorSize(t *testing.T) {
-	for size, want := range map[string]porep.RegisteredSealProof{
-		"2KiB": porep.RegisteredSealProof_StackedDrg2KiBV1_1, "32GiB": porep.RegisteredSealProof_StackedDrg32GiBV1_1,
-		"64GiB": porep.RegisteredSealProof_StackedDrg64GiBV1_1,
+	for size, want := range map[string]abi.RegisteredSealProof{
+		"2KiB": abi.RegisteredSealProof_StackedDrg2KiBV1_1, "32GiB": abi.RegisteredSealProof_StackedDrg32GiBV1_1,
+		"64GiB": abi.RegisteredSealProof_StackedDrg64GiBV1_1,
 	} {
 		got, err := porep.ProofForSectorSize(size)
 		if err != nil || got != want {
-			t.Fatalf("%s: %v, %v", size, got, err)
+			t.Fatalf("%s: %v, %v", size, porep.ProofName(got), err)
 		}
 	}
 	for _, bad := range []string{"", "2KB", "1GiB", "32GiBV1_1", "2KiBV1"} {
@@ -120,25 +146,25 @@ func TestProofForSectorSize(t *testing.T) {
 		}
 	}
 	// SectorSizeName is the inverse, for every variant of a size.
-	for p := porep.RegisteredSealProof(0); p < 20; p++ {
-		name, err := p.SectorSizeName()
+	for p := abi.RegisteredSealProof(0); p < 20; p++ {
+		name, err := porep.SectorSizeName(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got, err := porep.ProofForSectorSize(name); err != nil || mustSize(t, got) != mustSize(t, p) {
-			t.Fatalf("%v: name %q reads back as %v, %v", p, name, got, err)
+			t.Fatalf("%v: name %q reads back as %v, %v", porep.ProofName(p), name, porep.ProofName(got), err)
 		}
 	}
-	if _, err := porep.RegisteredSealProof(20).SectorSizeName(); err == nil {
+	if _, err := porep.SectorSizeName(20); err == nil {
 		t.Fatal("an unknown proof has a size name")
 	}
 }
 
-func mustSize(t *testing.T, p porep.RegisteredSealProof) uint64 {
+func mustSize(t *testing.T, p abi.RegisteredSealProof) uint64 {
 	t.Helper()
 	n, err := p.SectorSize()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return uint64(n)
 }

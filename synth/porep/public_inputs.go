@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 )
 
 // InputsPerChallenge is the number of public inputs each challenge adds:
@@ -16,7 +17,7 @@ const InputsPerChallenge = 1 + DRGDegree + ExpDegree + 3
 // derived from the graph and the challenge derivation, never from the
 // vanilla proofs. It first checks that c's replica_id is the one derived
 // from miner, sector, ticket and comm_d.
-func PublicInputs(c *C1, miner ActorID, sector SectorNumber, partition int) ([]fr.Element, error) {
+func PublicInputs(c *C1, miner abi.ActorID, sector abi.SectorNumber, partition int) ([]fr.Element, error) {
 	if err := c.CheckReplicaID(miner, sector); err != nil {
 		return nil, err
 	}
@@ -30,7 +31,7 @@ func PublicInputs(c *C1, miner ActorID, sector SectorNumber, partition int) ([]f
 // PublicInputsFor computes partition k's public inputs from the on-chain
 // values alone (what a verifier does). g may be nil; pass NewGraph(p) to
 // reuse a graph across partitions.
-func PublicInputsFor(g *Graph, p RegisteredSealProof, replicaID, commD, commR, seed [32]byte, partition int) ([]fr.Element, error) {
+func PublicInputsFor(g *Graph, p abi.RegisteredSealProof, replicaID, commD, commR, seed [32]byte, partition int) ([]fr.Element, error) {
 	if g == nil {
 		var err error
 		if g, err = NewGraph(p); err != nil {
@@ -40,7 +41,7 @@ func PublicInputsFor(g *Graph, p RegisteredSealProof, replicaID, commD, commR, s
 	return computePublicInputs(g, p, replicaID, commD, commR, seed, partition)
 }
 
-func computePublicInputs(g *Graph, p RegisteredSealProof, replicaID, commD, commR, seed [32]byte, partition int) ([]fr.Element, error) {
+func computePublicInputs(g *Graph, p abi.RegisteredSealProof, replicaID, commD, commR, seed [32]byte, partition int) ([]fr.Element, error) {
 	chals, err := Challenges(p, replicaID, commR, seed, partition)
 	if err != nil {
 		return nil, err

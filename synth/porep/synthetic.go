@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2/internal/par"
 
 	"github.com/gpuc2/gpuc2/synth/hash/sha256"
@@ -47,13 +49,13 @@ const dataBlockLevels = 12
 // (V1, V1_1): synthetic and non-interactive PoRep derive their challenges
 // from comm_r, which depends on the opened nodes; they give an error that
 // wraps errors.ErrUnsupported.
-func SyntheticC1(ctx context.Context, p RegisteredSealProof, miner ActorID, sector SectorNumber, seed [32]byte) (*C1, error) {
-	sp, err := p.Params()
+func SyntheticC1(ctx context.Context, p abi.RegisteredSealProof, miner abi.ActorID, sector abi.SectorNumber, seed [32]byte) (*C1, error) {
+	sp, err := ParamsFor(p)
 	if err != nil {
 		return nil, err
 	}
 	if sp.Challenges != ChallengesInteractive {
-		return nil, fmt.Errorf("porep: no synthetic C1 for %v: its challenges depend on comm_r: %w", p, errors.ErrUnsupported)
+		return nil, fmt.Errorf("porep: no synthetic C1 for %v: its challenges depend on comm_r: %w", ProofName(p), errors.ErrUnsupported)
 	}
 	rnd := synthRand(seed)
 	ps, err := newPoseidonSet()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,22 +21,22 @@ var testSeed = [32]byte{'g', 'p', 'u', 'c', '2'}
 
 // syntheticProofs are the proof types TestSyntheticC1 generates: the small
 // sizes always, 32 and 64 GiB (a few seconds each on 2 cores) unless -short.
-func syntheticProofs() []porep.RegisteredSealProof {
-	ps := []porep.RegisteredSealProof{
-		porep.RegisteredSealProof_StackedDrg2KiBV1,
-		porep.RegisteredSealProof_StackedDrg2KiBV1_1,
-		porep.RegisteredSealProof_StackedDrg8MiBV1_1,
-		porep.RegisteredSealProof_StackedDrg512MiBV1_1,
+func syntheticProofs() []abi.RegisteredSealProof {
+	ps := []abi.RegisteredSealProof{
+		abi.RegisteredSealProof_StackedDrg2KiBV1,
+		abi.RegisteredSealProof_StackedDrg2KiBV1_1,
+		abi.RegisteredSealProof_StackedDrg8MiBV1_1,
+		abi.RegisteredSealProof_StackedDrg512MiBV1_1,
 	}
 	if !testing.Short() {
 		ps = append(ps,
-			porep.RegisteredSealProof_StackedDrg32GiBV1_1,
-			porep.RegisteredSealProof_StackedDrg64GiBV1_1)
+			abi.RegisteredSealProof_StackedDrg32GiBV1_1,
+			abi.RegisteredSealProof_StackedDrg64GiBV1_1)
 	}
 	return ps
 }
 
-func synthetic(t testing.TB, p porep.RegisteredSealProof) *porep.C1 {
+func synthetic(t testing.TB, p abi.RegisteredSealProof) *porep.C1 {
 	t.Helper()
 	c, err := porep.SyntheticC1(context.Background(), p, testMiner, testSector, testSeed)
 	require.NoError(t, err)
@@ -45,7 +46,7 @@ func synthetic(t testing.TB, p porep.RegisteredSealProof) *porep.C1 {
 func TestSyntheticC1(t *testing.T) {
 	ctx := context.Background()
 	for _, p := range syntheticProofs() {
-		t.Run(p.String(), func(t *testing.T) {
+		t.Run(porep.ProofName(p), func(t *testing.T) {
 			c := synthetic(t, p)
 			if s, _ := p.SectorSize(); s <= 512<<20 { // a full check takes seconds at 32 GiB
 				require.NoError(t, c.Check(testMiner, testSector))
@@ -76,7 +77,7 @@ func TestSyntheticC1(t *testing.T) {
 }
 
 func TestSyntheticC1Deterministic(t *testing.T) {
-	p := porep.RegisteredSealProof_StackedDrg8MiBV1_1
+	p := abi.RegisteredSealProof_StackedDrg8MiBV1_1
 	a, err := synthetic(t, p).EncodeJSON()
 	require.NoError(t, err)
 	b, err := synthetic(t, p).EncodeJSON()
@@ -94,27 +95,27 @@ func TestSyntheticC1Deterministic(t *testing.T) {
 
 func TestSyntheticC1Errors(t *testing.T) {
 	ctx := context.Background()
-	for _, p := range []porep.RegisteredSealProof{
-		porep.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
-		porep.RegisteredSealProof_StackedDrg32GiBV1_2_Feat_NiPoRep,
+	for _, p := range []abi.RegisteredSealProof{
+		abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
+		abi.RegisteredSealProof_StackedDrg32GiBV1_2_Feat_NiPoRep,
 	} {
 		_, err := porep.SyntheticC1(ctx, p, testMiner, testSector, testSeed)
-		assert.ErrorIs(t, err, errors.ErrUnsupported, p.String())
+		assert.ErrorIs(t, err, errors.ErrUnsupported, porep.ProofName(p))
 	}
 	_, err := porep.SyntheticC1(ctx, 20, testMiner, testSector, testSeed)
 	assert.ErrorIs(t, err, porep.ErrUnknownProof)
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = porep.SyntheticC1(cancelled, porep.RegisteredSealProof_StackedDrg2KiBV1_1, testMiner, testSector, testSeed)
+	_, err = porep.SyntheticC1(cancelled, abi.RegisteredSealProof_StackedDrg2KiBV1_1, testMiner, testSector, testSeed)
 	assert.ErrorIs(t, err, context.Canceled)
-	c := synthetic(t, porep.RegisteredSealProof_StackedDrg2KiBV1_1)
+	c := synthetic(t, abi.RegisteredSealProof_StackedDrg2KiBV1_1)
 	assert.ErrorIs(t, c.CheckAll(cancelled, testMiner, testSector), context.Canceled)
 }
 
 // TestCheckHashesShapeC1: random values are caught at the first hash.
 func TestCheckHashesShapeC1(t *testing.T) {
-	c := porep.ShapeC1(porep.RegisteredSealProof_StackedDrg2KiBV1_1, 1, testMiner, testSector)
+	c := porep.ShapeC1(abi.RegisteredSealProof_StackedDrg2KiBV1_1, 1, testMiner, testSector)
 	var ce *porep.C1Error
 	require.ErrorAs(t, c.CheckHashes(context.Background()), &ce)
 	assert.Equal(t, 0, ce.Partition)
@@ -245,21 +246,21 @@ func corruptions() []corruption {
 // CheckAll (and CheckHashes, for hashed values) names it.
 func TestCheckAllCorruption(t *testing.T) {
 	type target struct {
-		p    porep.RegisteredSealProof
+		p    abi.RegisteredSealProof
 		k, i int
 		only map[string]bool // nil: every corruption
 	}
 	targets := []target{
-		{porep.RegisteredSealProof_StackedDrg2KiBV1_1, 0, 1, nil},
-		{porep.RegisteredSealProof_StackedDrg8MiBV1, 0, 1, nil},
+		{abi.RegisteredSealProof_StackedDrg2KiBV1_1, 0, 1, nil},
+		{abi.RegisteredSealProof_StackedDrg8MiBV1, 0, 1, nil},
 	}
 	if !testing.Short() {
 		// the upper levels, on a challenge early enough to keep it quick
 		big := map[string]bool{"tree R sub hash": true, "tree R top hash": true, "c_x sub hash": true,
 			"comm_c root": true, "labeling parent": true, "exp parent row": true}
 		targets = append(targets,
-			target{porep.RegisteredSealProof_StackedDrg32GiBV1_1, 1, 2, big},
-			target{porep.RegisteredSealProof_StackedDrg64GiBV1_1, 1, 2, big})
+			target{abi.RegisteredSealProof_StackedDrg32GiBV1_1, 1, 2, big},
+			target{abi.RegisteredSealProof_StackedDrg64GiBV1_1, 1, 2, big})
 	}
 	ctx := context.Background()
 	for _, tg := range targets {
@@ -269,7 +270,7 @@ func TestCheckAllCorruption(t *testing.T) {
 			if tg.only != nil && !tg.only[cr.name] {
 				continue
 			}
-			t.Run(fmt.Sprintf("%v/%s", tg.p, cr.name), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%v/%s", porep.ProofName(tg.p), cr.name), func(t *testing.T) {
 				undo := cr.mutate(c, p)
 				if undo == nil {
 					t.Skip("not in this tree shape")
@@ -305,12 +306,12 @@ func TestCheckAllCorruption(t *testing.T) {
 }
 
 func BenchmarkSyntheticC1(b *testing.B) {
-	for _, p := range []porep.RegisteredSealProof{
-		porep.RegisteredSealProof_StackedDrg2KiBV1_1,
-		porep.RegisteredSealProof_StackedDrg512MiBV1_1,
-		porep.RegisteredSealProof_StackedDrg32GiBV1_1,
+	for _, p := range []abi.RegisteredSealProof{
+		abi.RegisteredSealProof_StackedDrg2KiBV1_1,
+		abi.RegisteredSealProof_StackedDrg512MiBV1_1,
+		abi.RegisteredSealProof_StackedDrg32GiBV1_1,
 	} {
-		b.Run(p.String(), func(b *testing.B) {
+		b.Run(porep.ProofName(p), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := porep.SyntheticC1(context.Background(), p, testMiner, testSector, testSeed); err != nil {
 					b.Fatal(err)
@@ -323,12 +324,12 @@ func BenchmarkSyntheticC1(b *testing.B) {
 // BenchmarkCheckAll checks synthetic C1s (Validate, replica_id,
 // challenges, every hash); challenges/s counts challenge proofs.
 func BenchmarkCheckAll(b *testing.B) {
-	for _, p := range []porep.RegisteredSealProof{
-		porep.RegisteredSealProof_StackedDrg2KiBV1_1,
-		porep.RegisteredSealProof_StackedDrg512MiBV1_1,
-		porep.RegisteredSealProof_StackedDrg32GiBV1_1,
+	for _, p := range []abi.RegisteredSealProof{
+		abi.RegisteredSealProof_StackedDrg2KiBV1_1,
+		abi.RegisteredSealProof_StackedDrg512MiBV1_1,
+		abi.RegisteredSealProof_StackedDrg32GiBV1_1,
 	} {
-		b.Run(p.String(), func(b *testing.B) {
+		b.Run(porep.ProofName(p), func(b *testing.B) {
 			c := synthetic(b, p)
 			n := len(c.VanillaProofs) * len(c.VanillaProofs[0])
 			for b.Loop() {
@@ -345,11 +346,11 @@ func BenchmarkCheckAll(b *testing.B) {
 // check, and a single wrong value is named.
 func ExampleSyntheticC1() {
 	ctx := context.Background()
-	c, err := porep.SyntheticC1(ctx, porep.RegisteredSealProof_StackedDrg2KiBV1_1, 1000, 1, [32]byte{1})
+	c, err := porep.SyntheticC1(ctx, abi.RegisteredSealProof_StackedDrg2KiBV1_1, 1000, 1, [32]byte{1})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(c.RegisteredProof, len(c.VanillaProofs), "partition,", len(c.VanillaProofs[0]), "challenges")
+	fmt.Println(porep.ProofName(c.RegisteredProof), len(c.VanillaProofs), "partition,", len(c.VanillaProofs[0]), "challenges")
 	fmt.Println("CheckAll:", c.CheckAll(ctx, 1000, 1))
 	var commR [32]byte
 	fr.LittleEndian.PutElement(&commR, c.CommR)

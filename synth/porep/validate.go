@@ -18,7 +18,7 @@ const (
 // lengths and arities, layer indices, and that no commitment or seed is zero.
 // Field-element ranges are checked by the parsers. Errors are *C1Error.
 func (c *C1) Validate() error {
-	sp, err := c.RegisteredProof.Params()
+	sp, err := ParamsFor(c.RegisteredProof)
 	if err != nil {
 		return &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
 	}
@@ -36,11 +36,11 @@ func (c *C1) Validate() error {
 		return badC1("seed", "all-zero challenge seed")
 	}
 	if len(c.VanillaProofs) != sp.Partitions {
-		return badC1("vanilla_proofs", "got %d partitions, want %d for %v", len(c.VanillaProofs), sp.Partitions, c.RegisteredProof)
+		return badC1("vanilla_proofs", "got %d partitions, want %d for %v", len(c.VanillaProofs), sp.Partitions, ProofName(c.RegisteredProof))
 	}
 	for k, part := range c.VanillaProofs {
 		if len(part) != sp.ChallengesPerPartition {
-			e := badC1("vanilla_proofs", "got %d challenges, want %d for %v", len(part), sp.ChallengesPerPartition, c.RegisteredProof)
+			e := badC1("vanilla_proofs", "got %d challenges, want %d for %v", len(part), sp.ChallengesPerPartition, ProofName(c.RegisteredProof))
 			e.Partition = k
 			return e
 		}
