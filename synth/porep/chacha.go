@@ -5,6 +5,12 @@ import (
 	"math/bits"
 )
 
+// The DRG's bucket sampling draws from rand_chacha's ChaCha8Rng: ChaCha with
+// 8 rounds and a 64-bit block counter. golang.org/x/crypto/chacha20 has only
+// 20 rounds and a 32-bit counter, so this one generator is written here; the
+// synthetic-PoRep challenges use x/crypto's ChaCha20 (challenges.go), and a
+// test holds this block function at 20 rounds to x/crypto's keystream.
+
 // chachaBlock computes one ChaCha block with the given number of rounds
 // (8 or 20) from a 16-word input state.
 func chachaBlock(out *[64]byte, in *[16]uint32, rounds int) {
@@ -69,31 +75,4 @@ func (r *chacha8Rng) nextU64() uint64 {
 	v := binary.LittleEndian.Uint64(r.buf[r.pos:])
 	r.pos += 8
 	return v
-}
-
-// chacha20 is the IETF ChaCha20 stream (RustCrypto chacha20::ChaCha20):
-// 32-bit block counter, 96-bit nonce, seekable by byte offset.
-type chacha20 struct {
-	state [16]uint32
-}
-
-func newChaCha20(key *[32]byte, nonce *[12]byte) *chacha20 {
-	c := &chacha20{state: chachaKeyState(key)}
-	for k := 0; k < 3; k++ {
-		c.state[13+k] = binary.LittleEndian.Uint32(nonce[4*k:])
-	}
-	return c
-}
-
-// keystream fills out with the keystream starting at byte offset off.
-func (c *chacha20) keystream(out []byte, off uint64) {
-	var blk [64]byte
-	st := c.state
-	for len(out) > 0 {
-		st[12] = uint32(off / 64)
-		chachaBlock(&blk, &st, 20)
-		n := copy(out, blk[off%64:])
-		out = out[n:]
-		off += uint64(n)
-	}
 }

@@ -7,6 +7,8 @@ import (
 	"math/big"
 
 	"github.com/filecoin-project/go-state-types/abi"
+	"golang.org/x/crypto/blake2b"
+	"golang.org/x/crypto/chacha20"
 )
 
 // ProverID is the 32-byte prover id of a miner: the ID address payload
@@ -36,11 +38,11 @@ func ReplicaIDFromProverID(proverID [32]byte, sectorID uint64, ticket, commD, po
 
 // ReplicaID derives the replica id of a sector sealed with proof type p.
 func ReplicaID(p abi.RegisteredSealProof, miner abi.ActorID, sector abi.SectorNumber, ticket, commD [32]byte) ([32]byte, error) {
-	id, err := p.PoRepID()
+	sp, err := ParamsFor(p) // not abi's PoRepID: it has none for NI-PoRep
 	if err != nil {
 		return [32]byte{}, err
 	}
-	return ReplicaIDFromProverID(ProverID(miner), uint64(sector), ticket, commD, id), nil
+	return ReplicaIDFromProverID(ProverID(miner), uint64(sector), ticket, commD, sp.PoRepID), nil
 }
 
 // Challenges derives the challenged nodes of partition k, in order, as
@@ -113,32 +115,61 @@ type synth struct {
 	nodes   uint64
 	replica [32]byte
 	count   uint64 // number of synthetic challenges
-	gen     *chacha20
+	genKey  []byte // of the ChaCha20 stream the challenges are read from
 }
 
 var synthNonce = [12]byte{'s', 'y', 'n', 't', 'h', '-', 'p', 'o', 'r', 'e', 'p', 0}
 
 func newSynth(nodes uint64, replicaID, commR [32]byte, count uint64) *synth {
-	var key [32]byte
-	copy(key[:], blake2bSum(append(replicaID[:], commR[:]...), []byte("filecoin.io|PoRep|1|Synthetic|1|Generation"), 32))
-	return &synth{nodes: nodes, replica: replicaID, count: count, gen: newChaCha20(&key, &synthNonce)}
+	key := synthKey("filecoin.io|PoRep|1|Synthetic|1|Generation", replicaID, commR)
+	return &synth{nodes: nodes, replica: replicaID, count: count, genKey: key}
+}
+
+// synthKey is BLAKE2b-256 keyed by tag of a ‖ b.
+func synthKey(tag string, a, b [32]byte) []byte {
+	h, err := blake2b.New256([]byte(tag))
+	if err != nil {
+		panic(err) // a key of at most 64 bytes is always accepted
+	}
+	h.Write(a[:])
+	h.Write(b[:])
+	return h.Sum(nil)
+}
+
+// keystreamAt fills out with the IETF ChaCha20 keystream (RustCrypto's
+// ChaCha20) of key and the synthetic-PoRep nonce from byte offset off; off/64
+// must fit the 32-bit block counter (2^38 bytes, far beyond any use here). A
+// fresh cipher per call: x/crypto's cannot seek backwards.
+func keystreamAt(key []byte, out []byte, off uint64) {
+	c, err := chacha20.NewUnauthenticatedCipher(key, synthNonce[:])
+	if err != nil {
+		panic(err) // 32-byte key, 12-byte nonce
+	}
+	clear(out)
+	c.SetCounter(uint32(off / 64))
+	skip := int(off % 64)
+	if skip == 0 {
+		c.XORKeyStream(out, out)
+		return
+	}
+	var head [64]byte
+	c.XORKeyStream(head[:], head[:])
+	n := copy(out, head[skip:])
+	c.XORKeyStream(out[n:], out[n:])
 }
 
 // challenge returns synthetic challenge i: 32 keystream bytes at 32·i.
 func (s *synth) challenge(i uint64) uint64 {
 	var b [32]byte
-	s.gen.keystream(b[:], 32*i)
+	keystreamAt(s.genKey, b[:], 32*i)
 	return challengeFromLE(b[:], s.nodes)
 }
 
 // partitionIndexes selects which synthetic challenges partition k uses:
 // u32 LE words of a second keystream keyed by replica_id and seed.
 func (s *synth) partitionIndexes(n int, seed [32]byte, k int) []uint64 {
-	var key [32]byte
-	copy(key[:], blake2bSum(append(s.replica[:], seed[:]...), []byte("filecoin.io|PoRep|1|Synthetic|1|Selection"), 32))
-	sel := newChaCha20(&key, &synthNonce)
 	buf := make([]byte, 4*n)
-	sel.keystream(buf, uint64(4*n*k))
+	keystreamAt(synthKey("filecoin.io|PoRep|1|Synthetic|1|Selection", s.replica, seed), buf, uint64(4*n*k))
 	out := make([]uint64, n)
 	for i := range out {
 		out[i] = uint64(binary.LittleEndian.Uint32(buf[4*i:])) % s.count

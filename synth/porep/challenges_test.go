@@ -10,25 +10,33 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/chacha20"
 
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
-func TestBlake2bKnownAnswer(t *testing.T) {
-	// RFC 7693 appendix A: BLAKE2b-512("abc")
-	got := porep.Blake2bForTest([]byte("abc"), nil, 64)
-	assert.Equal(t, "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923", hex.EncodeToString(got))
-}
-
-func TestChaCha20KnownAnswer(t *testing.T) {
-	// RFC 8439 §2.3.2 block function test vector
+// The DRG keeps its own ChaCha block function because rand_chacha's
+// ChaCha8Rng needs 8 rounds and a 64-bit counter, which x/crypto's chacha20
+// (20 rounds, 32-bit counter) cannot give. At 20 rounds the same function must
+// equal x/crypto's keystream, block for block, and the RFC 8439 vector.
+func TestChaChaBlockMatchesXCrypto(t *testing.T) {
 	var key [32]byte
 	for k := range key {
 		key[k] = byte(k)
 	}
 	nonce := [12]byte{0, 0, 0, 9, 0, 0, 0, 0x4a, 0, 0, 0, 0}
 	got := porep.ChaChaBlockForTest(key, 1, nonce, 20)
+	// RFC 8439 §2.3.2 block function test vector
 	assert.Equal(t, "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4ed2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e", hex.EncodeToString(got[:]))
+
+	c, err := chacha20.NewUnauthenticatedCipher(key[:], nonce[:])
+	require.NoError(t, err)
+	stream := make([]byte, 64*8)
+	c.XORKeyStream(stream, stream)
+	for b := uint32(0); b < 8; b++ {
+		blk := porep.ChaChaBlockForTest(key, b, nonce, 20)
+		assert.Equal(t, stream[64*b:64*(b+1)], blk[:], "block %d", b)
+	}
 }
 
 // TestSyntheticChallengesKnownAnswer uses rust-fil-proofs challenges.rs
@@ -149,4 +157,16 @@ func TestReplicaID(t *testing.T) {
 	assert.Equal(t, byte(5), porepID[0])
 	_, err = porep.ReplicaID(-1, 1, 1, ticket, commD)
 	assert.Error(t, err)
+
+	// go-state-types derives the same replica_id wherever it knows the
+	// porep_id (not for NI-PoRep, where porep.ReplicaID still answers).
+	for q := abi.RegisteredSealProof(0); q <= 19; q++ {
+		got, err := porep.ReplicaID(q, 1000, 77, ticket, commD)
+		require.NoError(t, err)
+		if want, err := q.ReplicaId(1000, 77, ticket[:], commD[:]); err == nil {
+			assert.Equal(t, want, got, porep.ProofName(q))
+		} else {
+			assert.True(t, q.IsNonInteractive(), porep.ProofName(q))
+		}
+	}
 }

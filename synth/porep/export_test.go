@@ -1,6 +1,7 @@
 package porep
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -141,12 +142,16 @@ var (
 		s := newSynth(nodes, replicaID, commR, count)
 		return s.challenge, s.partitionIndexes
 	}
-	Blake2bForTest     = blake2bSum
+	// ChaChaBlockForTest is one block of ChaCha with a 32-bit counter and a
+	// 96-bit nonce (the IETF layout) from the block function ChaCha8Rng uses.
 	ChaChaBlockForTest = func(key [32]byte, counter uint32, nonce [12]byte, rounds int) [64]byte {
-		c := newChaCha20(&key, &nonce)
-		c.state[12] = counter
+		s := chachaKeyState(&key)
+		s[12] = counter
+		for k := 0; k < 3; k++ {
+			s[13+k] = binary.LittleEndian.Uint32(nonce[4*k:])
+		}
 		var out [64]byte
-		chachaBlock(&out, &c.state, rounds)
+		chachaBlock(&out, &s, rounds)
 		return out
 	}
 )

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/filecoin-project/go-state-types/abi"
+	"golang.org/x/crypto/blake2b"
 )
 
 // Graph is the SDR graph of one registered proof: a bucket-sampled DRG of
@@ -125,6 +126,16 @@ func (g *Graph) expParent(node, i uint64) uint32 {
 		return uint32(t) / ExpDegree
 	}
 	return uint32(t / ExpDegree)
+}
+
+// feistelHash is the Feistel round function before masking: the first 8
+// bytes (big-endian) of BLAKE2b-512 of right ‖ key, both u64 big-endian.
+func feistelHash(right, key uint64) uint64 {
+	var in [16]byte
+	binary.BigEndian.PutUint64(in[0:], right)
+	binary.BigEndian.PutUint64(in[8:], key)
+	h := blake2b.Sum512(in[:])
+	return binary.BigEndian.Uint64(h[:8])
 }
 
 // feistelEncode is 3 Feistel rounds over the two halves of index.
