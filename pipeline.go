@@ -474,6 +474,22 @@ func classify(err error) error {
 // self-verified), or at the first error, once the partitions still in the
 // pipeline have been withdrawn and their memory given back.
 func (p *Prover) ProveSeal(ctx context.Context, req SealRequest) (*SealResult, error) {
+	return p.proveSeal(ctx, req, forMiner)
+}
+
+// c1Scope says what a proof request can be checked against.
+type c1Scope int
+
+const (
+	// forMiner: the C1's replica_id must derive from the request's miner and
+	// sector; NI-PoRep is refused (its chain proof is an aggregate).
+	forMiner c1Scope = iota
+	// circuitOnly: no miner is known (SealCommitPhase2CircuitProofs); the
+	// C1's replica_id is taken as it stands, and every proof type is served.
+	circuitOnly
+)
+
+func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) (*SealResult, error) {
 	start := time.Now()
 	if err := p.enter(); err != nil {
 		return nil, err
@@ -485,9 +501,16 @@ func (p *Prover) ProveSeal(ctx context.Context, req SealRequest) (*SealResult, e
 	res := &SealResult{Backend: p.cfg.Backend}
 
 	span := p.tracer.Begin(requestTrack, "C1 parse and check", "sector", uint64(req.Sector), "bytes", len(req.C1))
-	in, err := porep.ParseC1(req.C1)
+	in, err := porep.ParseC1ForSector(req.C1, req.Sector)
 	if err == nil {
-		err = in.CheckAll(ctx, req.Miner, req.Sector)
+		switch sp, _ := porep.ParamsFor(in.RegisteredProof); {
+		case scope == circuitOnly:
+			err = in.CheckAllButReplicaID(ctx)
+		case sp.NonInteractive():
+			err = errNonInteractive(in.RegisteredProof)
+		default:
+			err = in.CheckAll(ctx, req.Miner, req.Sector)
+		}
 	}
 	span.End()
 	res.Timings.Parse = time.Since(start)

@@ -36,7 +36,17 @@ var (
 	ErrProofInvalid = errors.New("gpuc2: proof failed self-verification")
 	// ErrClosed reports a call on a closed Prover, or a proof cut short by Close.
 	ErrClosed = errors.New("gpuc2: prover closed")
+	// ErrUnsupported reports a request gpuc2 cannot serve: today NI-PoRep
+	// through SealCommitPhase2, ProveSeal and VerifySeal, where filecoin-ffi
+	// makes and checks a SnarkPack aggregate (SealCommitPhase2CircuitProofs
+	// gives the partition proofs). It also matches errors.ErrUnsupported.
+	ErrUnsupported = fmt.Errorf("gpuc2: unsupported: %w", errors.ErrUnsupported)
 )
+
+func errNonInteractive(t abi.RegisteredSealProof) error {
+	return fmt.Errorf("%w: %s is NI-PoRep, whose C2 output is a SnarkPack aggregate of its partition proofs; "+
+		"gpuc2 makes the partition proofs only (SealCommitPhase2CircuitProofs)", ErrUnsupported, porep.ProofName(t))
+}
 
 // Backend selects where H and the MSMs run.
 type Backend string
@@ -82,7 +92,7 @@ type Config struct {
 	TestParamsDir string
 	// SkipSelfVerify turns off verifying each proof before returning it.
 	SkipSelfVerify bool
-	Logger         *slog.Logger // default: discard
+	Logger         *slog.Logger // default: slog.Default(), so the TEST-ONLY warning is seen
 	// Progress, if set, is called at each stage of each partition (see
 	// Stage). Calls come from the pipeline's goroutines, possibly
 	// concurrently; they must return quickly.
@@ -186,7 +196,7 @@ func (c Config) withDefaults(gpus func(Config) (int, error)) (_ Config, budgetAu
 		c.ParamsDir = DefaultParamsDir()
 	}
 	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
+		c.Logger = slog.Default()
 	}
 	if c.WorkersPerDevice <= 0 {
 		c.WorkersPerDevice = 1
@@ -226,9 +236,24 @@ func (p *Prover) Backend() Backend { return p.cfg.Backend }
 
 // SealCommitPhase2 proves a sector's C1 output (filecoin-ffi JSON or the
 // Commit2In envelope) and returns the concatenated partition proofs, 192
-// bytes each — the call Curio makes through filecoin-ffi today.
-func (p *Prover) SealCommitPhase2(ctx context.Context, c1 []byte, sector abi.SectorNumber, miner abi.ActorID) ([]byte, error) {
-	res, err := p.ProveSeal(ctx, SealRequest{C1: c1, Sector: sector, Miner: miner})
+// bytes each: filecoin-ffi's SealCommitPhase2, the call Curio makes. For
+// NI-PoRep types, where ffi returns an aggregate, the error wraps
+// ErrUnsupported.
+func (p *Prover) SealCommitPhase2(ctx context.Context, phase1Output []byte, sector abi.SectorNumber, miner abi.ActorID) ([]byte, error) {
+	res, err := p.ProveSeal(ctx, SealRequest{C1: phase1Output, Sector: sector, Miner: miner})
+	if err != nil {
+		return nil, err
+	}
+	return res.Proof, nil
+}
+
+// SealCommitPhase2CircuitProofs is filecoin-ffi's call of the same name: the
+// partition proofs of any proof type, NI-PoRep included, concatenated (192
+// bytes each), for an aggregator to combine. With no miner to derive it
+// from, the C1's replica_id is taken as it stands; everything that follows
+// from it is checked as in SealCommitPhase2.
+func (p *Prover) SealCommitPhase2CircuitProofs(ctx context.Context, phase1Output []byte, sector abi.SectorNumber) ([]byte, error) {
+	res, err := p.proveSeal(ctx, SealRequest{C1: phase1Output, Sector: sector}, circuitOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -23,12 +23,18 @@ import (
 // from replica_id and the seed), with t's verifying key from the .vk file
 // beside the parameters, or from the loaded parameters (TEST-ONLY ones
 // included). A proof that does not verify is (false, nil); malformed info
-// is an error wrapping ErrBadInput.
+// is an error wrapping ErrBadInput; an NI-PoRep info (an aggregate in ffi)
+// one wrapping ErrUnsupported.
 func (p *Prover) VerifySeal(info proof.SealVerifyInfo) (bool, error) {
 	if err := p.enter(); err != nil {
 		return false, err
 	}
 	defer p.leave()
+	if sp, err := porep.ParamsFor(info.SealProof); err != nil { // before any parameter file is read
+		return false, fmt.Errorf("%w: SealProof: %w", ErrBadInput, err)
+	} else if sp.NonInteractive() {
+		return false, errNonInteractive(info.SealProof)
+	}
 	vk, err := p.verifyingKey(info.SealProof)
 	if err != nil {
 		return false, err
@@ -78,6 +84,9 @@ func VerifySealVK(vk *groth16.VerifyingKey, info proof.SealVerifyInfo) (bool, er
 	sp, err := porep.ParamsFor(t)
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	if sp.NonInteractive() {
+		return false, errNonInteractive(t)
 	}
 	commR, err := commitmentOf(info.SealedCID, commcid.CIDToReplicaCommitmentV1, "SealedCID (comm_r)")
 	if err != nil {

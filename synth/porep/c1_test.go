@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,6 +65,16 @@ func TestC1RoundTrip(t *testing.T) {
 			got, err = porep.ParseC1(env)
 			require.NoError(t, err)
 			assert.Equal(t, c, got, "envelope via ParseC1")
+			// A request for another sector than the envelope's is refused,
+			// naming both; bare JSON has no sector to compare.
+			got, err = porep.ParseC1ForSector(env, testSector)
+			require.NoError(t, err)
+			assert.Equal(t, c, got, "envelope via ParseC1ForSector")
+			_, err = porep.ParseC1ForSector(env, testSector+1)
+			assert.ErrorIs(t, err, porep.ErrBadC1)
+			assert.ErrorContains(t, err, fmt.Sprintf("the envelope is for sector %d, the request for sector %d", testSector, testSector+1))
+			_, err = porep.ParseC1ForSector(js, testSector+1)
+			assert.NoError(t, err)
 
 			bin := c.EncodeBincode()
 			got, err = porep.ParseC1Bincode(bin, p)

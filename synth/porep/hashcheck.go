@@ -145,6 +145,17 @@ func (c *C1) CheckHashes(ctx context.Context) error {
 // rather than where it stops matching. Errors are *C1Error; the one
 // returned is the first in partition and challenge order.
 func (c *C1) CheckAll(ctx context.Context, miner abi.ActorID, sector abi.SectorNumber) error {
+	return c.checkAll(ctx, func() error { return c.CheckReplicaID(miner, sector) })
+}
+
+// CheckAllButReplicaID is CheckAll for a caller that knows no miner (as
+// filecoin-ffi's SealCommitPhase2CircuitProofs): replica_id is taken as c
+// states it, and everything derived from it is checked.
+func (c *C1) CheckAllButReplicaID(ctx context.Context) error {
+	return c.checkAll(ctx, func() error { return nil })
+}
+
+func (c *C1) checkAll(ctx context.Context, checkReplicaID func() error) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -152,7 +163,7 @@ func (c *C1) CheckAll(ctx context.Context, miner abi.ActorID, sector abi.SectorN
 	if c.CommD != c.VanillaProofs[0][0].CommDProof.Root {
 		return badC1("comm_d", "differs from the tree-D root of the first challenge proof")
 	}
-	if err := c.CheckReplicaID(miner, sector); err != nil {
+	if err := checkReplicaID(); err != nil {
 		return err
 	}
 	sp, _ := ParamsFor(c.RegisteredProof) // known: Validate passed

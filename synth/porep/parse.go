@@ -35,6 +35,22 @@ func ParseC1(data []byte) (*C1, error) {
 	return nil, badC1("", "not JSON (a bincode C1 has no proof type: use ParseC1Bincode)")
 }
 
+// ParseC1ForSector is ParseC1 for a request that names its sector: a
+// Commit2In envelope's SectorNum must then be that sector.
+func ParseC1ForSector(data []byte, sector abi.SectorNumber) (*C1, error) {
+	if detect(data) != formEnvelope {
+		return ParseC1(data)
+	}
+	in, err := ParseCommit2In(data)
+	if err != nil {
+		return nil, err
+	}
+	if in.SectorNum != sector {
+		return nil, badC1("SectorNum", "the envelope is for sector %d, the request for sector %d", in.SectorNum, sector)
+	}
+	return in.C1, nil
+}
+
 // ParseC1Bincode parses and validates the bincode form (supraseal's
 // commit-phase1-output, Curio's porep_vproof_bin codec) for proof type spt.
 func ParseC1Bincode(data []byte, spt abi.RegisteredSealProof) (*C1, error) {

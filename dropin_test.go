@@ -1,0 +1,122 @@
+package gpuc2_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// The shapes of the calls gpuc2 stands in for, declared as their owners
+// declare them (filecoin-ffi proofs.go, Curio lib/ffiselect's FFISelect).
+type (
+	ffiselectSealCommitPhase2 func(ctx context.Context, phase1Output []byte, sectorNum abi.SectorNumber, minerID abi.ActorID) ([]byte, error)
+	ffiVerifySeal             func(info proof.SealVerifyInfo) (bool, error)
+	// ffi's own SealCommitPhase2 and SealCommitPhase2CircuitProofs take no
+	// context; gpuc2's add one in front.
+	ffiSealCommitPhase2              func(phase1Output []byte, sectorNum abi.SectorNumber, minerID abi.ActorID) ([]byte, error)
+	ffiSealCommitPhase2CircuitProofs func(phase1Output []byte, sectorNum abi.SectorNumber) ([]byte, error)
+)
+
+// TestDropInSignatures fails to compile if gpuc2's calls drift from the
+// types an integrator assigns them to.
+func TestDropInSignatures(t *testing.T) {
+	var p *gpuc2.Prover
+	var _ ffiselectSealCommitPhase2 = p.SealCommitPhase2
+	var _ ffiVerifySeal = p.VerifySeal
+	ctx := context.Background()
+	var _ ffiSealCommitPhase2 = func(b []byte, s abi.SectorNumber, m abi.ActorID) ([]byte, error) {
+		return p.SealCommitPhase2(ctx, b, s, m)
+	}
+	var _ ffiSealCommitPhase2CircuitProofs = func(b []byte, s abi.SectorNumber) ([]byte, error) {
+		return p.SealCommitPhase2CircuitProofs(ctx, b, s)
+	}
+}
+
+// niC1 is a 2 KiB C1 of the NI-PoRep type, shaped right (13 partitions of 2
+// challenges) from copies of a synthetic interactive one: it parses, but
+// its challenges are not NI-PoRep's.
+func niC1(t *testing.T, miner abi.ActorID, sector abi.SectorNumber) []byte {
+	c1, _ := syntheticC1JSON(t, miner, sector)
+	ni := *c1
+	ni.RegisteredProof = abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep
+	sp, err := porep.ParamsFor(ni.RegisteredProof)
+	require.NoError(t, err)
+	ni.VanillaProofs = nil
+	for range sp.Partitions {
+		ni.VanillaProofs = append(ni.VanillaProofs, c1.VanillaProofs[0])
+	}
+	b, err := ni.EncodeJSON()
+	require.NoError(t, err)
+	return b
+}
+
+// NI-PoRep: filecoin-ffi's SealCommitPhase2 and VerifySeal make and check a
+// SnarkPack aggregate, which gpuc2 cannot; they say so before any work.
+// SealCommitPhase2CircuitProofs serves NI-PoRep: this C1 gets as far as its
+// checks, which refuse its interactive challenges.
+func TestNonInteractiveUnsupported(t *testing.T) {
+	ctx := context.Background()
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	defer p.Close()
+	miner, sector := abi.ActorID(1000), abi.SectorNumber(3)
+	raw := niC1(t, miner, sector)
+
+	_, err = p.SealCommitPhase2(ctx, raw, sector, miner)
+	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	assert.ErrorContains(t, err, "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep")
+	_, err = p.ProveSeal(ctx, gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner})
+	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
+
+	_, err = p.VerifySeal(proof.SealVerifyInfo{SealProof: abi.RegisteredSealProof_StackedDrg32GiBV1_2_Feat_NiPoRep})
+	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
+
+	_, err = p.SealCommitPhase2CircuitProofs(ctx, raw, sector)
+	assert.ErrorIs(t, err, gpuc2.ErrBadInput)
+	assert.NotErrorIs(t, err, gpuc2.ErrUnsupported)
+	var c1Err *porep.C1Error
+	assert.ErrorAs(t, err, &c1Err)
+}
+
+// captureHandler keeps the messages of the records it handles.
+type captureHandler struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (h *captureHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *captureHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.msgs = append(h.msgs, r.Message)
+	return nil
+}
+func (h *captureHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *captureHandler) WithGroup(string) slog.Handler      { return h }
+
+// Without Config.Logger, gpuc2 logs through slog.Default(), where a host
+// process (Curio, through go-log's SlogHandler) has routed its logs; a
+// discarding default hid the TEST-ONLY warning.
+func TestLoggerDefaultsToSlogDefault(t *testing.T) {
+	h := &captureHandler{}
+	old := slog.Default()
+	slog.SetDefault(slog.New(h))
+	defer slog.SetDefault(old)
+	p, err := gpuc2.New(context.Background(), gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	p.Close()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	assert.Contains(t, h.msgs, "gpuc2 prover ready")
+}
