@@ -1,9 +1,17 @@
-// Command curiotask shows gpuc2 embedded in the shape of a Curio task: the
-// Prover is made once when the node starts, the task's resource cost comes
-// from gpuc2.Requirements (what harmonytask's TypeDetails declares so the
-// scheduler can admit work), and Do proves a sector's C2 in-process with
-// SealCommitPhase2 and checks it with VerifySeal before it would be sent
-// to the chain.
+// Command curiotask is the integrator's page: gpuc2 embedded the way Curio
+// would embed it.
+//
+//   - The call: Curio proves C2 through lib/ffiselect's FFISelect, whose
+//     SealCommitPhase2 field has the shape
+//     func(ctx, phase1Output []byte, sectorNum abi.SectorNumber, minerID abi.ActorID) ([]byte, error).
+//     (*gpuc2.Prover).SealCommitPhase2 has exactly that shape, so it is
+//     assigned to the field as it stands (ffiSelect below, compile-checked),
+//     and its proof is checked with VerifySeal(proof.SealVerifyInfo), the
+//     shape of filecoin-ffi's VerifySeal.
+//   - The cost: gpuc2.Requirements prices one task for the scheduler (what
+//     harmonytask's TypeDetails declares) before the Prover exists.
+//   - The Prover is made once when the node starts and shared by all tasks;
+//     Preload puts the parameters in place (on a GPU, in VRAM).
 //
 // It runs one synthetic 2 KiB sector (test data) against a local TEST-ONLY
 // setup cached under the user cache directory:
@@ -15,6 +23,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -44,8 +53,15 @@ type TaskTypeDetails struct {
 	Cost        Resources
 }
 
+// ffiSelect mirrors the C2 field of Curio's lib/ffiselect.FFISelect. In
+// Curio the assignment is `ffiselect.FFISelect.SealCommitPhase2 = p.SealCommitPhase2`.
+type ffiSelect struct {
+	SealCommitPhase2 func(ctx context.Context, phase1Output []byte, sectorNum abi.SectorNumber, minerID abi.ActorID) ([]byte, error)
+}
+
 // C2Task proves PoRep C2 in-process; one per node, shared by all its tasks.
 type C2Task struct {
+	ffi    ffiSelect
 	prover *gpuc2.Prover
 	spt    abi.RegisteredSealProof
 	need   gpuc2.Resources
@@ -70,7 +86,7 @@ func NewC2Task(ctx context.Context, cfg gpuc2.Config, spt abi.RegisteredSealProo
 	}
 	// Several proofs in flight keep the GPUs busy; the prover's own host
 	// memory budget keeps them within the machine.
-	return &C2Task{prover: p, spt: spt, need: need, max: 2}, nil
+	return &C2Task{ffi: ffiSelect{SealCommitPhase2: p.SealCommitPhase2}, prover: p, spt: spt, need: need, max: 2}, nil
 }
 
 // TypeDetails is what the task scheduler admits work by.
@@ -91,7 +107,7 @@ func (t *C2Task) TypeDetails() TaskTypeDetails {
 // SealVerifyInfo comes from what Curio keeps per sector (ticket, seed,
 // comm_r, comm_d); here they are read back from the C1 itself.
 func (t *C2Task) Do(ctx context.Context, c1 []byte, sector abi.SectorNumber, miner abi.ActorID) ([]byte, error) {
-	proofBytes, err := t.prover.SealCommitPhase2(ctx, c1, sector, miner)
+	proofBytes, err := t.ffi.SealCommitPhase2(ctx, c1, sector, miner)
 	if err != nil {
 		switch {
 		case errors.Is(err, gpuc2.ErrBadInput):
@@ -145,6 +161,15 @@ func main() {
 }
 
 func run() error {
+	flag.Usage = func() {
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: curiotask\n\nProves one synthetic 2 KiB sector through gpuc2 in the shape of a Curio C2 task\n(TEST-ONLY parameters, made on first use under the user cache directory).")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 {
+		flag.Usage()
+		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cache, err := os.UserCacheDir()
