@@ -1,3 +1,5 @@
+//go:build cgo
+
 package native
 
 /*
@@ -61,24 +63,14 @@ import "C"
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// The stream API (ABI 2): device buffers that outlive one call, pinned host
-// memory, and work enqueued on explicit streams, so that one worker's
-// uploads overlap another's kernels. Nothing here synchronizes the whole
-// device; a Stream's own Sync waits for that stream only.
-
-// Stream is a non-blocking CUDA stream on one device. Its methods are not
-// safe for concurrent use; give each worker its own stream.
-type Stream struct {
-	device int
-	s      C.gpuc2_stream
-}
+// streamHandle is the C stream type that Stream holds.
+type streamHandle = C.gpuc2_stream
 
 // NewStream creates a stream on device.
 func NewStream(device int) (*Stream, error) {
@@ -97,9 +89,6 @@ func NewStream(device int) (*Stream, error) {
 	return st, nil
 }
 
-// Device returns the stream's device ordinal.
-func (s *Stream) Device() int { return s.device }
-
 // Sync waits until everything enqueued on s has finished.
 func (s *Stream) Sync() error {
 	msg := make([]byte, msgLen)
@@ -115,16 +104,6 @@ func (s *Stream) Close() error {
 	err := status("stream_destroy", C.go_gpuc2_stream_destroy(lib.api, C.int32_t(s.device), s.s, cmsg(msg), msgLen), msg)
 	s.s = nil
 	return err
-}
-
-// Buffer is device memory. A Buffer allocated with a stream is stream-ordered:
-// use and free it on that stream.
-type Buffer struct {
-	device int
-	stream *Stream // nil: plain cudaMalloc
-	ptr    unsafe.Pointer
-	size   int64
-	once   sync.Once
 }
 
 // Alloc allocates bytes of device memory. stream == nil gives long-lived
@@ -159,9 +138,6 @@ func streamOf(s *Stream) C.gpuc2_stream {
 	return s.s
 }
 
-// Size returns the buffer's size in bytes.
-func (b *Buffer) Size() int64 { return b.size }
-
 // Free releases the buffer (in stream order for pool memory). Later calls do nothing.
 func (b *Buffer) Free() error {
 	if b == nil {
@@ -188,13 +164,6 @@ func (b *Buffer) at(op string, off, n int64) (unsafe.Pointer, error) {
 	return unsafe.Add(b.ptr, off), nil
 }
 
-// Pinned is page-locked host memory: copies from it run asynchronously.
-type Pinned struct {
-	ptr  unsafe.Pointer
-	size int64
-	once sync.Once
-}
-
 // AllocPinned allocates bytes of pinned host memory.
 func AllocPinned(bytes int64) (*Pinned, error) {
 	l, err := get()
@@ -212,17 +181,6 @@ func AllocPinned(bytes int64) (*Pinned, error) {
 	return p, nil
 }
 
-// Bytes returns the memory as a byte slice (valid until Free).
-func (p *Pinned) Bytes() []byte { return unsafe.Slice((*byte)(p.ptr), p.size) }
-
-// Fr returns the first n field elements of the memory (valid until Free).
-func (p *Pinned) Fr(n int) []fr.Element {
-	if int64(n)*frBytes > p.size {
-		panic(fmt.Sprintf("native: %d elements exceed a %d-byte pinned buffer", n, p.size))
-	}
-	return unsafe.Slice((*fr.Element)(p.ptr), n)
-}
-
 // Free releases the memory; the caller makes sure no stream still reads it.
 func (p *Pinned) Free() error {
 	if p == nil {
@@ -236,8 +194,6 @@ func (p *Pinned) Free() error {
 	})
 	return err
 }
-
-const frBytes = int64(unsafe.Sizeof(fr.Element{}))
 
 // MemInfo returns the device's free and total memory. It queries the
 // driver: call it when sizing budgets, not on the proving path.
@@ -332,21 +288,6 @@ func (s *Stream) HDevice(a, b, c *Buffer, logM uint32) error {
 	}
 	msg := make([]byte, msgLen)
 	return status("h_device", C.go_gpuc2_h_device(lib.api, C.int32_t(s.device), s.s, ptrs[0], ptrs[1], ptrs[2], C.uint32_t(logM), cmsg(msg), msgLen), msg)
-}
-
-// DeviceMSM describes one MSM over device buffers: nBases affine points at
-// BasesOff in Bases, nScalars Fr elements at ScalarsOff in Scalars, and the
-// optional host density bitmap (as for MSMG1). Canonical says the scalars
-// are already canonical (FrFromMont); otherwise the call converts a copy.
-type DeviceMSM struct {
-	Bases      *Buffer
-	BasesOff   int64
-	NBases     int
-	Scalars    *Buffer
-	ScalarsOff int64
-	NScalars   int
-	Density    []uint64
-	Canonical  bool
 }
 
 // MSMG1 runs m over G1 in stream order and waits for its result.

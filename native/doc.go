@@ -4,7 +4,9 @@
 // It is the only package of the module that imports "C", and it uses cgo only
 // for dlopen/dlsym: building it needs a C compiler and dlfcn.h, never CUDA.
 // Without the library (or without a GPU) every function returns
-// ErrNotAvailable and callers fall back to the CPU.
+// ErrNotAvailable and callers fall back to the CPU. Built without cgo
+// (CGO_ENABLED=0), the package keeps the same API and behaves as if the
+// library were missing, so the CPU prover builds as pure Go.
 //
 // # Loading
 //

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package native
 
 /*
@@ -55,72 +57,14 @@ static int go_gpuc2_bench(const gpuc2_api_t* a, int32_t d, int32_t op, const voi
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
-
-// LibraryName is the file name of the native library.
-const LibraryName = "libgpuc2cuda.so"
-
-// EnvLibrary names the environment variable holding an explicit library path.
-const EnvLibrary = "GPUC2_NATIVE_LIB"
-
-// ABIVersion is the function-table version this package speaks.
-const ABIVersion = 2
-
-// Status codes of the C ABI (include/gpuc2.h).
-const (
-	CodeOK              = 0
-	CodeInvalidArgument = 1
-	CodeOutOfMemory     = 2
-	CodeCUDA            = 3
-	CodeNotSupported    = 4
-	CodeInternal        = 5
-)
-
-var (
-	// ErrNotAvailable is returned by every entry when the library cannot be
-	// loaded or no CUDA device is present.
-	ErrNotAvailable = errors.New("native: CUDA backend not available")
-	// ErrOutOfMemory matches (errors.Is) native errors with CodeOutOfMemory.
-	ErrOutOfMemory = errors.New("native: device out of memory")
-	// ErrNotSupported matches native errors with CodeNotSupported.
-	ErrNotSupported = errors.New("native: not supported")
-	// ErrInvalidArgument matches native errors with CodeInvalidArgument, and
-	// is returned for arguments rejected before the native call.
-	ErrInvalidArgument = errors.New("native: invalid argument")
-)
-
-// Error is a failed native call: the library's status code and message.
-type Error struct {
-	Op   string
-	Code int
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	return fmt.Sprintf("native: %s: %s (code %d)", e.Op, e.Msg, e.Code)
-}
-
-// Is maps status codes to the package's sentinel errors.
-func (e *Error) Is(target error) bool {
-	switch e.Code {
-	case CodeOutOfMemory:
-		return target == ErrOutOfMemory
-	case CodeNotSupported:
-		return target == ErrNotSupported
-	case CodeInvalidArgument:
-		return target == ErrInvalidArgument
-	}
-	return false
-}
 
 const msgLen = 1024
 
@@ -128,19 +72,6 @@ type library struct {
 	path    string
 	api     *C.gpuc2_api_t
 	devices int
-}
-
-var (
-	loadOnce sync.Once
-	lib      *library
-	loadErr  error
-)
-
-// Load loads the library once; later calls return the first result. The error
-// wraps ErrNotAvailable when no library (or no device) was found.
-func Load() error {
-	loadOnce.Do(func() { lib, loadErr = load() })
-	return loadErr
 }
 
 func candidates() []string {
@@ -229,9 +160,6 @@ func status(op string, rc C.int, msg []byte) error {
 	return &Error{Op: op, Code: int(rc), Msg: goMsg(msg)}
 }
 
-// Available reports whether the library is loaded and sees at least one device.
-func Available() bool { return Load() == nil }
-
 // LibraryPath returns the path the library was loaded from.
 func LibraryPath() (string, error) {
 	l, err := get()
@@ -248,16 +176,6 @@ func Version() (string, error) {
 		return "", err
 	}
 	return C.GoString(C.go_gpuc2_version(l.api)), nil
-}
-
-// Device describes one CUDA device.
-type Device struct {
-	Index        int
-	Name         string
-	TotalMemory  uint64 // bytes
-	SMs          int
-	ComputeMajor int
-	ComputeMinor int
 }
 
 // Devices lists the CUDA devices.
@@ -333,21 +251,6 @@ func msm(op string, g2 int, device int, bases unsafe.Pointer, nb int, scalars []
 	return status(op, rc, msg)
 }
 
-// Direction selects the transform of NTT (gnark-crypto fft.Domain semantics,
-// natural order in and out).
-type Direction int32
-
-const (
-	// Forward: y_j = Σ a_i ω^(ij) (Domain.FFT + bit reversal).
-	Forward Direction = 0
-	// Inverse: Domain.FFTInverse.
-	Inverse Direction = 1
-	// CosetForward: evaluation on the coset g·<ω>, g = 7 (FFT with OnCoset()).
-	CosetForward Direction = 2
-	// CosetInverse: the inverse of CosetForward (FFTInverse with OnCoset()).
-	CosetInverse Direction = 3
-)
-
 func logPow2(n int) (uint32, bool) {
 	if n <= 0 || n&(n-1) != 0 {
 		return 0, false
@@ -402,16 +305,6 @@ func H(device int, a, b, c, out []fr.Element) error {
 		unsafe.Pointer(unsafe.SliceData(c)), C.uint64_t(n), C.uint32_t(k), unsafe.Pointer(&out[0]), cmsg(msg), msgLen)
 	return status("h", rc, msg)
 }
-
-// BenchOp selects what BenchResident times.
-type BenchOp int32
-
-const (
-	BenchMSMG1 BenchOp = 0 // in0 = []G1Affine, in1 = []fr.Element
-	BenchMSMG2 BenchOp = 1 // in0 = []G2Affine, in1 = []fr.Element
-	BenchNTT   BenchOp = 2 // in0 = []fr.Element (forward NTT)
-	BenchH     BenchOp = 3 // in0, in1, in2 = a, b, c
-)
 
 // BenchResident uploads the inputs once and times iters runs of op on the
 // device with CUDA events, returning each run's milliseconds. For benchmarks.

@@ -1,0 +1,72 @@
+//go:build !cgo
+
+package native
+
+// Without cgo the package cannot dlopen the library, so it keeps the cgo
+// build's API (api_test.go checks that) and answers as the cgo build does
+// when libgpuc2cuda.so is missing: every entry returns Load's error, which
+// wraps ErrNotAvailable. Close and Free return nil: nothing was allocated.
+
+import (
+	"fmt"
+	"unsafe"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+type library struct{}
+
+type streamHandle struct{}
+
+func load() (*library, error) {
+	return nil, fmt.Errorf("%w: built without cgo (CGO_ENABLED=0), so %s cannot be loaded", ErrNotAvailable, LibraryName)
+}
+
+func LibraryPath() (string, error) { return "", Load() }
+func Version() (string, error)     { return "", Load() }
+func Devices() ([]Device, error)   { return nil, Load() }
+
+func MSMG1(device int, bases []bls12381.G1Affine, scalars []fr.Element, density []uint64) (bls12381.G1Jac, error) {
+	return bls12381.G1Jac{}, Load()
+}
+
+func MSMG2(device int, bases []bls12381.G2Affine, scalars []fr.Element, density []uint64) (bls12381.G2Jac, error) {
+	return bls12381.G2Jac{}, Load()
+}
+
+func NTT(device int, data []fr.Element, dir Direction) error { return Load() }
+func H(device int, a, b, c, out []fr.Element) error          { return Load() }
+
+func BenchResident(device int, op BenchOp, in0, in1, in2 unsafe.Pointer, n int, iters int) ([]float32, error) {
+	return nil, Load()
+}
+
+func FixedBaseG1(device int, base *bls12381.G1Affine, scalars []fr.Element, out []bls12381.G1Affine) error {
+	return Load()
+}
+
+func FixedBaseG2(device int, base *bls12381.G2Affine, scalars []fr.Element, out []bls12381.G2Affine) error {
+	return Load()
+}
+
+func NewStream(device int) (*Stream, error)                          { return nil, Load() }
+func Alloc(device int, stream *Stream, bytes int64) (*Buffer, error) { return nil, Load() }
+func AllocPinned(bytes int64) (*Pinned, error)                       { return nil, Load() }
+func MemInfo(device int) (free, total uint64, err error)             { return 0, 0, Load() }
+func PoolInfo(device int) (used, held uint64, err error)             { return 0, 0, Load() }
+
+func (s *Stream) Sync() error  { return Load() }
+func (s *Stream) Close() error { return nil }
+func (s *Stream) CopyToDevice(dst *Buffer, off int64, src unsafe.Pointer, n int64) error {
+	return Load()
+}
+func (s *Stream) CopyToHost(dst unsafe.Pointer, src *Buffer, off int64, n int64) error { return Load() }
+func (s *Stream) Zero(dst *Buffer, off, n int64) error                                 { return Load() }
+func (s *Stream) FrFromMont(buf *Buffer, off int64, n int) error                       { return Load() }
+func (s *Stream) HDevice(a, b, c *Buffer, logM uint32) error                           { return Load() }
+func (s *Stream) MSMG1(m DeviceMSM) (bls12381.G1Jac, error)                            { return bls12381.G1Jac{}, Load() }
+func (s *Stream) MSMG2(m DeviceMSM) (bls12381.G2Jac, error)                            { return bls12381.G2Jac{}, Load() }
+
+func (b *Buffer) Free() error { return nil }
+func (p *Pinned) Free() error { return nil }
