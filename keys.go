@@ -278,6 +278,10 @@ func checkKeyShape(pk *groth16.ProvingKey, t abi.RegisteredSealProof) error {
 // fit; proofs then stream them from the host). They stay loaded until Evict
 // or Close.
 func (p *Prover) Preload(ctx context.Context, t abi.RegisteredSealProof) error {
+	return guard(p.log, "Preload", func() error { return p.preload(ctx, t) })
+}
+
+func (p *Prover) preload(ctx context.Context, t abi.RegisteredSealProof) error {
 	if err := p.enter(); err != nil {
 		return err
 	}

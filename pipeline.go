@@ -389,20 +389,23 @@ func (p *Prover) synthesize(w *synthWorker, t *task) {
 	job := t.job
 	t.synthStart = time.Now()
 	p.progress(t, StageSynthesis, nil)
-	circuit, err := job.c1.Circuit(t.k)
-	if err == nil {
+	err := guard(p.log, "synthesis", func() error {
+		circuit, err := partitionCircuit(job.c1, t.k)
+		if err != nil {
+			return err
+		}
 		if t.w == nil {
 			t.w = synth.NewProvingAssignment(job.shape.hint) // the reserved bytes
 		} else {
 			t.w.Reset() // a parked assignment of the same shape: its buffers are reused
 		}
-		err = circuit.Synthesize(job.ctx, t.w)
-	}
+		return circuit.Synthesize(job.ctx, t.w)
+	})
 	t.synthesized = time.Now()
 	t.synth = t.synthesized.Sub(t.synthStart)
 	p.tracer.Add(w.track, "synthesis", t.synthStart, t.synthesized, t.args()...)
 	if err != nil {
-		if cause := context.Cause(job.ctx); cause != nil {
+		if cause := context.Cause(job.ctx); cause != nil && !errors.Is(err, ErrInternal) {
 			err = cause
 		}
 		t.w = nil // a failed synthesis may leave the assignment half built: drop it
@@ -442,12 +445,16 @@ func (p *Prover) prove(w *proveWorker, t *task) {
 			p.tracer.Add(w.track, name, s, e, append(t.args(), args...)...)
 		}))
 	}
-	proof, err := w.prover.Prove(job.ctx, job.key.pk, t.w, opts...)
+	var proof *groth16.Proof
+	err := guard(p.log, "prover", func() (err error) {
+		proof, err = w.prover.Prove(job.ctx, job.key.pk, t.w, opts...)
+		return err
+	})
 	end := time.Now()
 	p.tracer.Add(w.track, "partition", start, end, t.args()...)
 	t.prove = end.Sub(start)
 	if err != nil {
-		if cause := context.Cause(job.ctx); cause != nil {
+		if cause := context.Cause(job.ctx); cause != nil && !errors.Is(err, ErrInternal) {
 			err = cause
 		}
 		p.finish(t, fmt.Errorf("gpuc2: partition %d: %w", t.k, classify(err)))
@@ -456,6 +463,10 @@ func (p *Prover) prove(w *proveWorker, t *task) {
 	t.proof = proof
 	p.finish(t, nil)
 }
+
+// partitionCircuit is partition k's circuit; a variable so that a test can
+// make a circuit misbehave.
+var partitionCircuit = func(c1 *porep.C1, k int) (synth.Circuit, error) { return c1.Circuit(k) }
 
 // classify maps prover errors onto the package's sentinels.
 func classify(err error) error {
@@ -473,8 +484,12 @@ func classify(err error) error {
 // earlier calls. It returns when every partition is proven (and
 // self-verified), or at the first error, once the partitions still in the
 // pipeline have been withdrawn and their memory given back.
-func (p *Prover) ProveSeal(ctx context.Context, req SealRequest) (*SealResult, error) {
-	return p.proveSeal(ctx, req, forMiner)
+func (p *Prover) ProveSeal(ctx context.Context, req SealRequest) (res *SealResult, err error) {
+	err = guard(p.log, "ProveSeal", func() error {
+		res, err = p.proveSeal(ctx, req, forMiner)
+		return err
+	})
+	return res, err
 }
 
 // c1Scope says what a proof request can be checked against.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
@@ -36,12 +37,31 @@ var (
 	ErrProofInvalid = errors.New("gpuc2: proof failed self-verification")
 	// ErrClosed reports a call on a closed Prover, or a proof cut short by Close.
 	ErrClosed = errors.New("gpuc2: prover closed")
+	// ErrInternal reports a panic inside gpuc2, recovered: the proof or call
+	// it met fails (the stack is logged), the Prover and the process go on.
+	ErrInternal = errors.New("gpuc2: internal error")
 	// ErrUnsupported reports a request gpuc2 cannot serve: today NI-PoRep
 	// through SealCommitPhase2, ProveSeal and VerifySeal, where filecoin-ffi
 	// makes and checks a SnarkPack aggregate (SealCommitPhase2CircuitProofs
 	// gives the partition proofs). It also matches errors.ErrUnsupported.
 	ErrUnsupported = fmt.Errorf("gpuc2: unsupported: %w", errors.ErrUnsupported)
 )
+
+// recovered turns a panic recovered by par.Recover (in err, possibly
+// wrapped) into an error wrapping ErrInternal, and logs its stack.
+func recovered(log *slog.Logger, what string, err error) error {
+	var pe *par.PanicError
+	if !errors.As(err, &pe) || errors.Is(err, ErrInternal) { // not a panic, or told already
+		return err
+	}
+	log.Error("gpuc2: recovered a panic", "in", what, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+	return fmt.Errorf("%w: %s: %w", ErrInternal, what, err)
+}
+
+// guard runs a public call's body: nothing panics past the library's boundary.
+func guard(log *slog.Logger, what string, f func() error) error {
+	return recovered(log, what, par.Recover(f))
+}
 
 func errNonInteractive(t abi.RegisteredSealProof) error {
 	return fmt.Errorf("%w: %s is NI-PoRep, whose C2 output is a SnarkPack aggregate of its partition proofs; "+

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 
 	commcid "github.com/filecoin-project/go-fil-commcid"
@@ -25,7 +26,15 @@ import (
 // included). A proof that does not verify is (false, nil); malformed info
 // is an error wrapping ErrBadInput; an NI-PoRep info (an aggregate in ffi)
 // one wrapping ErrUnsupported.
-func (p *Prover) VerifySeal(info proof.SealVerifyInfo) (bool, error) {
+func (p *Prover) VerifySeal(info proof.SealVerifyInfo) (ok bool, err error) {
+	err = guard(p.log, "VerifySeal", func() error {
+		ok, err = p.verifySeal(info)
+		return err
+	})
+	return ok, err
+}
+
+func (p *Prover) verifySeal(info proof.SealVerifyInfo) (bool, error) {
 	if err := p.enter(); err != nil {
 		return false, err
 	}
@@ -39,7 +48,7 @@ func (p *Prover) VerifySeal(info proof.SealVerifyInfo) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return VerifySealVK(vk, info)
+	return verifySealVK(vk, info)
 }
 
 // verifyingKey returns t's verifying key: the loaded key's, the real .vk
@@ -79,7 +88,15 @@ func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey,
 }
 
 // VerifySealVK is VerifySeal with a given verifying key.
-func VerifySealVK(vk *groth16.VerifyingKey, info proof.SealVerifyInfo) (bool, error) {
+func VerifySealVK(vk *groth16.VerifyingKey, info proof.SealVerifyInfo) (ok bool, err error) {
+	err = guard(slog.Default(), "VerifySealVK", func() error {
+		ok, err = verifySealVK(vk, info)
+		return err
+	})
+	return ok, err
+}
+
+func verifySealVK(vk *groth16.VerifyingKey, info proof.SealVerifyInfo) (bool, error) {
 	t := info.SealProof
 	sp, err := porep.ParamsFor(t)
 	if err != nil {

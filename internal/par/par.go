@@ -4,7 +4,9 @@ package par
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"runtime/debug"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -33,7 +35,7 @@ func Chunks(ctx context.Context, n, chunk int, f func(lo, hi int) error) error {
 		if n <= 0 {
 			return nil
 		}
-		return f(0, n)
+		return Recover(func() error { return f(0, n) })
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -43,8 +45,33 @@ func Chunks(ctx context.Context, n, chunk int, f func(lo, hi int) error) error {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			return f(lo, hi)
+			return Recover(func() error { return f(lo, hi) })
 		})
 	}
 	return g.Wait()
+}
+
+// Guard is f run through Recover, for errgroup's Go.
+func Guard(f func() error) func() error {
+	return func() error { return Recover(f) }
+}
+
+// PanicError is a panic recovered on one of the module's goroutines: it
+// fails the call that goroutine served instead of the host process.
+type PanicError struct {
+	Value any
+	Stack []byte // of the goroutine that panicked
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Recover runs f and returns a panic in it as a *PanicError. Every goroutine
+// the module starts runs its work through it (Chunks and Range do).
+func Recover(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return f()
 }

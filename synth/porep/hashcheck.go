@@ -11,6 +11,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth/hash/poseidon"
 	"github.com/gpuc2/gpuc2/synth/hash/sha256"
 )
@@ -212,7 +213,7 @@ func (c *C1) checkProofs(ctx context.Context, g *Graph, chals [][]uint64) error 
 	eg, gctx := errgroup.WithContext(ctx)
 	eg.SetLimit(runtime.GOMAXPROCS(0))
 	for idx := 0; idx < total && int64(idx) < firstBad.Load() && gctx.Err() == nil; idx++ {
-		eg.Go(func() error {
+		eg.Go(par.Guard(func() error {
 			if int64(idx) > firstBad.Load() {
 				return nil
 			}
@@ -236,7 +237,7 @@ func (c *C1) checkProofs(ctx context.Context, g *Graph, chals [][]uint64) error 
 					return nil
 				}
 			}
-		})
+		}))
 	}
 	if err := eg.Wait(); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/gadgets/num"
 )
@@ -54,7 +55,7 @@ func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssign
 	done := 0
 	g, gctx := errgroup.WithContext(ctx)
 	for i := range children {
-		g.Go(func() error {
+		g.Go(par.Guard(func() error {
 			if err := r.challenge(gctx, i, children[i]); err != nil {
 				return err
 			}
@@ -65,7 +66,7 @@ func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssign
 				mu.Unlock()
 			}
 			return nil
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -110,10 +111,10 @@ func (r *parallelRun) challenge(ctx context.Context, i int, cs *synth.ProvingAss
 	dataLeaf := r.synthesizer(cs).dataLeaf(i, ch)
 	kids := cs.ForkN([]synth.Sizes{r.parts.treeD, r.parts.rest()})
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
+	g.Go(par.Guard(func() error {
 		return r.do(gctx, func() error { return r.synthesizer(kids[0]).treeD(r.sh, i, ch, dataLeaf) })
-	})
-	g.Go(func() error { return r.rest(gctx, i, kids[1], dataLeaf) })
+	}))
+	g.Go(par.Guard(func() error { return r.rest(gctx, i, kids[1], dataLeaf) }))
 	if err := g.Wait(); err != nil {
 		return err
 	}
@@ -139,12 +140,12 @@ func (r *parallelRun) rest(ctx context.Context, i int, cs *synth.ProvingAssignme
 	labels := make([]num.Num, len(kids))
 	g, gctx := errgroup.WithContext(ctx)
 	for l := range kids {
-		g.Go(func() error {
+		g.Go(par.Guard(func() error {
 			return r.do(gctx, func() (err error) {
 				labels[l], err = r.synthesizer(kids[l]).layer(r.sh, i, l+1, cols, &node)
 				return err
 			})
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		return err
