@@ -317,10 +317,7 @@ func (p *Prover) startSynthesis() {
 }
 
 func (p *Prover) progress(t *task, st Stage, err error) {
-	if p.cfg.Progress == nil {
-		return
-	}
-	p.cfg.Progress(Progress{Proof: t.job.seq, Sector: t.job.sector, Miner: t.job.miner, Partition: t.k,
+	p.events.send(Progress{Proof: t.job.seq, Sector: t.job.sector, Miner: t.job.miner, Partition: t.k,
 		Partitions: len(t.job.c1.VanillaProofs), Stage: st, Device: t.device, Err: err})
 }
 
@@ -579,6 +576,8 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 		delete(p.jobs, job)
 		p.mu.Unlock()
 	}()
+
+	defer p.events.flush(p.closing) // the last reports of this call, before it returns
 
 	tasks := make([]*task, n)
 	now := time.Now()

@@ -114,8 +114,10 @@ type Config struct {
 	SkipSelfVerify bool
 	Logger         *slog.Logger // default: slog.Default(), so the TEST-ONLY warning is seen
 	// Progress, if set, is called at each stage of each partition (see
-	// Stage). Calls come from the pipeline's goroutines, possibly
-	// concurrently; they must return quickly.
+	// Stage), in order, from one goroutine of the Prover's: a slow callback
+	// delays later reports, not the proofs, and a callback may call Close. A
+	// call's reports are delivered before it returns, unless Close cuts it
+	// short; none starts after Close returns.
 	Progress func(Progress)
 	// Tracer, if set, records every stage of every proof (C1 parse and
 	// check, parameter load, per partition queue, wait_budget, synthesis and
@@ -134,6 +136,9 @@ type Prover struct {
 	cfg    Config
 	log    *slog.Logger
 	tracer *trace.Tracer
+
+	events  *events       // Progress reports
+	closing chan struct{} // closed when Close starts
 
 	mu       sync.Mutex
 	keys     map[abi.RegisteredSealProof]*keyEntry // each type's entry of files
@@ -188,11 +193,14 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 		jobs:       map[*proofJob]struct{}{},
 		gates:      map[int]*gpulock.Device{},
 		done:       make(chan struct{}),
+		closing:    make(chan struct{}),
+		events:     newEvents(cfg.Progress, cfg.Logger),
 		budgetAuto: budgetAuto,
 	}
 	p.synthQueue.init() // before any worker waits on them
 	p.proveQueue.init()
 	if err := p.startProvers(devs); err != nil {
+		p.events.close()
 		return nil, err
 	}
 	p.budget = newHostBudget(cfg.HostMemoryBudget, cfg.SynthesisConcurrency)
@@ -303,11 +311,13 @@ func (p *Prover) enter() error {
 func (p *Prover) leave() { p.inflight.Done() }
 
 // Close cancels the proofs in flight (they return ErrClosed), waits for
-// them, stops the pipeline and releases the parameters. It is idempotent.
+// them, stops the pipeline and releases the parameters. It is idempotent,
+// and safe from any goroutine, a Progress callback included.
 func (p *Prover) Close() error {
 	p.closeOnce.Do(func() {
 		p.mu.Lock()
 		p.closed = true
+		close(p.closing)
 		for j := range p.jobs {
 			j.cancel(ErrClosed)
 		}
@@ -329,6 +339,7 @@ func (p *Prover) Close() error {
 			errs = append(errs, e.pk.Close())
 		}
 		p.keys, p.files = nil, nil
+		p.events.close()
 		p.closeResult = errors.Join(errs...)
 	})
 	return p.closeResult

@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // A partition the dispatcher has taken, with a synthesis worker free, and
 // that waits for host memory is counted: queued, and waiting for memory.
 // Two 2 KiB proofs under a budget of one partition: the first's partition is
-// held in synthesis (by its Progress call), the second's waits in the
+// held in synthesis (by its circuit), the second's waits in the
 // budget's reservation.
 func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 	ctx := context.Background()
@@ -40,17 +41,23 @@ func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 		HostMemoryBudget:     sh.bytes + sh.bytes/2, // one partition at a time
 		SynthesisConcurrency: 2,                     // a worker is free: only memory holds the second
 		Progress: func(e Progress) {
-			switch {
-			case e.Stage == StageSynthesis && e.Sector == 1:
-				close(synthesizing)
-				<-release
-			case e.Stage == StageQueued && e.Sector == 2:
+			if e.Stage == StageQueued && e.Sector == 2 {
 				close(queued)
 			}
 		},
 	})
 	require.NoError(t, err)
 	defer p.Close()
+	first, err := porep.ParseC1(raws[0])
+	require.NoError(t, err)
+	old := partitionCircuit
+	partitionCircuit = func(c1 *porep.C1, k int) (synth.Circuit, error) {
+		if !c1.ReplicaID.Equal(&first.ReplicaID) {
+			return old(c1, k)
+		}
+		return heldCircuit{synthesizing: synthesizing, release: release}, nil
+	}
+	defer func() { partitionCircuit = old }()
 	var once sync.Once
 	unblock := func() { once.Do(func() { close(release) }) }
 	defer unblock() // before Close, should the test stop early
@@ -128,4 +135,16 @@ func TestSealTimingsAdd(t *testing.T) {
 	if want := (SealTimings{Parse: 2, ParamLoad: 4, Queue: 6, Synthesis: 8, Prove: 10, Verify: 12, Total: 42}); sum != want {
 		t.Fatalf("got %+v, want %+v", sum, want)
 	}
+}
+
+// heldCircuit stays in synthesis until released or cancelled.
+type heldCircuit struct{ synthesizing, release chan struct{} }
+
+func (c heldCircuit) Synthesize(ctx context.Context, _ synth.ConstraintSystem) error {
+	close(c.synthesizing)
+	select {
+	case <-c.release:
+	case <-ctx.Done():
+	}
+	return ctx.Err()
 }

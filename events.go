@@ -1,0 +1,118 @@
+package gpuc2
+
+import (
+	"log/slog"
+	"sync"
+
+	"github.com/gpuc2/gpuc2/internal/par"
+)
+
+// events delivers Progress reports to Config.Progress in order, on one
+// goroutine of its own: no pipeline goroutine runs the host's code, so a
+// slow callback delays reports, not proofs, and a callback may call Close
+// (Close never waits for this goroutine).
+type events struct {
+	fn     func(Progress)
+	log    *slog.Logger
+	mu     sync.Mutex
+	queue  []event
+	closed bool
+	notify chan struct{} // capacity 1: the queue grew or closed
+}
+
+// event is a report, or with flushed set a marker that is closed once every
+// report before it has been delivered.
+type event struct {
+	p       Progress
+	flushed chan struct{}
+}
+
+func newEvents(fn func(Progress), log *slog.Logger) *events {
+	q := &events{fn: fn, log: log, notify: make(chan struct{}, 1)}
+	if fn != nil {
+		go q.run()
+	}
+	return q
+}
+
+func (q *events) push(e event) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	q.queue = append(q.queue, e)
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// send queues a report; after close it is dropped.
+func (q *events) send(p Progress) {
+	if q.fn != nil {
+		q.push(event{p: p})
+	}
+}
+
+// flush waits until the reports sent before it have been delivered, or
+// until abort closes (Close: the callback may be the one closing).
+func (q *events) flush(abort <-chan struct{}) {
+	if q.fn == nil {
+		return
+	}
+	done := make(chan struct{})
+	if !q.push(event{flushed: done}) {
+		return
+	}
+	select {
+	case <-done:
+	case <-abort:
+	}
+}
+
+// close drops the reports not yet delivered; no callback starts after it
+// returns. It does not wait for a callback that is running.
+func (q *events) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	q.closed = true
+	for _, e := range q.queue {
+		if e.flushed != nil {
+			close(e.flushed)
+		}
+	}
+	q.queue = nil
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (q *events) run() {
+	for {
+		q.mu.Lock()
+		for len(q.queue) == 0 && !q.closed {
+			q.mu.Unlock()
+			<-q.notify
+			q.mu.Lock()
+		}
+		if q.closed {
+			q.mu.Unlock()
+			return
+		}
+		e := q.queue[0]
+		q.queue = q.queue[1:]
+		q.mu.Unlock()
+		if e.flushed != nil {
+			close(e.flushed)
+			continue
+		}
+		// A panicking callback loses its report, not the process.
+		recovered(q.log, "Progress callback", par.Recover(func() error { q.fn(e.p); return nil }))
+	}
+}
