@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,14 @@ func paramsPrefix(p abi.RegisteredSealProof) (string, error) {
 // FindParams returns the paths of p's real Filecoin .params and .vk files in
 // dir, or ErrParamsMissing naming the file it looked for.
 func FindParams(dir string, p abi.RegisteredSealProof) (params, vk string, err error) {
+	err = guard(slog.Default(), "FindParams", func() error {
+		params, vk, err = findParams(dir, p)
+		return err
+	})
+	return params, vk, err
+}
+
+func findParams(dir string, p abi.RegisteredSealProof) (params, vk string, err error) {
 	prefix, err := paramsPrefix(p)
 	if err != nil {
 		return "", "", err

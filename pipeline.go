@@ -465,9 +465,14 @@ func (p *Prover) prove(w *proveWorker, t *task) {
 // make a circuit misbehave.
 var partitionCircuit = func(c1 *porep.C1, k int) (synth.Circuit, error) { return c1.Circuit(k) }
 
-// classify maps prover errors onto the package's sentinels.
+// classify maps the lower layers' errors onto the package's sentinels (an
+// error already carrying one is left as it is).
 func classify(err error) error {
 	switch {
+	case err == nil, errors.Is(err, ErrBadInput), errors.Is(err, ErrParamsCorrupt), errors.Is(err, ErrOutOfDeviceMemory):
+		return err
+	case errors.Is(err, porep.ErrBadC1), errors.Is(err, porep.ErrUnknownProof):
+		return fmt.Errorf("%w: %w", ErrBadInput, err)
 	case errors.Is(err, native.ErrOutOfMemory), errors.Is(err, gpulock.ErrTooLarge):
 		return fmt.Errorf("%w: %w", ErrOutOfDeviceMemory, err)
 	case errors.Is(err, groth16.ErrKeyMismatch), errors.Is(err, groth16.ErrMalformedKey):

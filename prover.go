@@ -20,9 +20,10 @@ import (
 // Errors callers can test with errors.Is. Cancellation returns the
 // context's error (context.Canceled, context.DeadlineExceeded).
 var (
-	// ErrBadInput wraps every problem with the C1 bytes, the sector identity
-	// or a SealVerifyInfo.
-	ErrBadInput = porep.ErrBadC1
+	// ErrBadInput wraps every problem with what the caller passed: the C1
+	// bytes (errors.As then gives a *porep.C1Error naming the field), the
+	// sector identity, a proof type, a SealVerifyInfo or its proof.
+	ErrBadInput = errors.New("gpuc2: bad input")
 	// ErrParamsCorrupt reports a parameter file that is truncated, malformed,
 	// does not match its .vk or does not fit the circuit of its proof type.
 	ErrParamsCorrupt = errors.New("gpuc2: parameters corrupt")
@@ -58,9 +59,10 @@ func recovered(log *slog.Logger, what string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrInternal, what, err)
 }
 
-// guard runs a public call's body: nothing panics past the library's boundary.
+// guard runs a public call's body: nothing panics past the library's
+// boundary, and the lower layers' errors leave with the package's sentinels.
 func guard(log *slog.Logger, what string, f func() error) error {
-	return recovered(log, what, par.Recover(f))
+	return classify(recovered(log, what, par.Recover(f)))
 }
 
 func errNonInteractive(t abi.RegisteredSealProof) error {
@@ -281,7 +283,11 @@ func (p *Prover) SealCommitPhase2(ctx context.Context, phase1Output []byte, sect
 // from, the C1's replica_id is taken as it stands; everything that follows
 // from it is checked as in SealCommitPhase2.
 func (p *Prover) SealCommitPhase2CircuitProofs(ctx context.Context, phase1Output []byte, sector abi.SectorNumber) ([]byte, error) {
-	res, err := p.proveSeal(ctx, SealRequest{C1: phase1Output, Sector: sector}, circuitOnly)
+	var res *SealResult
+	err := guard(p.log, "SealCommitPhase2CircuitProofs", func() (err error) {
+		res, err = p.proveSeal(ctx, SealRequest{C1: phase1Output, Sector: sector}, circuitOnly)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

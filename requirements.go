@@ -3,6 +3,7 @@ package gpuc2
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/filecoin-project/go-state-types/abi"
 
@@ -58,8 +59,11 @@ type Resources struct {
 // the exact parameter file size when the file is there. Defaults are those
 // of New, for one GPU; an automatic host budget (the machine's memory) does
 // not cap the working sets.
-func Requirements(t abi.RegisteredSealProof, cfg Config) (Resources, error) {
-	r, _, err := requirements(t, cfg)
+func Requirements(t abi.RegisteredSealProof, cfg Config) (r Resources, err error) {
+	err = guard(slog.Default(), "Requirements", func() error {
+		r, _, err = requirements(t, cfg)
+		return err
+	})
 	return r, err
 }
 
