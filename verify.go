@@ -20,10 +20,10 @@ import (
 // VerifySeal verifies a seal proof as filecoin-ffi's VerifySeal does: the
 // public inputs of every partition are recomputed from the info alone
 // (replica_id from the miner, sector number, ticket and comm_d; challenges
-// from replica_id and the seed), with t's verifying key from the .vk file
-// beside the parameters, or from the loaded parameters (TEST-ONLY ones
-// included). A proof that does not verify is (false, nil); malformed info
-// is an error wrapping ErrBadInput.
+// from replica_id and the seed, and comm_r for synthetic PoRep), with t's
+// verifying key from the .vk file beside the parameters, or from the loaded
+// parameters (TEST-ONLY ones included). A proof that does not verify is
+// (false, nil); malformed info is an error wrapping ErrBadInput.
 func (p *Prover) VerifySeal(info proof.SealVerifyInfo) (bool, error) {
 	if err := p.enter(); err != nil {
 		return false, err
