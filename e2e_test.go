@@ -2,6 +2,7 @@ package gpuc2_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -75,6 +76,43 @@ func TestProveSynthetic2KiB(t *testing.T) {
 	ok, err = groth16.Verify(pk.VerifyingKey(), proof, other)
 	require.NoError(t, err)
 	assert.False(t, ok)
+}
+
+// Synthetic PoRep through the facade: a 2 KiB sector built in full (its
+// challenges are selected with the seed from a set derived from comm_r),
+// proven with the TEST-ONLY setup that V1_1 shares, and accepted by
+// VerifySeal, which derives the challenges from the info alone. A flipped
+// seed selects other challenges, so the proof no longer verifies.
+func TestProveSealSyntheticPoRep2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 2 KiB setup and proof take minutes on 2 cores")
+	}
+	ctx := context.Background()
+	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep
+	miner, sector := abi.ActorID(1000), abi.SectorNumber(11)
+	c1, err := porep.SyntheticC1(ctx, spt, miner, sector, [32]byte{11})
+	require.NoError(t, err)
+	raw, err := c1.EncodeJSON()
+	require.NoError(t, err)
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t), Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	defer p.Close()
+
+	res, err := p.ProveSeal(ctx, gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner})
+	require.NoError(t, err)
+	require.Len(t, res.Proof, len(c1.VanillaProofs)*groth16.ProofSize)
+	info := res.VerifyInfo
+	assert.Equal(t, spt, info.SealProof)
+	ok, err := p.VerifySeal(info)
+	require.NoError(t, err)
+	assert.True(t, ok)
+
+	flipped := info
+	flipped.InteractiveRandomness = slices.Clone(info.InteractiveRandomness)
+	flipped.InteractiveRandomness[0] ^= 1
+	ok, err = p.VerifySeal(flipped)
+	require.NoError(t, err)
+	assert.False(t, ok, "flipped seed")
 }
 
 // On a GPU, an 8 MiB partition's CUDA proof equals the CPU's for the same r, s.

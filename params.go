@@ -111,9 +111,17 @@ func IsTestSize(p abi.RegisteredSealProof) bool {
 
 // TestParamsPath is where TestParams keeps p's test setup under cacheDir.
 // The name says TEST: these keys come from local toxic waste and prove
-// nothing to anyone else.
+// nothing to anyone else. Every proof type of a sector size (V1, V1_1,
+// synthetic, NI) has the same partition circuit, as they share Filecoin's
+// file (paramsPrefix), so they share one setup, named after the V1_1 type.
 func TestParamsPath(cacheDir string, p abi.RegisteredSealProof) string {
-	return filepath.Join(cacheDir, "gpuc2", "test-params", fmt.Sprintf("TEST-ONLY-%v.params", porep.ProofName(p)))
+	name := porep.ProofName(p)
+	if size, err := porep.SectorSizeName(p); err == nil {
+		if v11, err := porep.ProofForSectorSize(size); err == nil {
+			name = porep.ProofName(v11)
+		}
+	}
+	return filepath.Join(cacheDir, "gpuc2", "test-params", "TEST-ONLY-"+name+".params")
 }
 
 // TestParams loads p's local TEST-ONLY setup from cacheDir. An existing file

@@ -61,6 +61,22 @@ func TestTestParamsOnlyForTestSizes(t *testing.T) {
 	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
 }
 
+// The proof types of a size share one TEST-ONLY setup, as their circuit
+// and Filecoin's file; another size has its own.
+func TestTestParamsPathPerSize(t *testing.T) {
+	dir := t.TempDir()
+	path := gpuc2.TestParamsPath(dir, abi.RegisteredSealProof_StackedDrg2KiBV1_1)
+	assert.Equal(t, "TEST-ONLY-StackedDrg2KiBV1_1.params", filepath.Base(path))
+	for _, p := range []abi.RegisteredSealProof{
+		abi.RegisteredSealProof_StackedDrg2KiBV1,
+		abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
+		abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep,
+	} {
+		assert.Equal(t, path, gpuc2.TestParamsPath(dir, p), porep.ProofName(p))
+	}
+	assert.NotEqual(t, path, gpuc2.TestParamsPath(dir, abi.RegisteredSealProof_StackedDrg8MiBV1_1_Feat_SyntheticPoRep))
+}
+
 // A cached test setup that is not a proving key is an error, never silently replaced.
 func TestTestParamsRejectsCorruptCache(t *testing.T) {
 	dir := t.TempDir()

@@ -21,11 +21,11 @@ import (
 // VerifySeal verifies a seal proof as filecoin-ffi's VerifySeal does: the
 // public inputs of every partition are recomputed from the info alone
 // (replica_id from the miner, sector number, ticket and comm_d; challenges
-// from replica_id and the seed), with t's verifying key from the .vk file
-// beside the parameters, or from the loaded parameters (TEST-ONLY ones
-// included). A proof that does not verify is (false, nil); malformed info
-// is an error wrapping ErrBadInput; an NI-PoRep info (an aggregate in ffi)
-// one wrapping ErrUnsupported.
+// from replica_id and the seed, and comm_r for synthetic PoRep), with t's
+// verifying key from the .vk file beside the parameters, or from the loaded
+// parameters (TEST-ONLY ones included). A proof that does not verify is
+// (false, nil); malformed info is an error wrapping ErrBadInput; an
+// NI-PoRep info (an aggregate in ffi) one wrapping ErrUnsupported.
 func (p *Prover) VerifySeal(info proof.SealVerifyInfo) (ok bool, err error) {
 	err = guard(p.log, "VerifySeal", func() error {
 		ok, err = p.verifySeal(info)

@@ -1,8 +1,8 @@
 // Command testsetup makes TEST-ONLY Groth16 parameters for the PoRep circuit
 // of a sector size and writes them, in bellperson's .params format, where
 // gpuc2.TestParams and the facade (Config.TestParamsDir) look for them:
-// gpuc2.TestParamsPath(cache, proof type), for the proof type c2prove uses
-// for synthetic sectors of that size (the V1_1 type).
+// gpuc2.TestParamsPath(cache, proof type), one file that every proof type
+// of that size uses.
 //
 // The parameters come from local toxic waste (crypto/rand, then forgotten):
 // whoever ran the setup could forge proofs, and no chain accepts them. They

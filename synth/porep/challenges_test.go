@@ -39,8 +39,15 @@ func TestChaChaBlockMatchesXCrypto(t *testing.T) {
 	}
 }
 
-// TestSyntheticChallengesKnownAnswer uses rust-fil-proofs challenges.rs
-// test_synth_challenges_against_hardcoded.
+// TestSyntheticChallengesKnownAnswer holds the synthetic-PoRep derivation
+// to rust-fil-proofs' storage-proofs-porep/src/stacked/vanilla/challenges.rs,
+// with the vectors of its test_synth_challenges_against_hardcoded: the
+// synthetic challenges of SynthChallengeGenerator (gen_synth_challenge:
+// ChaCha20 keyed by chacha20_gen, BLAKE2b of replica_id and comm_r), the
+// indexes that select a partition's challenges among them
+// (gen_partition_synth_indexes: chacha20_select, keyed with the seed) and
+// the selected challenges (gen_porep_challenges, i.e.
+// gen_porep_partition_challenges for partition 0).
 func TestSyntheticChallengesKnownAnswer(t *testing.T) {
 	var replicaID, commR, rand [32]byte
 	replicaID[0], commR[0] = 55, 101
@@ -60,6 +67,29 @@ func TestSyntheticChallengesKnownAnswer(t *testing.T) {
 	// partition k continues the selection stream
 	all := sel(20, rand, 0)
 	assert.Equal(t, all[10:], sel(10, rand, 1))
+}
+
+// Challenges for a synthetic type is SynthChallenges::derive in
+// challenges.rs: SynthChallengeGenerator::default, whose set has
+// min(sector_nodes, 2^18) challenges (DEFAULT_SYNTH_CHALLENGE_COUNT), then
+// gen_porep_partition_challenges for partition k.
+func TestSyntheticChallenges(t *testing.T) {
+	var rid, commR, seed [32]byte
+	rid[0], commR[0], seed[0] = 3, 4, 5
+	p := abi.RegisteredSealProof_StackedDrg32GiBV1_1_Feat_SyntheticPoRep
+	sp, err := porep.ParamsFor(p)
+	require.NoError(t, err)
+	gen, sel := porep.NewSynthForTest(sp.Nodes, rid, commR, 1<<18)
+	for k := range sp.Partitions {
+		var want []uint64
+		for _, i := range sel(sp.ChallengesPerPartition, seed, k) {
+			require.Less(t, i, uint64(1<<18))
+			want = append(want, gen(i))
+		}
+		got, err := porep.Challenges(p, rid, commR, seed, k)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "partition %d", k)
+	}
 }
 
 func TestInteractiveChallenges(t *testing.T) {

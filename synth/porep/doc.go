@@ -41,12 +41,13 @@
 //
 // # Synthetic C1
 //
-// SyntheticC1 makes a consistent C1 for a made-up sector of any size
-// (interactive proof types), deterministic from a seed: synthetic data for
-// tests, examples and benchmarks, never a real sector. Only the opened
-// values are real (sparse trees C and R with random untouched subtrees,
-// labels computed from random parent labels, real encodings); whatever
-// uses one must say so.
+// SyntheticC1 makes a consistent C1 for a made-up sector, deterministic
+// from a seed: synthetic data for tests, examples and benchmarks, never a
+// real sector; whatever uses one must say so. For interactive proof types,
+// of any size, only the opened values are real (sparse trees C and R with
+// random untouched subtrees, labels computed from random parent labels,
+// real encodings). Synthetic-PoRep types, whose challenges depend on comm_r,
+// are built in full, up to 8 MiB. Not for NI-PoRep.
 //
 // # Graph and challenges
 //

@@ -36,7 +36,8 @@ func Label(replicaID [32]byte, layer uint32, node uint64, parents []fr.Element) 
 // does not allocate per label.
 type labeler struct{ buf [labelInputBytes]byte }
 
-// label is Label for exactly TotalParents parents.
+// label is Label for exactly TotalParents parents, or for none: node 0,
+// which has no parents, hashes only the first 64 bytes.
 func (lb *labeler) label(replicaID *[32]byte, layer uint32, node uint64, parents []fr.Element) fr.Element {
 	b := &lb.buf
 	copy(b[:32], replicaID[:])
@@ -46,7 +47,7 @@ func (lb *labeler) label(replicaID *[32]byte, layer uint32, node uint64, parents
 	for j := range parents {
 		fr.LittleEndian.PutElement((*[32]byte)(b[64+32*j:]), parents[j])
 	}
-	d := sha256.Sum254(b[:])
+	d := sha256.Sum254(b[:64+32*len(parents)])
 	e, _ := fr.LittleEndian.Element(&d) // cannot fail: d < 2^254 < r
 	return e
 }

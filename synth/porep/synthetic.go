@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -19,43 +20,59 @@ import (
 // dataBlockLevels is log2 of the data block that tree D repeats.
 const dataBlockLevels = 12
 
+// maxDenseNodes bounds the sectors SyntheticC1 builds in full (synthetic
+// PoRep): 8 MiB, 2^18 nodes, costs about 17 s of CPU (half of it Poseidon,
+// a quarter the expander's Feistel hashes) and 0.2 GB; 512 MiB would cost
+// 64 times as much of both.
+const maxDenseNodes = 1 << 18
+
 // SyntheticC1 generates the C1 output of a made-up sector sealed with p by
 // miner as sector number sector: synthetic data for tests, examples and
-// benchmarks, not a real sector (and unrelated to SyntheticPoRep, whose
-// proof types it cannot generate). The result is deterministic in its
+// benchmarks, not a real sector. The result is deterministic in its
 // arguments and internally consistent: it parses back from every encoding
 // and passes CheckAll, and its partitions satisfy the circuit.
 //
-// Only what the C1 opens is real; everything else is chosen to keep the
-// work proportional to the number of challenges:
+// The sector data repeats one random block of 2^12 nodes (the whole
+// sector at 2 KiB), so comm_d is a real tree-D root that is cheap to
+// compute: comm_d must be fixed before the challenges, which depend on it
+// through replica_id, so tree D cannot be sparse around them. Ticket and
+// seed are random; replica_id and the challenges are derived from them as
+// rust-fil-proofs does. Beyond tree D, how much is real depends on when the
+// challenges are known:
 //
-//   - The sector data repeats one random block of 2^12 nodes (the whole
-//     sector for 2 KiB), so comm_d is a real tree-D root that is cheap to
-//     compute: comm_d must be fixed before the challenges, which depend on
-//     it through replica_id, so tree D cannot be sparse around them.
-//   - Ticket and seed are random; replica_id and the challenges are
-//     derived from them as rust-fil-proofs does.
-//   - Every column that the proofs open (challenged nodes and their 6 DRG
-//     and 8 expander parents) holds random labels, except that the labels
-//     of challenged nodes are computed from their parents' labels (layer by
-//     layer, node by node, so a challenged node that is another's parent
-//     has its computed labels everywhere). The replica node of a challenged
-//     node is its data plus its last label.
-//   - Trees C and R are sparse: the opened leaves are real, every subtree
-//     that no proof enters has a random root.
+//   - Interactive types (V1, V1_1), any size: the challenges come from
+//     replica_id and seed, so only what the C1 opens is real and the work
+//     is proportional to the number of challenges. Every column that the
+//     proofs open (challenged nodes and their 6 DRG and 8 expander parents)
+//     holds random labels, except that the labels of challenged nodes are
+//     computed from their parents' labels (layer by layer, node by node, so
+//     a challenged node that is another's parent has its computed labels
+//     everywhere). The replica node of a challenged node is its data plus
+//     its last label. Trees C and R are sparse: the opened leaves are real,
+//     every subtree that no proof enters has a random root.
+//   - Synthetic PoRep (V1_1_Feat_SyntheticPoRep), up to 8 MiB: the
+//     challenges are selected with seed from a set derived from replica_id
+//     and comm_r, which depends on every node, so the sector is built in
+//     full: every label of every node (SDR labeling), every replica node,
+//     trees C and R, then comm_r, then the challenges. Larger sizes give an
+//     error wrapping errors.ErrUnsupported.
 //
-// Random values come from SHA-256 of seed and their position, so a value
-// does not depend on the order of the work. Interactive proof types only
-// (V1, V1_1): synthetic and non-interactive PoRep derive their challenges
-// from comm_r, which depends on the opened nodes; they give an error that
-// wraps errors.ErrUnsupported.
+// Non-interactive types derive their challenges from comm_r too; they
+// give an error wrapping errors.ErrUnsupported. Random values come from
+// SHA-256 of seed and their position, so a value does not depend on the
+// order of the work.
 func SyntheticC1(ctx context.Context, p abi.RegisteredSealProof, miner abi.ActorID, sector abi.SectorNumber, seed [32]byte) (*C1, error) {
 	sp, err := ParamsFor(p)
 	if err != nil {
 		return nil, err
 	}
-	if sp.Challenges != ChallengesInteractive {
+	dense := sp.Challenges == ChallengesSynthetic
+	switch {
+	case sp.Challenges == ChallengesNonInteractive:
 		return nil, fmt.Errorf("porep: no synthetic C1 for %v: its challenges depend on comm_r: %w", ProofName(p), errors.ErrUnsupported)
+	case dense && sp.Nodes > maxDenseNodes:
+		return nil, fmt.Errorf("porep: no synthetic C1 for %v: its challenges depend on comm_r, so every node must be labelled, which is done only up to %d nodes (8 MiB): %w",
+			ProofName(p), maxDenseNodes, errors.ErrUnsupported)
 	}
 	rnd := synthRand(seed)
 	ps, err := newPoseidonSet()
@@ -77,41 +94,31 @@ func SyntheticC1(ctx context.Context, p abi.RegisteredSealProof, miner abi.Actor
 	}
 	c.ReplicaID, _ = fr.LittleEndian.Element(&rid) // top bits cleared: canonical
 
-	// challenges and the graph around them
-	chals := make([][]uint64, sp.Partitions)
-	parents := map[uint64]nodeParents{}
-	for k := range chals {
-		if chals[k], err = Challenges(p, rid, [32]byte{}, c.Seed, k); err != nil {
+	// computed: the nodes whose labels and replica nodes are real
+	var chals [][]uint64
+	var computed []uint64
+	if dense {
+		computed = make([]uint64, sp.Nodes)
+		for n := range computed {
+			computed[n] = uint64(n)
+		}
+	} else {
+		if chals, err = partitionChallenges(&sp, rid, [32]byte{}, c.Seed); err != nil {
 			return nil, err
 		}
-		for _, ch := range chals[k] {
-			if _, ok := parents[ch]; ok {
-				continue
-			}
-			var np nodeParents
-			if np.drg, np.exp, err = g.Parents(ch); err != nil {
-				return nil, err
-			}
-			parents[ch] = np
-		}
+		computed = slices.Sorted(maps.Keys(challengeSet(chals)))
 	}
-	challenged := make([]uint64, 0, len(parents))
-	for ch := range parents {
-		challenged = append(challenged, ch)
+	parents, err := graphParents(ctx, g, computed)
+	if err != nil {
+		return nil, err
 	}
-	slices.Sort(challenged)
-
-	labels := makeLabels(&rnd, &sp, &rid, challenged, parents)
-	if err := ctx.Err(); err != nil {
+	labels, err := makeLabels(ctx, &rnd, &sp, &rid, computed, parents)
+	if err != nil {
 		return nil, err
 	}
 
 	// tree C over the column hashes of every opened column
-	opened := make([]uint64, 0, len(labels))
-	for n := range labels {
-		opened = append(opened, n)
-	}
-	slices.Sort(opened)
+	opened := slices.Sorted(maps.Keys(labels))
 	colHash := make([]fr.Element, len(opened))
 	err = parallelFor(ctx, len(opened), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
@@ -137,13 +144,13 @@ func SyntheticC1(ctx context.Context, p abi.RegisteredSealProof, miner abi.Actor
 		return nil, err
 	}
 
-	// tree R over the replica nodes of the challenged nodes
-	leavesR := make(map[uint64]fr.Element, len(challenged))
-	for _, ch := range challenged {
-		leaf := treeD.leaf(ch)
+	// tree R over the replica nodes of the computed nodes
+	leavesR := make(map[uint64]fr.Element, len(computed))
+	for _, n := range computed {
+		leaf := treeD.leaf(n)
 		data, _ := fr.LittleEndian.Element(&leaf) // top bits cleared: canonical
 		var replica fr.Element
-		leavesR[ch] = *replica.Add(&data, &labels[ch][sp.Layers-1])
+		leavesR[n] = *replica.Add(&data, &labels[n][sp.Layers-1])
 	}
 	treeR, err := newSparseTree(ctx, ps, leavesR, arities, func(level int, idx uint64) fr.Element {
 		return rnd.fr(tagTreeR, uint64(level), idx)
@@ -154,6 +161,11 @@ func SyntheticC1(ctx context.Context, p abi.RegisteredSealProof, miner abi.Actor
 	commC, commRLast := treeC.root(), treeR.root()
 	if c.CommR, err = ps.hash([]fr.Element{commC, commRLast}); err != nil {
 		return nil, err
+	}
+	if dense {
+		if chals, err = partitionChallenges(&sp, rid, leBytes(&c.CommR), c.Seed); err != nil {
+			return nil, err
+		}
 	}
 
 	column := func(n uint64) ColumnProof {
@@ -192,21 +204,66 @@ func SyntheticC1(ctx context.Context, p abi.RegisteredSealProof, miner abi.Actor
 	return c, nil
 }
 
+// partitionChallenges derives every partition's challenges.
+func partitionChallenges(sp *SealParams, rid, commR, seed [32]byte) ([][]uint64, error) {
+	chals := make([][]uint64, sp.Partitions)
+	for k := range chals {
+		var err error
+		if chals[k], err = Challenges(sp.Proof, rid, commR, seed, k); err != nil {
+			return nil, err
+		}
+	}
+	return chals, nil
+}
+
+func challengeSet(chals [][]uint64) map[uint64]struct{} {
+	set := map[uint64]struct{}{}
+	for _, part := range chals {
+		for _, ch := range part {
+			set[ch] = struct{}{}
+		}
+	}
+	return set
+}
+
+// graphParents returns the parents of each of nodes.
+func graphParents(ctx context.Context, g *Graph, nodes []uint64) (map[uint64]nodeParents, error) {
+	ps := make([]nodeParents, len(nodes))
+	err := parallelFor(ctx, len(nodes), func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			var err error
+			if ps[i].drg, ps[i].exp, err = g.Parents(nodes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]nodeParents, len(nodes))
+	for i, n := range nodes {
+		out[n] = ps[i]
+	}
+	return out, nil
+}
+
 type nodeParents struct {
 	drg [DRGDegree]uint32
 	exp [ExpDegree]uint32
 }
 
-// makeLabels returns the labels (one per layer) of every challenged node
-// and of each of their parents. Parents that are not challenged get random
-// labels; challenged nodes get labels computed from their parents', layer
-// by layer and, within a layer, by increasing node: DRG parents (same
-// layer) precede their node and expander parents are from the layer before,
-// so every parent label is final when it is read.
-func makeLabels(rnd *synthRand, sp *SealParams, rid *[32]byte, challenged []uint64, parents map[uint64]nodeParents) map[uint64][]fr.Element {
-	labels := make(map[uint64][]fr.Element, len(challenged)*(1+DRGDegree+ExpDegree))
-	for _, ch := range challenged {
-		labels[ch] = make([]fr.Element, sp.Layers)
+// makeLabels returns the labels (one per layer) of every computed node
+// and of each of their parents. Parents that are not computed get random
+// labels; computed nodes get labels computed from their parents', layer by
+// layer and, within a layer, by increasing node: DRG parents (same layer)
+// precede their node and expander parents are from the layer before, so
+// every parent label is final when it is read. Node 0 has no parents: its
+// label hashes only replica_id, layer and node (create_label).
+func makeLabels(ctx context.Context, rnd *synthRand, sp *SealParams, rid *[32]byte, computed []uint64, parents map[uint64]nodeParents) (map[uint64][]fr.Element, error) {
+	labels := make(map[uint64][]fr.Element, min(uint64(len(computed))*(1+DRGDegree+ExpDegree), sp.Nodes))
+	for _, n := range computed {
+		labels[n] = make([]fr.Element, sp.Layers)
 	}
 	random := func(n uint64) {
 		if _, ok := labels[n]; ok {
@@ -218,24 +275,33 @@ func makeLabels(rnd *synthRand, sp *SealParams, rid *[32]byte, challenged []uint
 		}
 		labels[n] = rows
 	}
-	for _, ch := range challenged {
-		np := parents[ch]
-		for _, n := range np.drg {
-			random(uint64(n))
+	for _, n := range computed {
+		np := parents[n]
+		for _, p := range np.drg {
+			random(uint64(p))
 		}
-		for _, n := range np.exp {
-			random(uint64(n))
+		for _, p := range np.exp {
+			random(uint64(p))
 		}
 	}
 	var lb labeler
 	for l := 0; l < sp.Layers; l++ {
-		for _, ch := range challenged {
-			np := parents[ch]
+		for i, n := range computed {
+			if i%(1<<12) == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			if n == 0 {
+				labels[n][l] = lb.label(rid, uint32(l+1), 0, nil)
+				continue
+			}
+			np := parents[n]
 			par := expandedParents(labels, &np, l)
-			labels[ch][l] = lb.label(rid, uint32(l+1), ch, par[:])
+			labels[n][l] = lb.label(rid, uint32(l+1), n, par[:])
 		}
 	}
-	return labels
+	return labels, nil
 }
 
 // expandedParents lists the 37 label parents of layer index l (0-based):

@@ -14,24 +14,28 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpuc2/gpuc2/synth/hash/poseidon"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 var testSeed = [32]byte{'g', 'p', 'u', 'c', '2'}
 
 // syntheticProofs are the proof types TestSyntheticC1 generates: the small
-// sizes always, 32 and 64 GiB (a few seconds each on 2 cores) unless -short.
+// sizes always; unless -short, 32 and 64 GiB (a few seconds each on 2 cores)
+// and the dense 8 MiB synthetic-PoRep sector (about 17 s of CPU).
 func syntheticProofs() []abi.RegisteredSealProof {
 	ps := []abi.RegisteredSealProof{
 		abi.RegisteredSealProof_StackedDrg2KiBV1,
 		abi.RegisteredSealProof_StackedDrg2KiBV1_1,
 		abi.RegisteredSealProof_StackedDrg8MiBV1_1,
 		abi.RegisteredSealProof_StackedDrg512MiBV1_1,
+		abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
 	}
 	if !testing.Short() {
 		ps = append(ps,
 			abi.RegisteredSealProof_StackedDrg32GiBV1_1,
-			abi.RegisteredSealProof_StackedDrg64GiBV1_1)
+			abi.RegisteredSealProof_StackedDrg64GiBV1_1,
+			abi.RegisteredSealProof_StackedDrg8MiBV1_1_Feat_SyntheticPoRep)
 	}
 	return ps
 }
@@ -96,7 +100,9 @@ func TestSyntheticC1Deterministic(t *testing.T) {
 func TestSyntheticC1Errors(t *testing.T) {
 	ctx := context.Background()
 	for _, p := range []abi.RegisteredSealProof{
-		abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
+		abi.RegisteredSealProof_StackedDrg512MiBV1_1_Feat_SyntheticPoRep, // too large to label in full
+		abi.RegisteredSealProof_StackedDrg32GiBV1_1_Feat_SyntheticPoRep,
+		abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep,
 		abi.RegisteredSealProof_StackedDrg32GiBV1_2_Feat_NiPoRep,
 	} {
 		_, err := porep.SyntheticC1(ctx, p, testMiner, testSector, testSeed)
@@ -111,6 +117,132 @@ func TestSyntheticC1Errors(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	c := synthetic(t, abi.RegisteredSealProof_StackedDrg2KiBV1_1)
 	assert.ErrorIs(t, c.CheckAll(cancelled, testMiner, testSector), context.Canceled)
+}
+
+// A synthetic-PoRep C1 answers the challenges derived from its own comm_r:
+// for each partition, the synthetic challenges (a set of min(nodes, 2^18)
+// derived from replica_id and comm_r) at the indexes that the seed selects,
+// as rust-fil-proofs' SynthChallenges::derive_indexes picks the proofs of a
+// partition out of the stored synthetic ones (stacked/vanilla/proof.rs,
+// read_porep_proofs_from_synth). Another seed selects other challenges of
+// the same set.
+func TestSyntheticC1SyntheticPoRep(t *testing.T) {
+	ctx := context.Background()
+	p := abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep
+	c := synthetic(t, p)
+	require.NoError(t, c.CheckAll(ctx, testMiner, testSector))
+	sp, err := porep.ParamsFor(p)
+	require.NoError(t, err)
+
+	var rid, commR [32]byte
+	fr.LittleEndian.PutElement(&rid, c.ReplicaID)
+	fr.LittleEndian.PutElement(&commR, c.CommR)
+	gen, sel := porep.NewSynthForTest(sp.Nodes, rid, commR, min(sp.Nodes, 1<<18))
+	selected := func(seed [32]byte, k int) []uint64 {
+		var out []uint64
+		for _, i := range sel(sp.ChallengesPerPartition, seed, k) {
+			out = append(out, gen(i))
+		}
+		return out
+	}
+	require.Len(t, c.VanillaProofs, sp.Partitions)
+	for k, part := range c.VanillaProofs {
+		var got []uint64
+		for _, cp := range part {
+			got = append(got, cp.LabelingProofs[0].Node)
+		}
+		want, err := porep.Challenges(p, rid, commR, c.Seed, k)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "partition %d: Challenges", k)
+		assert.Equal(t, selected(c.Seed, k), got, "partition %d: the selected synthetic challenges", k)
+
+		other := c.Seed
+		other[0] ^= 1
+		moved, err := porep.Challenges(p, rid, commR, other, k)
+		require.NoError(t, err)
+		assert.Equal(t, selected(other, k), moved, "partition %d: another seed", k)
+		assert.NotEqual(t, got, moved, "partition %d: another seed selects others", k)
+	}
+}
+
+// The synthetic-PoRep sector is built in full: every label of every node
+// is the SDR label (node 0 hashes no parents, as create_label in
+// stacked/vanilla/create_label/single.rs), and comm_c is the root of tree C
+// over all their column hashes — recomputed here from replica_id alone.
+func TestSyntheticC1Dense(t *testing.T) {
+	p := abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep
+	c := synthetic(t, p)
+	sp, err := porep.ParamsFor(p)
+	require.NoError(t, err)
+	require.Equal(t, porep.TreeShape{Base: 8}, sp.Shape)
+	g, err := porep.NewGraph(p)
+	require.NoError(t, err)
+	var rid [32]byte
+	fr.LittleEndian.PutElement(&rid, c.ReplicaID)
+
+	labels := make([][]fr.Element, sp.Nodes) // [node][layer]
+	for n := range labels {
+		labels[n] = make([]fr.Element, sp.Layers)
+	}
+	for l := range sp.Layers {
+		for n := range labels {
+			if n == 0 {
+				var msg [64]byte
+				copy(msg[:], rid[:])
+				binary.BigEndian.PutUint32(msg[32:], uint32(l+1))
+				d := sha256.Sum256(msg[:])
+				d[31] &= 0x3f
+				labels[0][l], err = fr.LittleEndian.Element(&d)
+				require.NoError(t, err)
+				continue
+			}
+			drg, exp, err := g.Parents(uint64(n))
+			require.NoError(t, err)
+			var base []fr.Element
+			for _, q := range drg {
+				base = append(base, labels[q][l])
+			}
+			if l > 0 {
+				for _, q := range exp {
+					base = append(base, labels[q][l-1])
+				}
+			}
+			parents := make([]fr.Element, porep.TotalParents)
+			for j := range parents {
+				parents[j] = base[j%len(base)]
+			}
+			labels[n][l], err = porep.Label(rid, uint32(l+1), uint64(n), parents)
+			require.NoError(t, err)
+		}
+	}
+
+	// every opened column holds the recomputed labels
+	opened := 0
+	for _, part := range c.VanillaProofs {
+		for _, cp := range part {
+			rc := cp.ReplicaColumnProofs
+			for _, col := range append([]porep.ColumnProof{rc.CX}, append(rc.DRGParents, rc.ExpParents...)...) {
+				assert.Equal(t, labels[col.Column.Index], col.Column.Rows, "node %d", col.Column.Index)
+				opened++
+			}
+		}
+	}
+	require.Positive(t, opened)
+
+	level := make([]fr.Element, sp.Nodes)
+	for n := range level {
+		level[n], err = poseidon.Hash(labels[n])
+		require.NoError(t, err)
+	}
+	for len(level) > 1 {
+		next := make([]fr.Element, len(level)/8)
+		for i := range next {
+			next[i], err = poseidon.Hash(level[8*i : 8*i+8])
+			require.NoError(t, err)
+		}
+		level = next
+	}
+	assert.Equal(t, level[0], c.VanillaProofs[0][0].ReplicaColumnProofs.CX.InclusionProof.Root, "comm_c")
 }
 
 // TestCheckHashesShapeC1: random values are caught at the first hash.
@@ -310,6 +442,8 @@ func BenchmarkSyntheticC1(b *testing.B) {
 		abi.RegisteredSealProof_StackedDrg2KiBV1_1,
 		abi.RegisteredSealProof_StackedDrg512MiBV1_1,
 		abi.RegisteredSealProof_StackedDrg32GiBV1_1,
+		abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep, // every node labelled
+		abi.RegisteredSealProof_StackedDrg8MiBV1_1_Feat_SyntheticPoRep,
 	} {
 		b.Run(porep.ProofName(p), func(b *testing.B) {
 			for b.Loop() {
