@@ -90,6 +90,8 @@ type Config struct {
 	Devices []int
 	// Device is the single device of earlier versions: used when Devices
 	// is empty and Device is not 0.
+	//
+	// Deprecated: use Devices.
 	Device int
 	// WorkersPerDevice is the number of prover workers per GPU (default 1;
 	// 2 lets one worker's uploads overlap the other's kernels), or of CPU

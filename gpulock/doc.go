@@ -24,11 +24,11 @@
 //	job := dev.NewJob()
 //	defer job.Done()                       // releases whatever is still held
 //	if err := job.Reserve(ctx, bytes); err != nil { … }
-//	job.Upload(func() { … })               // copy stream, overlaps others' compute
+//	if err := job.Upload(func() error { … }); err != nil { … } // copy stream, overlaps others' compute
 //	if err := job.Compute(ctx); err != nil { … }
 //	… kernels …
 //	job.EndCompute()
-//	job.ReadBack(func() { … })
+//	if err := job.ReadBack(func() error { … }); err != nil { … }
 //	job.Done()
 //
 // Metrics (wait and hold times, bytes reserved, upload/compute overlap, busy

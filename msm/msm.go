@@ -39,7 +39,7 @@ func (d *Density) Test(i int) bool { return d.Words[i>>6]>>(uint(i)&63)&1 == 1 }
 
 // Engine computes multi-scalar multiplications Σ sᵢ·Pᵢ. Scalars are gnark-crypto
 // fr.Elements (Montgomery form). Implementations: CPU (always available) and
-// the CUDA engine in groth16/cuda once the native library is loaded.
+// CUDA (cuda.go) once the native library is loaded.
 type Engine interface {
 	// G1 returns Σ scalars[i]·bases[j(i)] over the scalars selected by density
 	// (nil: all, len(bases) == len(scalars)).
