@@ -213,7 +213,7 @@ func (p *Prover) findKey(t porep.RegisteredSealProof) (keySource, error) {
 
 func (p *Prover) openKey(ctx context.Context, t porep.RegisteredSealProof, src keySource) (*keyEntry, error) {
 	if src.vk != "" {
-		pk, err := OpenParams(src.params, src.vk)
+		pk, err := OpenParamsContext(ctx, src.params, src.vk)
 		if err != nil {
 			return nil, paramsError(src.params, err)
 		}
