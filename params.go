@@ -122,7 +122,7 @@ func TestParams(ctx context.Context, cacheDir string, p porep.RegisteredSealProo
 	if _, statErr := os.Stat(path); statErr == nil {
 		pk, err = groth16.OpenProvingKeyContext(ctx, path, groth16.WithDigestCheck())
 		if err != nil {
-			return nil, path, false, err
+			return nil, path, false, paramsError(path, err)
 		}
 		if err := checkKeyShape(pk, p); err != nil {
 			pk.Close()
