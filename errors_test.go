@@ -3,6 +3,8 @@ package gpuc2_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,6 +78,23 @@ func TestErrorsWrapSentinels(t *testing.T) {
 			_, err := p.VerifySeal(proof.SealVerifyInfo{SealProof: abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep})
 			return err
 		}, gpuc2.ErrUnsupported, "NI-PoRep"},
+		{"a directory at the .params path", func() error {
+			params, vk := paramsPaths(t, filepath.Join(dir, "real"), c1.RegisteredProof)
+			require.NoError(t, os.MkdirAll(params, 0o755))
+			require.NoError(t, os.WriteFile(vk, []byte("vk"), 0o644))
+			q, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: filepath.Dir(params), Backend: gpuc2.BackendCPU})
+			require.NoError(t, err)
+			defer q.Close()
+			return q.Preload(ctx, c1.RegisteredProof)
+		}, gpuc2.ErrParamsCorrupt, "not a regular file"},
+		{"a directory at the TEST-ONLY path", func() error {
+			tdir := filepath.Join(dir, "test")
+			require.NoError(t, os.MkdirAll(gpuc2.TestParamsPath(tdir, c1.RegisteredProof), 0o755))
+			q, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: dir, TestParamsDir: tdir, Backend: gpuc2.BackendCPU})
+			require.NoError(t, err)
+			defer q.Close()
+			return q.Preload(ctx, c1.RegisteredProof)
+		}, gpuc2.ErrParamsCorrupt, "not a regular file"},
 		{"no parameters", func() error {
 			_, err := p.SealCommitPhase2(ctx, raw, sector, miner)
 			return err
@@ -90,4 +109,18 @@ func TestErrorsWrapSentinels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// paramsPaths are the names FindParams looks for in dir, for a proof type's
+// real .params and .vk files.
+func paramsPaths(t *testing.T, dir string, spt abi.RegisteredSealProof) (params, vk string) {
+	_, _, err := gpuc2.FindParams(dir, spt)
+	require.ErrorIs(t, err, gpuc2.ErrParamsMissing)
+	// The error names the pattern it looked for: "<prefix>*.params in <dir>".
+	msg := err.Error()
+	i := strings.Index(msg, "v28-")
+	j := strings.Index(msg, "*.params")
+	require.True(t, i >= 0 && j > i, msg)
+	base := filepath.Join(dir, msg[i:j]+"0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0")
+	return base + ".params", base + ".vk"
 }

@@ -214,7 +214,7 @@ func (p *Prover) findKey(t abi.RegisteredSealProof) (keySource, error) {
 
 func (p *Prover) openKey(ctx context.Context, t abi.RegisteredSealProof, src keySource) (*keyEntry, error) {
 	if src.vk != "" {
-		pk, err := OpenParams(src.params, src.vk)
+		pk, err := OpenParamsContext(ctx, src.params, src.vk)
 		if err != nil {
 			return nil, paramsError(src.params, err)
 		}

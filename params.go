@@ -76,23 +76,24 @@ func findParams(dir string, p abi.RegisteredSealProof) (params, vk string, err e
 	return params, vk, nil
 }
 
-// OpenParams opens a .params file (mmapped, decoded lazily) and checks that
-// the .vk beside it holds the same verifying key.
+// OpenParams is OpenParamsContext without cancellation.
 func OpenParams(paramsPath, vkPath string) (*groth16.ProvingKey, error) {
-	pk, err := groth16.OpenProvingKey(paramsPath)
+	return OpenParamsContext(context.Background(), paramsPath, vkPath)
+}
+
+// OpenParamsContext opens a .params file (mmapped, decoded lazily) and
+// checks that the .vk beside it holds the same verifying key. Both files'
+// digests are checked first (groth16.WithDigestCheck: Filecoin's published
+// digest, or a TEST-ONLY file's sidecar); a file version is hashed once.
+func OpenParamsContext(ctx context.Context, paramsPath, vkPath string) (*groth16.ProvingKey, error) {
+	pk, err := groth16.OpenProvingKeyContext(ctx, paramsPath, groth16.WithDigestCheck())
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(vkPath)
+	vk, err := groth16.ReadVerifyingKeyFile(ctx, vkPath, groth16.WithDigestCheck())
 	if err != nil {
 		pk.Close()
 		return nil, err
-	}
-	defer f.Close()
-	vk, err := groth16.ReadVerifyingKey(f)
-	if err != nil {
-		pk.Close()
-		return nil, fmt.Errorf("%s: %w", vkPath, err)
 	}
 	if !vk.Equal(pk.VerifyingKey()) {
 		pk.Close()
@@ -125,8 +126,9 @@ func TestParamsPath(cacheDir string, p abi.RegisteredSealProof) string {
 }
 
 // TestParams loads p's local TEST-ONLY setup from cacheDir. An existing file
-// is used for any sector size, after a check that its section counts fit
-// p's circuit (else the error wraps ErrParamsCorrupt; it is never replaced).
+// is used for any sector size, after checks of its digest sidecar (written
+// with it) and that its section counts fit p's circuit (else the error
+// wraps ErrParamsCorrupt; it is never replaced).
 // A missing file is created (and created is true) only for test sizes
 // (IsTestSize); for a larger size the error wraps ErrParamsMissing and says
 // how to make one: `go run ./examples/testsetup -sector-size 32GiB`, on a GPU.
@@ -137,9 +139,9 @@ func TestParams(ctx context.Context, cacheDir string, p abi.RegisteredSealProof)
 	}
 	path = TestParamsPath(cacheDir, p)
 	if _, statErr := os.Stat(path); statErr == nil {
-		pk, err = groth16.OpenProvingKey(path)
+		pk, err = groth16.OpenProvingKeyContext(ctx, path, groth16.WithDigestCheck())
 		if err != nil {
-			return nil, path, false, err
+			return nil, path, false, paramsError(path, err)
 		}
 		if err := checkKeyShape(pk, p); err != nil {
 			pk.Close()

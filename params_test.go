@@ -158,6 +158,9 @@ func TestTestParams32GiBWrongShape(t *testing.T) {
 	data, err := os.ReadFile(small)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, data, 0o644))
+	digest, err := os.ReadFile(groth16.DigestSidecarPath(small))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(groth16.DigestSidecarPath(path), digest, 0o644))
 
 	_, _, created, err := gpuc2.TestParams(ctx, dir, p32)
 	assert.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
@@ -239,4 +242,58 @@ func fileSizeOf(t *testing.T, path string) int64 {
 	st, err := os.Stat(path)
 	require.NoError(t, err)
 	return st.Size()
+}
+
+// Parameter files are checked against their digests before use: a file
+// under a published Filecoin name against Filecoin's digest (its sidecar is
+// ignored), for proving and for VerifySeal's .vk, a TEST-ONLY one against
+// the sidecar written with it. Either fails to load with ErrParamsCorrupt
+// naming both digests, before any proof; a TEST-ONLY file without a
+// sidecar is refused with a hint.
+func TestParamsDigestChecked(t *testing.T) {
+	ctx := context.Background()
+	published, ok := groth16.PublishedDigest(name32 + ".params")
+	require.True(t, ok)
+	key, err := groth16.Setup(ctx, &testcircuit.Chain{N: 20, Seed: 1, Inputs: 1}, rand.Reader)
+	require.NoError(t, err)
+
+	real := t.TempDir()
+	require.NoError(t, groth16.WriteParams(filepath.Join(real, name32+".params"), key))
+	require.NoError(t, groth16.WriteVerifyingKeyFile(filepath.Join(real, name32+".vk"), key.VerifyingKey()))
+	p32 := abi.RegisteredSealProof_StackedDrg32GiBV1_1
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: real, Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	err = p.Preload(ctx, p32)
+	require.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
+	assert.ErrorContains(t, err, ", want "+published+" (published by Filecoin)")
+	_, err = p.VerifySeal(proof.SealVerifyInfo{SealProof: p32}) // reads only the .vk
+	require.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
+	assert.ErrorContains(t, err, name32+".vk: BLAKE2b digest ")
+	require.NoError(t, p.Close())
+
+	test := t.TempDir()
+	p2k := abi.RegisteredSealProof_StackedDrg2KiBV1_1
+	path := gpuc2.TestParamsPath(test, p2k)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, groth16.WriteParams(path, key))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	b[len(b)-5] ^= 1 // inside the last b_g2 point: the layout still holds
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	later := time.Now().Add(time.Minute) // a new file version even on a coarse clock
+	require.NoError(t, os.Chtimes(path, later, later))
+	_, _, _, err = gpuc2.TestParams(ctx, test, p2k)
+	require.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
+	assert.ErrorContains(t, err, path+": BLAKE2b digest ")
+	p, err = gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: test, Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	defer p.Close()
+	err = p.Preload(ctx, p2k)
+	require.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
+	assert.ErrorContains(t, err, "("+groth16.DigestSidecarPath(path)+")")
+
+	require.NoError(t, os.Remove(groth16.DigestSidecarPath(path)))
+	_, _, _, err = gpuc2.TestParams(ctx, test, p2k)
+	require.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
+	assert.ErrorContains(t, err, "no digest to check "+path)
 }

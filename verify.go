@@ -62,12 +62,7 @@ func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey,
 	}
 	_, vkPath, err := FindParams(p.cfg.ParamsDir, t)
 	if err == nil {
-		f, err := os.Open(vkPath)
-		if err != nil {
-			return nil, paramsError(vkPath, err)
-		}
-		defer f.Close()
-		vk, err := groth16.ReadVerifyingKey(f)
+		vk, err := groth16.ReadVerifyingKeyFile(context.Background(), vkPath, groth16.WithDigestCheck())
 		if err != nil {
 			return nil, paramsError(vkPath, err)
 		}

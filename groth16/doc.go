@@ -10,18 +10,25 @@
 //
 //   - .vk: alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2
 //     uncompressed, a u32 big-endian count, then the IC points (ONE's first):
-//     868 + 96·|ic| bytes. ReadVerifyingKey checks every point.
+//     868 + 96·|ic| bytes, nothing after. ReadVerifyingKey checks every
+//     point.
 //   - .params: the .vk bytes, then the sections h, l, a, b_g1 (G1) and b_g2
 //     (G2), each a u32 big-endian count and uncompressed points.
 //     OpenProvingKey maps the file and checks only its layout; each section
-//     is decoded on first use, unchecked by default as Filecoin does (flags
-//     and field encodings only) or fully with WithChecked(true).
-//     WriteParams (WriteParamsContext: cancellable, with progress) writes
-//     a key through a temporary file and a rename; an in-memory key (a
-//     Setup's) is encoded on all cores, each chunk written at its offset.
+//     is decoded on first use, its points checked for flags, field
+//     encodings and the curve equation (Filecoin checks none of this and
+//     trusts the file's digest), and for the subgroup too with
+//     WithChecked(true). A file that shrinks while mapped gives errors, not
+//     SIGBUS. WithDigestCheck checks a file's digest first (CheckDigest,
+//     ExpectedDigest: Filecoin's published one, else the sidecar the
+//     writers leave). WriteParams (WriteParamsContext: cancellable, with
+//     progress) writes a key through a temporary file and a rename; an
+//     in-memory key (a Setup's) is encoded on all cores, each chunk written
+//     at its offset.
 //   - Proof: A ‖ B ‖ C compressed, ProofSize = 192 bytes; a sector's
 //     partition proofs are concatenated (MarshalProofs, UnmarshalProofs).
-//     Decoding rejects identity points and points outside the subgroups.
+//     Decoding rejects identity points and points outside the subgroups;
+//     encoding refuses them (and points off the curve) just the same.
 //
 // Every decoding error wraps ErrMalformedKey or ErrMalformedProof and says
 // where the bad bytes are (section, element, byte offset); bad input never

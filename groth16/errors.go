@@ -9,7 +9,10 @@ import (
 // arguments wraps one of them, so callers can branch with errors.Is.
 var (
 	// ErrMalformedKey reports .vk or .params bytes that are truncated, too
-	// long, corrupt, or whose section counts cannot belong to a real key.
+	// long, corrupt, or whose section counts cannot belong to a real key; a
+	// key file whose digest is not the expected one, or that has none to be
+	// checked against (WithDigestCheck); a path that is not a regular file;
+	// and a mapped file that shrank while it was read.
 	ErrMalformedKey = errors.New("malformed groth16 key")
 	// ErrMalformedProof reports bytes that are not a valid 192-byte proof.
 	ErrMalformedProof = errors.New("malformed groth16 proof")

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/bits"
 	"os"
@@ -61,51 +63,99 @@ type ProvingKey struct {
 
 type openConfig struct {
 	checked bool
+	digest  bool
 }
 
-// OpenOption configures OpenProvingKey.
+// OpenOption configures OpenProvingKey and ReadVerifyingKeyFile.
 type OpenOption func(*openConfig)
 
-// WithChecked selects checked decoding: every section point is validated to
-// be on the curve and in the prime-order subgroup when its section is first
-// decoded. The default, like Filecoin's loader, checks only flags and field
-// encodings: far faster, and sound for files whose digest was verified.
+// WithChecked adds the prime-order subgroup test to the decoding of every
+// section point, in batches (probabilistic, error below 2⁻⁶⁴; a failing
+// batch is searched point by point to name the element), as bellperson's
+// checked read does. Without it points are checked for flags, field
+// encodings and the curve equation, which finds any flipped byte at a
+// small fraction of the subgroup test's cost (BENCHMARKS.md, "Parameter
+// integrity checks"); Filecoin's loader reads unchecked (not even the
+// curve) and relies on the file's digest instead (WithDigestCheck).
 func WithChecked(checked bool) OpenOption {
 	return func(c *openConfig) { c.checked = checked }
 }
 
-// OpenProvingKey maps the .params file at path (reading it into memory where
-// mapping is not possible) and parses its verifying key and section counts.
-// The section points are not decoded here; the file length must equal what
-// the counts imply and the counts must fit a bellperson key's shape, else
-// the error wraps ErrMalformedKey.
-//
-// The mapping stays valid until Close. As with any mapped file, truncating
-// the file underneath a live key can crash the process; replace parameter
-// files by rename (WriteParams does) instead of rewriting them in place.
+// WithDigestCheck refuses a key file whose digest (see CheckDigest) is not
+// the one ExpectedDigest gives for it: Filecoin's published digest, or the
+// sidecar this package's writers leave beside a file. The bytes hashed are
+// those of the open file that is then read, so a file renamed into place
+// meanwhile is not mistaken for the checked one. Errors wrap
+// ErrMalformedKey.
+func WithDigestCheck() OpenOption {
+	return func(c *openConfig) { c.digest = true }
+}
+
+// OpenProvingKey is OpenProvingKeyContext without cancellation.
 func OpenProvingKey(path string, opts ...OpenOption) (*ProvingKey, error) {
+	return OpenProvingKeyContext(context.Background(), path, opts...)
+}
+
+// OpenProvingKeyContext maps the .params file at path (reading it into
+// memory where mapping is not possible) and parses its verifying key and
+// section counts. The section points are not decoded here; the file length
+// must equal what the counts imply and the counts must fit a bellperson
+// key's shape, else the error wraps ErrMalformedKey, as it does for a path
+// that is not a regular file (refused at once: a FIFO never blocks the
+// open). ctx bounds the open and the digest check (WithDigestCheck).
+//
+// The mapping stays valid until Close. Truncating the file underneath a
+// live key makes later reads of the missing part fail with an error
+// wrapping ErrMalformedKey (not the SIGBUS that would kill the process);
+// replace parameter files by rename (WriteParams does) instead of
+// rewriting them in place.
+func OpenProvingKeyContext(ctx context.Context, path string, opts ...OpenOption) (*ProvingKey, error) {
 	var cfg openConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
-	f, err := os.Open(path)
+	f, st, err := openRegular(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("groth16: open proving key: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("groth16: open proving key: %w", err)
+	if cfg.digest {
+		if err := checkOpenDigest(ctx, f, st, path); err != nil {
+			return nil, err
+		}
 	}
-	data, unmap, err := mapFile(f, st.Size())
+	return openMapped(f, path, st.Size(), cfg)
+}
+
+// checkOpenDigest checks the open file f at path against ExpectedDigest.
+func checkOpenDigest(ctx context.Context, f *os.File, st fs.FileInfo, path string) error {
+	want, source, err := ExpectedDigest(ctx, path)
+	if err != nil {
+		return err
+	}
+	return checkFileDigest(ctx, f, st, path, want, source)
+}
+
+// openMapped maps size bytes of f (the file at path) and parses the key's
+// layout. The file may shrink at any moment, so even the parse reads the
+// mapping through readMapped.
+func openMapped(f *os.File, path string, size int64, cfg openConfig) (*ProvingKey, error) {
+	data, unmap, err := mapFile(f, size)
 	if err != nil {
 		// Mapping fails for empty files and on platforms without mmap.
 		unmap = nil
-		if data, err = readFile(f, st.Size()); err != nil {
+		if data, err = readFile(f, size); err != nil {
 			return nil, fmt.Errorf("groth16: read proving key %s: %w", path, err)
 		}
 	}
-	pk, err := parseParams(data, cfg.checked)
+	var pk *ProvingKey
+	err = readMapped(data, func() (err error) {
+		pk, err = parseParams(data, cfg.checked)
+		return err
+	})
+	if errors.Is(err, errFileShrank) {
+		err = fmt.Errorf("groth16: reading the layout: %v: %w", err, ErrMalformedKey)
+	}
 	if err != nil {
 		if unmap != nil {
 			_ = unmap(data)
@@ -251,7 +301,7 @@ func (pk *ProvingKey) BG2(ctx context.Context) ([]bls12381.G2Affine, error) {
 		return nil, err
 	}
 	return pk.bg2.get(ctx, func(ctx context.Context) ([]bls12381.G2Affine, error) {
-		return decodeSection(ctx, pk, secBG2, decodeG2)
+		return decodeSection(ctx, pk, secBG2, decodeG2, firstOutsideG2)
 	})
 }
 
@@ -260,7 +310,7 @@ func sectionG1(ctx context.Context, pk *ProvingKey, s int, z *lazy[bls12381.G1Af
 		return nil, err
 	}
 	return z.get(ctx, func(ctx context.Context) ([]bls12381.G1Affine, error) {
-		return decodeSection(ctx, pk, s, decodeG1)
+		return decodeSection(ctx, pk, s, decodeG1, firstOutsideG1)
 	})
 }
 
@@ -274,12 +324,16 @@ func (pk *ProvingKey) checkOpen() error {
 }
 
 // decodeChunk is the number of points a decode worker takes at a time; it
-// bounds how long a cancelled decode keeps running.
+// bounds how long a cancelled decode keeps running, and is the batch of
+// WithChecked's subgroup test.
 const decodeChunk = 1 << 13
 
 // decodeSection decodes section s of the mapped file over GOMAXPROCS
-// goroutines. On bad bytes it reports the lowest failing index.
-func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int, dec func(*T, []byte, bool) error) ([]T, error) {
+// goroutines: dec checks each point's encoding and curve equation; with
+// pk.checked, outside finds a point of a decoded chunk outside the
+// subgroup. On bad bytes it reports the lowest failing index.
+func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int,
+	dec func(*T, []byte, bool) error, outside func([]T) int) ([]T, error) {
 	pk.mu.RLock()
 	defer pk.mu.RUnlock()
 	if pk.closed {
@@ -304,30 +358,46 @@ func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int, dec func(*
 		errIdx  = -1
 		errCall error
 	)
+	fail := func(i int, err error) {
+		errMu.Lock()
+		if errIdx < 0 || i < errIdx {
+			errIdx, errCall = i, err
+		}
+		errMu.Unlock()
+		stop.Store(true)
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for !stop.Load() {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				if ctx.Err() != nil {
-					stop.Store(true)
-					return
-				}
-				for i := c * decodeChunk; i < min(n, (c+1)*decodeChunk); i++ {
-					if err := dec(&out[i], data[base+int64(i)*size:], pk.checked); err != nil {
-						errMu.Lock()
-						if errIdx < 0 || i < errIdx {
-							errIdx, errCall = i, err
-						}
-						errMu.Unlock()
+			i := 0 // the point being read, for a fault's error
+			err := readMapped(data, func() error {
+				for !stop.Load() {
+					c := int(next.Add(1) - 1)
+					if c >= chunks {
+						return nil
+					}
+					if ctx.Err() != nil {
 						stop.Store(true)
-						return
+						return nil
+					}
+					lo, hi := c*decodeChunk, min(n, (c+1)*decodeChunk)
+					for i = lo; i < hi; i++ {
+						if err := dec(&out[i], data[base+int64(i)*size:], false); err != nil {
+							return err
+						}
+					}
+					if pk.checked {
+						if j := outside(out[lo:hi]); j >= 0 {
+							i = lo + j
+							return errNotInSubgroup
+						}
 					}
 				}
+				return nil
+			})
+			if err != nil {
+				fail(i, err)
 			}
 		}()
 	}
@@ -342,6 +412,34 @@ func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int, dec func(*
 	// would otherwise be resident twice (decoded and mapped) while loading.
 	pk.dropMapped(base, int64(n)*size)
 	return out, nil
+}
+
+// firstOutsideG1 returns the index of the first point of ps outside the
+// prime-order subgroup, or -1: one batch test and, only when it fails, a
+// search point by point.
+func firstOutsideG1(ps []bls12381.G1Affine) int {
+	if bls12381.IsInSubGroupBatchG1(ps) {
+		return -1
+	}
+	for i := range ps {
+		if !ps[i].IsInSubGroup() {
+			return i
+		}
+	}
+	return -1
+}
+
+// firstOutsideG2 is firstOutsideG1 for G2.
+func firstOutsideG2(ps []bls12381.G2Affine) int {
+	if bls12381.IsInSubGroupBatchG2(ps) {
+		return -1
+	}
+	for i := range ps {
+		if !ps[i].IsInSubGroup() {
+			return i
+		}
+	}
+	return -1
 }
 
 // dropMapped drops the resident pages of data[off:off+n] of a mapped key,
@@ -423,14 +521,11 @@ func (pk *ProvingKey) WriteTo(w io.Writer) (int64, error) {
 	}
 	cw := &countingWriter{w: w}
 	if pk.data != nil {
-		for b := pk.data; len(b) > 0; {
-			m := min(len(b), 1<<22)
-			if _, err := cw.Write(b[:m]); err != nil {
-				return cw.n, err
-			}
-			b = b[m:]
-		}
-		return cw.n, nil
+		err := pk.copyFile(context.Background(), func(b []byte) error {
+			_, err := cw.Write(b)
+			return err
+		})
+		return cw.n, err
 	}
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	err := pk.writeInMemory(bw)
@@ -482,6 +577,32 @@ func (pk *ProvingKey) appendPoints(b []byte, s, lo, hi int) []byte {
 	return b
 }
 
+// copyFile hands the bytes of a file-backed key to write in chunks,
+// stopping when ctx ends. Each chunk is copied to the heap first, under
+// readMapped: the copy cannot crash if the file shrank, and write (which
+// may pass the bytes to other goroutines) never sees mapped memory.
+// pk.mu is held.
+func (pk *ProvingKey) copyFile(ctx context.Context, write func([]byte) error) error {
+	buf := make([]byte, min(len(pk.data), 1<<22))
+	for off := 0; off < len(pk.data); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(len(buf), len(pk.data)-off)
+		if err := readMapped(pk.data, func() error {
+			copy(buf[:n], pk.data[off:off+n])
+			return nil
+		}); err != nil {
+			return fmt.Errorf("groth16: copying the key file at offset %d: %v: %w", off, err, ErrMalformedKey)
+		}
+		if err := write(buf[:n]); err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
+}
+
 type countingWriter struct {
 	w io.Writer
 	n int64
@@ -495,7 +616,9 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 
 // WriteParams writes pk to path in .params format, through path+".tmp" and a
 // rename so that readers (and live mappings of the old file) never see a
-// partial file. It is WriteParamsContext without cancellation or progress.
+// partial file, and the file's digest beside it (DigestSidecarPath), which
+// WithDigestCheck checks. It is WriteParamsContext without cancellation or
+// progress.
 func WriteParams(path string, pk *ProvingKey) error {
 	return WriteParamsContext(context.Background(), path, pk, nil)
 }
@@ -513,7 +636,7 @@ func WriteParamsContext(ctx context.Context, path string, pk *ProvingKey, progre
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return writeFileAtomicAt(path, func(f *os.File) error {
+	return writeFileAtomicAt(ctx, path, func(f *os.File) error {
 		return pk.writeFile(ctx, f, progress)
 	})
 }
@@ -558,18 +681,13 @@ func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(w
 		progress(written, size)
 	}
 	if pk.data != nil {
-		for b := pk.data; len(b) > 0; {
-			if err := ctx.Err(); err != nil {
+		return pk.copyFile(ctx, func(b []byte) error {
+			if _, err := f.Write(b); err != nil {
 				return err
 			}
-			m := min(len(b), 1<<22)
-			if _, err := f.Write(b[:m]); err != nil {
-				return err
-			}
-			report(m)
-			b = b[m:]
-		}
-		return nil
+			report(len(b))
+			return nil
+		})
 	}
 
 	// The verifying key and the section counts, then the points in chunks.
@@ -624,15 +742,19 @@ func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(w
 
 // writeFileAtomic writes path through path+".tmp" and a rename.
 func writeFileAtomic(path string, write func(io.Writer) (int64, error)) error {
-	return writeFileAtomicAt(path, func(f *os.File) error {
+	return writeFileAtomicAt(context.Background(), path, func(f *os.File) error {
 		_, err := write(f)
 		return err
 	})
 }
 
-// writeFileAtomicAt creates path+".tmp", lets write fill it, syncs it and
-// renames it to path; on any error the temporary file is removed.
-func writeFileAtomicAt(path string, write func(*os.File) error) (err error) {
+// writeFileAtomicAt creates path+".tmp", lets write fill it, syncs it,
+// hashes it and renames it to path, then records the digest in path's
+// sidecar (DigestSidecarPath) and the digest cache; on any error before the
+// rename the temporary file is removed. The old sidecar goes before the
+// rename, so a crash leaves a file without a digest (refused, with a hint)
+// rather than beside the digest of the file it replaced.
+func writeFileAtomicAt(ctx context.Context, path string, write func(*os.File) error) (err error) {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -650,12 +772,23 @@ func writeFileAtomicAt(path string, write func(*os.File) error) (err error) {
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("groth16: sync %s: %w", tmp, err)
 	}
+	digest, err := hashFile(ctx, f)
+	if err != nil {
+		return err
+	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("groth16: close %s: %w", tmp, err)
+	}
+	if err = os.Remove(DigestSidecarPath(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("groth16: %w", err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("groth16: %w", err)
 	}
+	if err = writeSidecar(path, digest); err != nil {
+		return err
+	}
+	defaultDigests().recordFile(path, digest)
 	return nil
 }
 

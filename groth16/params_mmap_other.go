@@ -11,3 +11,6 @@ import (
 func mapFile(*os.File, int64) ([]byte, func([]byte) error, error) {
 	return nil, nil, errors.New("mmap not supported on this platform")
 }
+
+// openFlags adds nothing where FIFOs cannot block an open.
+const openFlags = 0

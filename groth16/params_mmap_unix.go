@@ -19,3 +19,7 @@ func mapFile(f *os.File, size int64) ([]byte, func([]byte) error, error) {
 	}
 	return b, syscall.Munmap, nil
 }
+
+// openFlags makes opening a FIFO return at once instead of waiting for a
+// writer, so that openRegular can refuse it; regular files ignore it.
+const openFlags = syscall.O_NONBLOCK

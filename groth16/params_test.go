@@ -1,8 +1,10 @@
 package groth16_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,14 +195,16 @@ func TestOpenProvingKeyImplausibleCounts(t *testing.T) {
 }
 
 // A corrupt point is found when its section is decoded; the error names
-// section, index and file offset. Unchecked decoding still refuses bad
-// flags and non-canonical coordinates.
+// section, index and file offset. Every open checks flags, field encodings
+// and the curve equation; WithChecked adds the subgroup test.
 func TestProvingKeyCorruptPoint(t *testing.T) {
 	k := fxNewKey(t, fxSmall)
 	good := pkBytes(t, k.provingKey(t))
 	st := sectionStarts(fxSmall)
 	p := fxG1NotInSubgroup(t)
 	notG1 := p.RawBytes()
+	q := fxG2NotInSubgroup(t)
+	notG2 := q.RawBytes()
 	tests := []struct {
 		name          string
 		section       string
@@ -209,9 +213,10 @@ func TestProvingKeyCorruptPoint(t *testing.T) {
 		failUnchecked bool
 		reason        string
 	}{
-		{"off curve h", "h", 5, 96, func(p []byte) { p[95] ^= 1 }, false, "point not on the curve"},
-		{"off curve b_g2", "b_g2", 2, 192, func(p []byte) { p[100] ^= 0x10 }, false, "point not on the curve"},
+		{"off curve h", "h", 5, 96, func(p []byte) { p[95] ^= 1 }, true, "point not on the curve"},
+		{"off curve b_g2", "b_g2", 2, 192, func(p []byte) { p[100] ^= 0x10 }, true, "point not on the curve"},
 		{"not in subgroup l", "l", 4, 96, func(p []byte) { copy(p, notG1[:]) }, false, "point not in the prime-order subgroup"},
+		{"not in subgroup b_g2", "b_g2", 3, 192, func(p []byte) { copy(p, notG2[:]) }, false, "point not in the prime-order subgroup"},
 		{"compressed flag a", "a", 1, 96, func(p []byte) { p[0] |= 0x80 }, true, "invalid flag bits"},
 		{"bad infinity b_g1", "b_g1", 3, 96, func(p []byte) { p[0] |= 0x40 }, true, "infinity flag with non-zero"},
 		{"non-canonical y", "h", 0, 96, func(p []byte) { copy(p[48:], bytes.Repeat([]byte{0xff}, 48)) }, true, "coordinate not below"},
@@ -227,7 +232,7 @@ func TestProvingKeyCorruptPoint(t *testing.T) {
 				require.NoError(t, err, "open parses only the layout")
 				err = decodeAll(pk)
 				if !checked && !tt.failUnchecked {
-					assert.NoError(t, err, "unchecked decoding trusts the curve")
+					assert.NoError(t, err, "without WithChecked the subgroup is not tested")
 					continue
 				}
 				require.ErrorIs(t, err, groth16.ErrMalformedKey, "checked=%v", checked)
@@ -235,6 +240,33 @@ func TestProvingKeyCorruptPoint(t *testing.T) {
 				require.NoError(t, pk.Close())
 			}
 		})
+	}
+}
+
+// Any one flipped bit in any byte of a section point is found when the
+// section is decoded, by default, and named by section and element.
+func TestProvingKeyFlippedByte(t *testing.T) {
+	k := fxNewKey(t, fxSmall)
+	good := pkBytes(t, k.provingKey(t))
+	st := sectionStarts(fxSmall)
+	counts := map[string]int{"h": fxSmall.h, "l": fxSmall.l, "a": fxSmall.a, "b_g1": fxSmall.b, "b_g2": fxSmall.b}
+	for _, name := range []string{"h", "l", "a", "b_g1", "b_g2"} {
+		size := 96
+		if name == "b_g2" {
+			size = 192
+		}
+		index := counts[name] - 1
+		start := st[name] + 4 + index*size
+		for i := range size {
+			b := bytes.Clone(good)
+			b[start+i] ^= 1 << (i % 8)
+			pk, err := groth16.OpenProvingKey(writeTemp(t, b))
+			require.NoError(t, err)
+			err = decodeAll(pk)
+			require.ErrorIs(t, err, groth16.ErrMalformedKey, "%s byte %d", name, i)
+			assert.Contains(t, err.Error(), fmt.Sprintf("section %s element %d at offset %d", name, index, start))
+			require.NoError(t, pk.Close())
+		}
 	}
 }
 
@@ -355,29 +387,108 @@ func TestWriteParamsFailureLeavesNoTemp(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
 
+// BenchmarkProvingKeyDecode decodes a G1 section (l) and the G2 section
+// (b_g2) of a key file, by default (flags, field encodings, curve equation)
+// and WithChecked (plus the batched subgroup test), in points/s and in
+// points per CPU-second of the whole process (steady on a shared machine).
 func BenchmarkProvingKeyDecode(b *testing.B) {
-	const n = 1 << 12
-	k := fxNewKey(b, fxShape{ic: 1, h: n - 1, l: n, a: 1, b: 1})
+	const n1, n2 = 1 << 14, 1 << 12
+	k := fxNewKey(b, fxShape{ic: 1, h: 1023, l: n1, a: 1, b: n2})
 	var buf bytes.Buffer
 	_, err := k.provingKey(b).WriteTo(&buf)
 	require.NoError(b, err)
 	path := filepath.Join(b.TempDir(), "bench.params")
 	require.NoError(b, os.WriteFile(path, buf.Bytes(), 0o644))
-	for _, checked := range []bool{false, true} {
-		b.Run(fmt.Sprintf("%d points checked=%v", n, checked), func(b *testing.B) {
-			key, err := groth16.OpenProvingKey(path, groth16.WithChecked(checked))
-			require.NoError(b, err)
-			defer key.Close()
-			b.ResetTimer()
-			for b.Loop() {
-				key.Evict()
-				if _, err := key.L(context.Background()); err != nil {
-					b.Fatal(err)
+	for _, sec := range []struct {
+		name   string
+		n      int
+		decode func(*groth16.ProvingKey) error
+	}{
+		{"l G1", n1, func(pk *groth16.ProvingKey) error { _, err := pk.L(context.Background()); return err }},
+		{"b_g2 G2", n2, func(pk *groth16.ProvingKey) error { _, err := pk.BG2(context.Background()); return err }},
+	} {
+		for _, checked := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s %d points checked=%v", sec.name, sec.n, checked), func(b *testing.B) {
+				key, err := groth16.OpenProvingKey(path, groth16.WithChecked(checked))
+				require.NoError(b, err)
+				defer key.Close()
+				cpu0, _ := cpuTime()
+				for b.Loop() {
+					key.Evict()
+					if err := sec.decode(key); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "points/s")
-		})
+				points := float64(sec.n) * float64(b.N)
+				b.ReportMetric(points/b.Elapsed().Seconds(), "points/s")
+				if cpu1, ok := cpuTime(); ok {
+					b.ReportMetric(points/(cpu1-cpu0).Seconds(), "points/cpu-s")
+				}
+			})
+		}
 	}
+}
+
+// BenchmarkProvingKeyLoad opens the .params file named by
+// $GPUC2_BENCH_PARAMS and decodes every section (each evicted after its
+// decode, so memory holds one section at a time); it skips when unset.
+// With $GPUC2_BENCH_PARAMS_LOG2H set to k and no file there, it first
+// writes one of generator points: h of 2^k−1 points, l of 2^(k−2).
+func BenchmarkProvingKeyLoad(b *testing.B) {
+	path := os.Getenv("GPUC2_BENCH_PARAMS")
+	if path == "" {
+		b.Skip("GPUC2_BENCH_PARAMS names no .params file")
+	}
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		var k int
+		_, err := fmt.Sscan(os.Getenv("GPUC2_BENCH_PARAMS_LOG2H"), &k)
+		require.NoError(b, err, "GPUC2_BENCH_PARAMS_LOG2H")
+		writeGeneratorParams(b, path, 1<<k-1, 1<<(k-2))
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		pk, err := groth16.OpenProvingKey(path)
+		require.NoError(b, err)
+		var points int
+		for _, sec := range []func() (int, error){
+			func() (int, error) { p, err := pk.H(ctx); return len(p), err },
+			func() (int, error) { p, err := pk.L(ctx); return len(p), err },
+			func() (int, error) { p, err := pk.A(ctx); return len(p), err },
+			func() (int, error) { p, err := pk.BG1(ctx); return len(p), err },
+			func() (int, error) { p, err := pk.BG2(ctx); return len(p), err },
+		} {
+			n, err := sec()
+			require.NoError(b, err)
+			points += n
+			pk.Evict()
+		}
+		require.NoError(b, pk.Close())
+		b.ReportMetric(float64(points), "points")
+	}
+}
+
+// writeGeneratorParams writes a .params file whose every point is the
+// group generator: ic 1, h and l as given, a and b of one point each.
+func writeGeneratorParams(b *testing.B, path string, h, l int) {
+	_, _, g1, g2 := bls12381.Generators()
+	vk := &groth16.VerifyingKey{AlphaG1: g1, BetaG1: g1, DeltaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG2: g2, IC: []bls12381.G1Affine{g1}}
+	f, err := os.Create(path)
+	require.NoError(b, err)
+	w := bufio.NewWriterSize(f, 1<<22)
+	_, err = vk.WriteTo(w)
+	require.NoError(b, err)
+	p1, p2 := g1.RawBytes(), g2.RawBytes()
+	for _, sec := range []struct {
+		n     int
+		point []byte
+	}{{h, p1[:]}, {l, p1[:]}, {1, p1[:]}, {1, p1[:]}, {1, p2[:]}} {
+		require.NoError(b, binary.Write(w, binary.BigEndian, uint32(sec.n)))
+		for range sec.n {
+			_, _ = w.Write(sec.point)
+		}
+	}
+	require.NoError(b, w.Flush())
+	require.NoError(b, f.Close())
 }
 
 // Evict of a file-backed key drops the decoded sections and the mapping's

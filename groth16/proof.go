@@ -19,25 +19,46 @@ type Proof struct {
 	C bls12381.G1Affine
 }
 
-// MarshalBinary returns the 192-byte encoding of p. Identity points are
-// refused (ErrMalformedProof) because no reader would accept them.
+// MarshalBinary returns the 192-byte encoding of p. Points that no reader
+// would accept are refused (ErrMalformedProof, naming the point): identity,
+// off the curve, outside the prime-order subgroup. A prover fed a corrupt
+// key could make such a point; it never leaves as proof bytes.
 func (p *Proof) MarshalBinary() ([]byte, error) {
 	return p.appendBinary(make([]byte, 0, ProofSize), "proof")
 }
 
 func (p *Proof) appendBinary(b []byte, what string) ([]byte, error) {
-	switch {
-	case p.A.IsInfinity():
-		return b, fmt.Errorf("groth16: %s point A: %v: %w", what, errIdentity, ErrMalformedProof)
-	case p.B.IsInfinity():
-		return b, fmt.Errorf("groth16: %s point B: %v: %w", what, errIdentity, ErrMalformedProof)
-	case p.C.IsInfinity():
-		return b, fmt.Errorf("groth16: %s point C: %v: %w", what, errIdentity, ErrMalformedProof)
+	for _, c := range []struct {
+		name string
+		err  error
+	}{{"A", checkProofPoint(&p.A)}, {"B", checkProofPoint(&p.B)}, {"C", checkProofPoint(&p.C)}} {
+		if c.err != nil {
+			return b, fmt.Errorf("groth16: %s point %s: %v: %w", what, c.name, c.err, ErrMalformedProof)
+		}
 	}
 	a, bb, c := p.A.Bytes(), p.B.Bytes(), p.C.Bytes()
 	b = append(b, a[:]...)
 	b = append(b, bb[:]...)
 	return append(b, c[:]...), nil
+}
+
+// checkProofPoint is what a reader of a proof point checks, in the terms
+// decodeCompressed reports.
+func checkProofPoint[P interface {
+	*bls12381.G1Affine | *bls12381.G2Affine
+	IsInfinity() bool
+	IsOnCurve() bool
+	IsInSubGroup() bool
+}](p P) error {
+	switch {
+	case p.IsInfinity():
+		return errIdentity
+	case !p.IsOnCurve():
+		return errNotOnCurve
+	case !p.IsInSubGroup():
+		return errNotInSubgroup
+	}
+	return nil
 }
 
 // UnmarshalBinary decodes exactly ProofSize bytes. Each point must be a

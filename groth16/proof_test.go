@@ -113,6 +113,42 @@ func TestProofMarshalRejectsIdentity(t *testing.T) {
 	}
 }
 
+// No proof with a point off its curve or outside its subgroup is encoded:
+// MarshalBinary and MarshalProofs refuse it, naming the proof and point.
+func TestProofMarshalRejectsInvalidPoints(t *testing.T) {
+	offG1 := fxG1(fxScalar(t))
+	offG1.Y.Add(&offG1.Y, &offG1.X) // breaks y² = x³ + 4
+	offG2 := fxG2(fxScalar(t))
+	offG2.X.A0.Double(&offG2.X.A0)
+	notG1, notG2 := fxG1NotInSubgroup(t), fxG2NotInSubgroup(t)
+	tests := []struct {
+		name   string
+		mutate func(p *groth16.Proof)
+		want   string
+	}{
+		{"A off curve", func(p *groth16.Proof) { p.A = offG1 }, "point A: point not on the curve"},
+		{"B off curve", func(p *groth16.Proof) { p.B = offG2 }, "point B: point not on the curve"},
+		{"C off curve", func(p *groth16.Proof) { p.C = offG1 }, "point C: point not on the curve"},
+		{"A outside G1", func(p *groth16.Proof) { p.A = notG1 }, "point A: point not in the prime-order subgroup"},
+		{"B outside G2", func(p *groth16.Proof) { p.B = notG2 }, "point B: point not in the prime-order subgroup"},
+		{"C outside G1", func(p *groth16.Proof) { p.C = notG1 }, "point C: point not in the prime-order subgroup"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := fxProof(t)
+			tt.mutate(&p)
+			_, err := p.MarshalBinary()
+			require.ErrorIs(t, err, groth16.ErrMalformedProof)
+			assert.Contains(t, err.Error(), "groth16: proof "+tt.want)
+
+			ps := []groth16.Proof{fxProof(t), p}
+			_, err = groth16.MarshalProofs(ps)
+			require.ErrorIs(t, err, groth16.ErrMalformedProof)
+			assert.Contains(t, err.Error(), "groth16: proof 1 "+tt.want)
+		})
+	}
+}
+
 func TestProofUnmarshalRejects(t *testing.T) {
 	p := fxProof(t)
 	good, err := p.MarshalBinary()

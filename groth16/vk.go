@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -74,10 +75,11 @@ func setFp(z *fp.Element, b []byte) error {
 	return nil
 }
 
-// decodeG1 decodes a 96-byte uncompressed G1 point. Unchecked decoding, as
-// Filecoin does for .params, validates only the flags and field encodings;
-// checked decoding adds the curve equation and the subgroup test.
-func decodeG1(p *bls12381.G1Affine, b []byte, checked bool) error {
+// decodeG1 decodes a 96-byte uncompressed G1 point and checks its flags,
+// field encodings and curve equation, which any flipped byte breaks; with
+// subgroup, also the prime-order subgroup test, about 200 times the cost
+// (section points are tested in batches instead: decodeSection).
+func decodeG1(p *bls12381.G1Affine, b []byte, subgroup bool) error {
 	b = b[:g1Uncompressed]
 	inf, err := uncompressedFlags(b)
 	if err != nil {
@@ -93,24 +95,19 @@ func decodeG1(p *bls12381.G1Affine, b []byte, checked bool) error {
 	if err := setFp(&p.Y, b[48:]); err != nil {
 		return err
 	}
-	// (0,0) is gnark-crypto's in-memory infinity; as a non-infinity encoding
-	// it is off the curve and must not silently become the identity.
-	if p.X.IsZero() && p.Y.IsZero() {
+	// (0,0) is gnark-crypto's in-memory infinity, which IsOnCurve accepts;
+	// as a non-infinity encoding it is off the curve.
+	if p.X.IsZero() && p.Y.IsZero() || !p.IsOnCurve() {
 		return errNotOnCurve
 	}
-	if checked {
-		if !p.IsOnCurve() {
-			return errNotOnCurve
-		}
-		if !p.IsInSubGroup() {
-			return errNotInSubgroup
-		}
+	if subgroup && !p.IsInSubGroup() {
+		return errNotInSubgroup
 	}
 	return nil
 }
 
 // decodeG2 is decodeG1 for 192-byte uncompressed G2 points.
-func decodeG2(p *bls12381.G2Affine, b []byte, checked bool) error {
+func decodeG2(p *bls12381.G2Affine, b []byte, subgroup bool) error {
 	b = b[:g2Uncompressed]
 	inf, err := uncompressedFlags(b)
 	if err != nil {
@@ -125,16 +122,11 @@ func decodeG2(p *bls12381.G2Affine, b []byte, checked bool) error {
 			return err
 		}
 	}
-	if p.X.IsZero() && p.Y.IsZero() {
+	if p.X.IsZero() && p.Y.IsZero() || !p.IsOnCurve() {
 		return errNotOnCurve
 	}
-	if checked {
-		if !p.IsOnCurve() {
-			return errNotOnCurve
-		}
-		if !p.IsInSubGroup() {
-			return errNotInSubgroup
-		}
+	if subgroup && !p.IsInSubGroup() {
+		return errNotInSubgroup
 	}
 	return nil
 }
@@ -228,7 +220,8 @@ func checkRoom(section string, count, elemSize, off, size int64) error {
 // ReadVerifyingKey reads a verifying key in bellperson's .vk format: the six
 // uncompressed points, a u32 big-endian IC count and the IC points. Every point
 // is checked (field encoding, curve, subgroup); identity points are rejected.
-// It reads exactly the key's bytes and leaves anything after them unread.
+// It reads r to its end: a .vk holds the key alone, so bytes after it are an
+// error wrapping ErrMalformedKey, as in a .params file.
 func ReadVerifyingKey(r io.Reader) (*VerifyingKey, error) {
 	b := make([]byte, vkHeaderSize)
 	n, err := io.ReadFull(r, b)
@@ -257,8 +250,49 @@ func ReadVerifyingKey(r io.Reader) (*VerifyingKey, error) {
 		}
 		remaining -= m
 	}
-	vk, _, err := parseVK(b)
-	return vk, err
+	vk, off, err := parseVK(b)
+	if err != nil {
+		return nil, err
+	}
+	const maxTrailing = 1 << 16 // counted exactly up to here
+	extra, err := io.Copy(io.Discard, io.LimitReader(r, maxTrailing))
+	if err != nil {
+		return nil, fmt.Errorf("groth16: reading verifying key: %w", err)
+	}
+	if extra > 0 {
+		more := ""
+		if extra == maxTrailing {
+			more = " or more"
+		}
+		return nil, keyError("ic", -1, off, "file too long: %d%s bytes follow the last IC point", extra, more)
+	}
+	return vk, nil
+}
+
+// ReadVerifyingKeyFile reads the .vk file at path (ReadVerifyingKey). As
+// for OpenProvingKeyContext, a path that is not a regular file is refused
+// at once, ctx bounds the open, and WithDigestCheck checks the file's
+// digest first; errors name the file.
+func ReadVerifyingKeyFile(ctx context.Context, path string, opts ...OpenOption) (*VerifyingKey, error) {
+	var cfg openConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	f, st, err := openRegular(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: open verifying key: %w", err)
+	}
+	defer f.Close()
+	if cfg.digest {
+		if err := checkOpenDigest(ctx, f, st, path); err != nil {
+			return nil, err
+		}
+	}
+	vk, err := ReadVerifyingKey(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return vk, nil
 }
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) }
@@ -317,7 +351,8 @@ func (vk *VerifyingKey) Equal(o *VerifyingKey) bool {
 }
 
 // WriteVerifyingKeyFile writes vk to path in .vk format, through path+".tmp"
-// and a rename so readers never see a partial file.
+// and a rename so readers never see a partial file, and its digest beside
+// it as WriteParams does.
 func WriteVerifyingKeyFile(path string, vk *VerifyingKey) error {
 	return writeFileAtomic(path, vk.WriteTo)
 }

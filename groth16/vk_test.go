@@ -2,6 +2,7 @@ package groth16_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -126,14 +127,28 @@ type iotest struct{ err error }
 
 func (r iotest) Read([]byte) (int, error) { return 0, r.err }
 
-// ReadVerifyingKey consumes exactly the key, leaving what follows.
-func TestReadVerifyingKeyStopsAtEnd(t *testing.T) {
+// A .vk holds the key alone: bytes after the last IC point are a malformed
+// key, named with the offset where they start, from a reader and a file.
+func TestReadVerifyingKeyTrailingBytes(t *testing.T) {
 	vk, _ := fxSetup(t, 2)
-	r := bytes.NewReader(append(vkBytes(t, vk), "tail"...))
-	_, err := groth16.ReadVerifyingKey(r)
-	require.NoError(t, err)
-	rest, _ := io.ReadAll(r)
-	assert.Equal(t, "tail", string(rest))
+	b := vkBytes(t, vk)
+	_, err := groth16.ReadVerifyingKey(bytes.NewReader(append(bytes.Clone(b), "tail"...)))
+	require.ErrorIs(t, err, groth16.ErrMalformedKey)
+	assert.Contains(t, err.Error(), fmt.Sprintf("section ic at offset %d: file too long: 4 bytes follow the last IC point", len(b)))
+
+	_, err = groth16.ReadVerifyingKey(bytes.NewReader(append(bytes.Clone(b), make([]byte, 1<<17)...)))
+	require.ErrorIs(t, err, groth16.ErrMalformedKey)
+	assert.Contains(t, err.Error(), "65536 or more bytes follow")
+
+	path := filepath.Join(t.TempDir(), "key.vk")
+	require.NoError(t, os.WriteFile(path, append(bytes.Clone(b), 0), 0o644))
+	_, err = groth16.ReadVerifyingKeyFile(context.Background(), path)
+	require.ErrorIs(t, err, groth16.ErrMalformedKey)
+	assert.Contains(t, err.Error(), path)
+
+	got, err := groth16.ReadVerifyingKey(bytes.NewReader(b))
+	require.NoError(t, err, "the exact bytes still read")
+	assert.True(t, got.Equal(vk))
 }
 
 func TestReadVerifyingKeyCorrupt(t *testing.T) {
