@@ -662,9 +662,9 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 		return nil, firstErr
 	}
 
-	res.Proof, err = groth16.MarshalProofs(res.Partitions)
+	res.Proof, err = groth16.MarshalProofs(res.Partitions) // refuses a point off its curve, self-verify or not
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrProofInvalid, err)
 	}
 	for _, d := range res.PartitionDevices {
 		if d >= 0 && !slices.Contains(res.Devices, d) {

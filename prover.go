@@ -34,7 +34,9 @@ var (
 	// ErrBudget reports a proof whose partition can never fit the host
 	// memory budget (Config.HostMemoryBudget); it is returned at once.
 	ErrBudget = errors.New("gpuc2: partition larger than the host memory budget")
-	// ErrProofInvalid reports a proof that failed self-verification.
+	// ErrProofInvalid reports a proof that failed self-verification, or
+	// one with a point off its curve (never returned, even without
+	// self-verification).
 	ErrProofInvalid = errors.New("gpuc2: proof failed self-verification")
 	// ErrClosed reports a call on a closed Prover, or a proof cut short by Close.
 	ErrClosed = errors.New("gpuc2: prover closed")
