@@ -42,35 +42,21 @@ func TestDropInSignatures(t *testing.T) {
 	}
 }
 
-// niC1 is a 2 KiB C1 of the NI-PoRep type, shaped right (13 partitions of 2
-// challenges) from copies of a synthetic interactive one: it parses, but
-// its challenges are not NI-PoRep's.
-func niC1(t *testing.T, miner abi.ActorID, sector abi.SectorNumber) []byte {
-	c1, _ := syntheticC1JSON(t, miner, sector)
-	ni := *c1
-	ni.RegisteredProof = abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep
-	sp, err := porep.ParamsFor(ni.RegisteredProof)
-	require.NoError(t, err)
-	ni.VanillaProofs = nil
-	for range sp.Partitions {
-		ni.VanillaProofs = append(ni.VanillaProofs, c1.VanillaProofs[0])
-	}
-	b, err := ni.EncodeJSON()
-	require.NoError(t, err)
-	return b
-}
-
 // NI-PoRep: filecoin-ffi's SealCommitPhase2 and VerifySeal make and check a
 // SnarkPack aggregate, which gpuc2 cannot; they say so before any work.
-// SealCommitPhase2CircuitProofs serves NI-PoRep: this C1 gets as far as its
-// checks, which refuse its interactive challenges.
+// SealCommitPhase2CircuitProofs serves NI-PoRep: a consistent C1 passes its
+// checks and gets as far as the parameters (none here), and one with two
+// partitions swapped is refused at its challenges.
 func TestNonInteractiveUnsupported(t *testing.T) {
 	ctx := context.Background()
 	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU})
 	require.NoError(t, err)
 	defer p.Close()
 	miner, sector := abi.ActorID(1000), abi.SectorNumber(3)
-	raw := niC1(t, miner, sector)
+	c1, err := porep.SyntheticC1(ctx, abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep, miner, sector, [32]byte{3})
+	require.NoError(t, err)
+	raw, err := c1.EncodeJSON()
+	require.NoError(t, err)
 
 	_, err = p.SealCommitPhase2(ctx, raw, sector, miner)
 	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
@@ -83,10 +69,17 @@ func TestNonInteractiveUnsupported(t *testing.T) {
 	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
 
 	_, err = p.SealCommitPhase2CircuitProofs(ctx, raw, sector)
-	assert.ErrorIs(t, err, gpuc2.ErrBadInput)
+	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
 	assert.NotErrorIs(t, err, gpuc2.ErrUnsupported)
+
+	c1.VanillaProofs[0], c1.VanillaProofs[1] = c1.VanillaProofs[1], c1.VanillaProofs[0]
+	swapped, err := c1.EncodeJSON()
+	require.NoError(t, err)
+	_, err = p.SealCommitPhase2CircuitProofs(ctx, swapped, sector)
+	assert.ErrorIs(t, err, gpuc2.ErrBadInput)
 	var c1Err *porep.C1Error
-	assert.ErrorAs(t, err, &c1Err)
+	require.ErrorAs(t, err, &c1Err)
+	assert.Equal(t, 0, c1Err.Partition)
 }
 
 // captureHandler keeps the messages of the records it handles.

@@ -126,3 +126,60 @@ func TestCUDAProof8MiBEqualsCPU(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ok)
 }
+
+// NI-PoRep through filecoin-ffi's SealCommitPhase2CircuitProofs: a 2 KiB
+// sector built in full (its challenges are hashed from replica_id and
+// comm_r), proven with the TEST-ONLY setup that V1_1 shares (same circuit,
+// 13 partitions instead of 1). Each partition proof verifies against the
+// public inputs derived from the on-chain values alone, and not against
+// another partition's. SealCommitPhase2, whose ffi output is an aggregate,
+// refuses the same C1.
+func TestSealCommitPhase2CircuitProofsNonInteractive2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 2 KiB setup and 13 CPU partition proofs: about 15 CPU-minutes")
+	}
+	ctx := context.Background()
+	ni := abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep
+	miner, sector := abi.ActorID(1000), abi.SectorNumber(15)
+	c1, err := porep.SyntheticC1(ctx, ni, miner, sector, [32]byte{15})
+	require.NoError(t, err)
+	raw, err := c1.EncodeJSON()
+	require.NoError(t, err)
+	sp, err := porep.ParamsFor(ni)
+	require.NoError(t, err)
+	require.Equal(t, 13, sp.Partitions)
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t)})
+	require.NoError(t, err)
+	defer p.Close()
+
+	out, err := p.SealCommitPhase2CircuitProofs(ctx, raw, sector)
+	require.NoError(t, err)
+	require.Len(t, out, sp.Partitions*groth16.ProofSize)
+
+	proofs, err := groth16.UnmarshalProofs(out)
+	require.NoError(t, err)
+	pk, path, _, err := gpuc2.TestParams(ctx, testParamsDir(t), ni)
+	require.NoError(t, err)
+	defer pk.Close()
+	assert.Equal(t, gpuc2.TestParamsPath(testParamsDir(t), abi.RegisteredSealProof_StackedDrg2KiBV1_1), path)
+	pvk := groth16.PrepareVerifyingKey(pk.VerifyingKey())
+	g, err := porep.NewGraph(ni)
+	require.NoError(t, err)
+	var rid, commR [32]byte
+	fr.LittleEndian.PutElement(&rid, c1.ReplicaID)
+	fr.LittleEndian.PutElement(&commR, c1.CommR)
+	public := make([][]fr.Element, sp.Partitions)
+	for k := range public {
+		public[k], err = porep.PublicInputsFor(g, ni, rid, c1.CommD, commR, c1.Seed, k)
+		require.NoError(t, err)
+		ok, err := pvk.Verify(&proofs[k], public[k])
+		require.NoError(t, err)
+		assert.True(t, ok, "partition %d", k)
+	}
+	ok, err := pvk.Verify(&proofs[0], public[1])
+	require.NoError(t, err)
+	assert.False(t, ok, "partition 0's proof against partition 1's inputs")
+
+	_, err = p.SealCommitPhase2(ctx, raw, sector, miner)
+	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
+}

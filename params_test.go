@@ -62,8 +62,22 @@ func TestTestParamsOnlyForTestSizes(t *testing.T) {
 }
 
 // The proof types of a size share one TEST-ONLY setup, as their circuit
-// and Filecoin's file; another size has its own.
+// and Filecoin's file; another size has its own. Sharing holds because the
+// circuit's parameters are the same: NI-PoRep's partitions are more, not
+// larger (filecoin-proofs constants.rs picks its partition counts so).
 func TestTestParamsPathPerSize(t *testing.T) {
+	for p := abi.RegisteredSealProof(0); p <= abi.RegisteredSealProof_StackedDrg64GiBV1_2_Feat_NiPoRep; p++ {
+		size, err := porep.SectorSizeName(p)
+		require.NoError(t, err)
+		v11, err := porep.ProofForSectorSize(size)
+		require.NoError(t, err)
+		want, err := porep.CircuitParams(v11)
+		require.NoError(t, err)
+		got, err := porep.CircuitParams(p)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, porep.ProofName(p))
+	}
+
 	dir := t.TempDir()
 	path := gpuc2.TestParamsPath(dir, abi.RegisteredSealProof_StackedDrg2KiBV1_1)
 	assert.Equal(t, "TEST-ONLY-StackedDrg2KiBV1_1.params", filepath.Base(path))

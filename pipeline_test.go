@@ -339,6 +339,14 @@ func TestRequirements(t *testing.T) {
 		"preloaded onto the GPU, the parameters are on the host only while they load")
 	assert.Less(t, big.PreloadedHostBytes, big.HostBytes)
 	assert.Equal(t, small.HostBytes, small.PreloadedHostBytes, "the CPU keeps the parameters on the host")
+	// NI-PoRep: the same circuit and key, 126 partitions; the pipeline holds
+	// as many working sets at once as for 10.
+	ni, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_2_Feat_NiPoRep, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 126, ni.Partitions)
+	niSame := ni
+	niSame.Partitions = big.Partitions
+	assert.Equal(t, big, niSame)
 	cfg.WorkersPerDevice = 2
 	two, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
 	require.NoError(t, err)

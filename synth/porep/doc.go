@@ -46,8 +46,8 @@
 // real sector; whatever uses one must say so. For interactive proof types,
 // of any size, only the opened values are real (sparse trees C and R with
 // random untouched subtrees, labels computed from random parent labels,
-// real encodings). Synthetic-PoRep types, whose challenges depend on comm_r,
-// are built in full, up to 8 MiB. Not for NI-PoRep.
+// real encodings). Synthetic-PoRep and NI-PoRep types, whose challenges
+// depend on comm_r, are built in full, up to 8 MiB.
 //
 // # Graph and challenges
 //

@@ -84,7 +84,7 @@ type sizeClass struct {
 	name       string // as in the Rust enum names
 	layers     int
 	partitions int // interactive
-	challenges int // per partition, interactive
+	challenges int // per partition; NI-PoRep's too (its minimum over niParts, rounded up)
 	niParts    int
 	shape      TreeShape
 }

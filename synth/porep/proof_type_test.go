@@ -55,6 +55,21 @@ func TestRegisteredSealProofParams(t *testing.T) {
 	}
 }
 
+// NI-PoRep's challenges per partition are its minimum challenge count
+// spread over its partitions, rounded up (filecoin-proofs parameters.rs
+// select_challenges; the minimums, ceil(12.8 × the interactive ones), from
+// constants.rs get_porep_non_interactive_minimum_challenges).
+func TestNonInteractiveChallengeCounts(t *testing.T) {
+	minimum := map[uint64]int{2 << 10: 26, 8 << 20: 26, 512 << 20: 26, 32 << 30: 2253, 64 << 30: 2253}
+	for p := abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep; p <= abi.RegisteredSealProof_StackedDrg64GiBV1_2_Feat_NiPoRep; p++ {
+		sp, err := porep.ParamsFor(p)
+		require.NoError(t, err)
+		m := minimum[sp.SectorSize]
+		require.NotZero(t, m, porep.ProofName(p))
+		assert.Equal(t, (m+sp.Partitions-1)/sp.Partitions, sp.ChallengesPerPartition, porep.ProofName(p))
+	}
+}
+
 func TestRegisteredSealProofUnknown(t *testing.T) {
 	for _, p := range []abi.RegisteredSealProof{-1, 20, 1 << 40} {
 		_, err := porep.ParamsFor(p)

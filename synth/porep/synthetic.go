@@ -21,7 +21,7 @@ import (
 const dataBlockLevels = 12
 
 // maxDenseNodes bounds the sectors SyntheticC1 builds in full (synthetic
-// PoRep): 8 MiB, 2^18 nodes, costs about 17 s of CPU (half of it Poseidon,
+// and NI-PoRep): 8 MiB, 2^18 nodes, costs about 17 s of CPU (half of it Poseidon,
 // a quarter the expander's Feistel hashes) and 0.2 GB; 512 MiB would cost
 // 64 times as much of both.
 const maxDenseNodes = 1 << 18
@@ -50,27 +50,24 @@ const maxDenseNodes = 1 << 18
 //     everywhere). The replica node of a challenged node is its data plus
 //     its last label. Trees C and R are sparse: the opened leaves are real,
 //     every subtree that no proof enters has a random root.
-//   - Synthetic PoRep (V1_1_Feat_SyntheticPoRep), up to 8 MiB: the
-//     challenges are selected with seed from a set derived from replica_id
-//     and comm_r, which depends on every node, so the sector is built in
-//     full: every label of every node (SDR labeling), every replica node,
-//     trees C and R, then comm_r, then the challenges. Larger sizes give an
-//     error wrapping errors.ErrUnsupported.
+//   - Synthetic PoRep (V1_1_Feat_SyntheticPoRep) and NI-PoRep
+//     (V1_2_Feat_NonInteractivePoRep), up to 8 MiB: the challenges depend on
+//     comm_r (selected with seed from a set derived from replica_id and
+//     comm_r; for NI-PoRep hashed from replica_id and comm_r, without the
+//     seed), and comm_r on every node, so the sector is built in full: every
+//     label of every node (SDR labeling), every replica node, trees C and R,
+//     then comm_r, then the challenges. Larger sizes give an error wrapping
+//     errors.ErrUnsupported.
 //
-// Non-interactive types derive their challenges from comm_r too; they
-// give an error wrapping errors.ErrUnsupported. Random values come from
-// SHA-256 of seed and their position, so a value does not depend on the
-// order of the work.
+// Random values come from SHA-256 of seed and their position, so a value
+// does not depend on the order of the work.
 func SyntheticC1(ctx context.Context, p abi.RegisteredSealProof, miner abi.ActorID, sector abi.SectorNumber, seed [32]byte) (*C1, error) {
 	sp, err := ParamsFor(p)
 	if err != nil {
 		return nil, err
 	}
-	dense := sp.Challenges == ChallengesSynthetic
-	switch {
-	case sp.Challenges == ChallengesNonInteractive:
-		return nil, fmt.Errorf("porep: no synthetic C1 for %v: its challenges depend on comm_r: %w", ProofName(p), errors.ErrUnsupported)
-	case dense && sp.Nodes > maxDenseNodes:
+	dense := sp.Challenges != ChallengesInteractive // the challenges depend on comm_r
+	if dense && sp.Nodes > maxDenseNodes {
 		return nil, fmt.Errorf("porep: no synthetic C1 for %v: its challenges depend on comm_r, so every node must be labelled, which is done only up to %d nodes (8 MiB): %w",
 			ProofName(p), maxDenseNodes, errors.ErrUnsupported)
 	}

@@ -22,7 +22,8 @@ var testSeed = [32]byte{'g', 'p', 'u', 'c', '2'}
 
 // syntheticProofs are the proof types TestSyntheticC1 generates: the small
 // sizes always; unless -short, 32 and 64 GiB (a few seconds each on 2 cores)
-// and the dense 8 MiB synthetic-PoRep sector (about 17 s of CPU).
+// and the dense 8 MiB synthetic-PoRep and NI-PoRep sectors (about 17 s of
+// CPU each).
 func syntheticProofs() []abi.RegisteredSealProof {
 	ps := []abi.RegisteredSealProof{
 		abi.RegisteredSealProof_StackedDrg2KiBV1,
@@ -30,12 +31,14 @@ func syntheticProofs() []abi.RegisteredSealProof {
 		abi.RegisteredSealProof_StackedDrg8MiBV1_1,
 		abi.RegisteredSealProof_StackedDrg512MiBV1_1,
 		abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
+		abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep,
 	}
 	if !testing.Short() {
 		ps = append(ps,
 			abi.RegisteredSealProof_StackedDrg32GiBV1_1,
 			abi.RegisteredSealProof_StackedDrg64GiBV1_1,
-			abi.RegisteredSealProof_StackedDrg8MiBV1_1_Feat_SyntheticPoRep)
+			abi.RegisteredSealProof_StackedDrg8MiBV1_1_Feat_SyntheticPoRep,
+			abi.RegisteredSealProof_StackedDrg8MiBV1_2_Feat_NiPoRep)
 	}
 	return ps
 }
@@ -99,14 +102,16 @@ func TestSyntheticC1Deterministic(t *testing.T) {
 
 func TestSyntheticC1Errors(t *testing.T) {
 	ctx := context.Background()
-	for _, p := range []abi.RegisteredSealProof{
-		abi.RegisteredSealProof_StackedDrg512MiBV1_1_Feat_SyntheticPoRep, // too large to label in full
+	for _, p := range []abi.RegisteredSealProof{ // challenges from comm_r, too large to label in full
+		abi.RegisteredSealProof_StackedDrg512MiBV1_1_Feat_SyntheticPoRep,
 		abi.RegisteredSealProof_StackedDrg32GiBV1_1_Feat_SyntheticPoRep,
-		abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep,
+		abi.RegisteredSealProof_StackedDrg512MiBV1_2_Feat_NiPoRep,
 		abi.RegisteredSealProof_StackedDrg32GiBV1_2_Feat_NiPoRep,
+		abi.RegisteredSealProof_StackedDrg64GiBV1_2_Feat_NiPoRep,
 	} {
 		_, err := porep.SyntheticC1(ctx, p, testMiner, testSector, testSeed)
 		assert.ErrorIs(t, err, errors.ErrUnsupported, porep.ProofName(p))
+		assert.ErrorContains(t, err, "every node must be labelled", porep.ProofName(p))
 	}
 	_, err := porep.SyntheticC1(ctx, 20, testMiner, testSector, testSeed)
 	assert.ErrorIs(t, err, porep.ErrUnknownProof)
@@ -165,12 +170,59 @@ func TestSyntheticC1SyntheticPoRep(t *testing.T) {
 	}
 }
 
-// The synthetic-PoRep sector is built in full: every label of every node
-// is the SDR label (node 0 hashes no parents, as create_label in
+// NI-PoRep: the sector is built in full like synthetic PoRep's, and each
+// of its 13 partitions opens the challenges hashed from replica_id and the
+// final comm_r; the seed the C1 carries selects nothing (challenges.rs
+// NiChallenges::derive takes none).
+func TestSyntheticC1NonInteractive(t *testing.T) {
+	ctx := context.Background()
+	p := abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep
+	c := synthetic(t, p)
+	require.NoError(t, c.CheckAll(ctx, testMiner, testSector))
+	sp, err := porep.ParamsFor(p)
+	require.NoError(t, err)
+	require.Equal(t, 13, sp.Partitions)
+
+	var rid, commR [32]byte
+	fr.LittleEndian.PutElement(&rid, c.ReplicaID)
+	fr.LittleEndian.PutElement(&commR, c.CommR)
+	other := c.Seed
+	other[0] ^= 1
+	require.Len(t, c.VanillaProofs, sp.Partitions)
+	for k, part := range c.VanillaProofs {
+		var got []uint64
+		for _, cp := range part {
+			got = append(got, cp.LabelingProofs[0].Node)
+		}
+		want, err := porep.Challenges(p, rid, commR, c.Seed, k)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "partition %d", k)
+		anySeed, err := porep.Challenges(p, rid, commR, other, k)
+		require.NoError(t, err)
+		assert.Equal(t, got, anySeed, "partition %d: another seed", k)
+	}
+
+	// the seed is random like a real C1's (C2 refuses a zero one) and
+	// changes nothing that CheckAll derives
+	assert.NotEqual(t, [32]byte{}, c.Seed)
+	c.Seed = other
+	assert.NoError(t, c.CheckAll(ctx, testMiner, testSector))
+}
+
+// Synthetic-PoRep and NI-PoRep sectors are built in full: every label of
+// every node is the SDR label (node 0 hashes no parents, as create_label in
 // stacked/vanilla/create_label/single.rs), and comm_c is the root of tree C
 // over all their column hashes — recomputed here from replica_id alone.
 func TestSyntheticC1Dense(t *testing.T) {
-	p := abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep
+	for _, p := range []abi.RegisteredSealProof{
+		abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
+		abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep,
+	} {
+		t.Run(porep.ProofName(p), func(t *testing.T) { checkDense(t, p) })
+	}
+}
+
+func checkDense(t *testing.T, p abi.RegisteredSealProof) {
 	c := synthetic(t, p)
 	sp, err := porep.ParamsFor(p)
 	require.NoError(t, err)
