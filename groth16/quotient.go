@@ -35,7 +35,7 @@ func quotient(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.Element, e
 // quotientBlocks is quotient with transforms split into blocks of the given
 // size (a power of two; tests make it small).
 func quotientBlocks(ctx context.Context, a, b, c []fr.Element, m, block int) ([]fr.Element, error) {
-	// Padding clears in steps too: the tail is up to 3/4 of the domain, and
+	// Padding clears in steps too: the tail is up to half the domain, and
 	// its pages may not have been touched yet.
 	pad := func(v *[]fr.Element) error {
 		if cap(*v) < m {
