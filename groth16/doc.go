@@ -56,4 +56,10 @@
 // decode is not cached, and the returned slices are shared and read-only.
 // Evict drops the decoded sections; Close waits for decodes in progress,
 // then unmaps the file.
+//
+// CPUProver stops within a fraction of a second of its context being
+// cancelled: the quotient's transforms run as many short steps (gnark-crypto
+// FFTs of 2^14 points and the levels above them) and the MSMs as calls of
+// about 100 ms, with ctx checked between steps, every goroutine finished when
+// Prove returns (TestCPUProverCancelLatency measures it).
 package groth16

@@ -9,7 +9,6 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
 	"github.com/gpuc2/gpuc2/msm"
 	"github.com/gpuc2/gpuc2/synth"
@@ -261,44 +260,6 @@ func checkShape(pk *ProvingKey, w *synth.ProvingAssignment) (int, error) {
 }
 
 func density(d *synth.Density) *msm.Density { return &msm.Density{Words: d.Words, Len: d.Len} }
-
-// quotient computes the coefficients of h = (a·b − c)/Z over the domain of
-// size m as bellperson does: interpolate a, b, c, evaluate them on the coset
-// g·⟨ω⟩ with g = 7, combine, divide by Z(g) = g^m − 1 (constant on the coset)
-// and interpolate back. a, b, c are consumed (padded in place when capacity allows).
-func quotient(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.Element, error) {
-	domain := fft.NewDomain(uint64(m))
-	pad := func(v []fr.Element) []fr.Element {
-		if cap(v) < m {
-			return append(v, make([]fr.Element, m-len(v))...)
-		}
-		n := len(v)
-		v = v[:m]
-		clear(v[n:])
-		return v
-	}
-	a, b, c = pad(a), pad(b), pad(c)
-	for _, v := range [][]fr.Element{a, b, c} {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		domain.FFTInverse(v, fft.DIF)
-		domain.FFT(v, fft.DIT, fft.OnCoset())
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	// 1/Z(g) with Z(X) = X^m − 1.
-	var zInv fr.Element
-	zInv.Exp(domain.FrMultiplicativeGen, big.NewInt(int64(m)))
-	zInv.Sub(&zInv, &synth.CoeffOne).Inverse(&zInv)
-	for i := range a {
-		a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
-	}
-	domain.FFTInverse(a, fft.DIF, fft.OnCoset())
-	fft.BitReverse(a)
-	return a, nil
-}
 
 // assemble builds the proof as bellperson writes it out:
 // A = α₁ + A_acc + r·δ₁; B = β₂ + B2_acc + s·δ₂;

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/assert"
@@ -129,6 +130,40 @@ func TestCPUMatchesNaive(t *testing.T) {
 			assert.True(t, got2.Equal(&want2), "G2 with density")
 		})
 	}
+}
+
+// Inputs larger than one call's budget are summed over several calls, with
+// the same result as one gnark-crypto call.
+func TestCPUSlicedMatchesOneCall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	ctx := context.Background()
+	const n = 5000 // the first call takes about 1024 full-width scalars
+	p1, p2, s := testPointsG1(rng, n), testPointsG2(rng, n), testScalars(rng, n)
+	got1, err := msm.CPU{}.G1(ctx, p1, s, nil)
+	require.NoError(t, err)
+	var want1 bls12381.G1Jac
+	_, err = want1.MultiExp(p1, s, ecc.MultiExpConfig{})
+	require.NoError(t, err)
+	assert.True(t, got1.Equal(&want1), "G1")
+	got2, err := msm.CPU{}.G2(ctx, p2, s, nil)
+	require.NoError(t, err)
+	var want2 bls12381.G2Jac
+	_, err = want2.MultiExp(p2, s, ecc.MultiExpConfig{})
+	require.NoError(t, err)
+	assert.True(t, got2.Equal(&want2), "G2")
+
+	d := randomDensity(rng, n)
+	var sel []fr.Element
+	for i := range n {
+		if d.Test(i) {
+			sel = append(sel, s[i])
+		}
+	}
+	got1, err = msm.CPU{}.G1(ctx, p1[:len(sel)], s, d)
+	require.NoError(t, err)
+	_, err = want1.MultiExp(p1[:len(sel)], sel, ecc.MultiExpConfig{})
+	require.NoError(t, err)
+	assert.True(t, got1.Equal(&want1), "G1 with density")
 }
 
 func TestCPURejectsMismatch(t *testing.T) {
