@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,10 +68,11 @@ func waitGoroutines(baseline int) int {
 // TestCPUProverCancelLatency cancels CPU proofs of a real PoRep partition
 // witness at random moments and checks that each returns context.Canceled
 // within cancelBound and leaves no goroutine behind. The moments are uniform
-// over a whole proof, so the test costs about half a proof per cancellation
-// (a 2 KiB proof takes 35 s to minutes on the 2 shared cores of the dev
-// machine): set GPUC2_TEST_CANCEL=1 to run it, and GPUC2_TEST_8MIB=1 as
-// well for the 8 MiB partition. TestCancelLatencyPieces is the quick check.
+// over a whole proof (placed within its phases, see below), so the test
+// costs about half a proof per cancellation (a 2 KiB proof takes 35 s to
+// minutes on the 2 shared cores of the dev machine): set GPUC2_TEST_CANCEL=1
+// to run it, and GPUC2_TEST_8MIB=1 as well for the 8 MiB partition.
+// TestCancelLatencyPieces is the quick check.
 func TestCPUProverCancelLatency(t *testing.T) {
 	if testing.Short() || os.Getenv("GPUC2_TEST_CANCEL") == "" {
 		t.Skip("set GPUC2_TEST_CANCEL=1 (and allow about 25 proofs' time) to cancel CPU proofs at random moments")
@@ -109,43 +111,75 @@ func cancelLatency(t *testing.T, size string, trials int) {
 	}
 	prover := &CPUProver{}
 
-	// One whole proof gives the span the moments are drawn from.
-	var phases []string
+	// One whole proof gives the phases the moments are drawn from.
+	type span struct {
+		name       string
+		start, end time.Duration // from the proof's start
+	}
+	var ref []span
 	start := time.Now()
 	_, err = prover.Prove(ctx, pk, fresh(), WithPhases(func(name string, s, e time.Time, _ ...any) {
-		phases = append(phases, name)
+		ref = append(ref, span{name, s.Sub(start), e.Sub(start)})
 		t.Logf("%s: uncancelled proof: %s %.2f s", size, name, e.Sub(s).Seconds())
 	}))
 	require.NoError(t, err)
-	whole := time.Since(start)
-	t.Logf("%s: whole proof %.1f s (%d rows, domain %d)", size, whole.Seconds(), len(w0.A), hint.Rows)
+	t.Logf("%s: whole proof %.1f s (%d rows, domain %d)", size, time.Since(start).Seconds(), len(w0.A), hint.Rows)
 
-	// Moments are drawn over the fastest whole proof seen: on a shared
-	// machine a proof can take half as long as the first one did, and a
-	// moment past its end costs a proof and cancels nothing.
+	// A moment u, uniform over the uncancelled proof, falls o into its phase
+	// k; the trial cancels o after phase k starts (when phase k−1 reports
+	// its end). Drawn over wall time alone, moments missed the short last
+	// phases whenever the shared machine got busier than during the first
+	// proof, and fell past the end when it got less busy.
 	runtime.GC()
 	baseline := runtime.NumGoroutine()
 	var lat []time.Duration
 	worst := map[string]time.Duration{}
 	for i := 0; len(lat) < trials; i++ {
 		require.Less(t, i, 2*trials, "too many proofs ended before their moment")
-		at := rand.N(whole)
+		u := rand.N(ref[len(ref)-1].end)
+		k := 0
+		for ref[k].end <= u {
+			k++
+		}
+		o := max(0, u-ref[k].start)
 		wi := fresh()
+		pctx, cancel := context.WithCancel(ctx)
+		var cancelled atomic.Pointer[time.Time]
+		var timer *time.Timer
+		arm := func() {
+			timer = time.AfterFunc(o, func() {
+				now := time.Now()
+				cancelled.Store(&now)
+				cancel()
+			})
+		}
+		if k == 0 {
+			arm()
+		}
 		var phase string // the last phase reported: the one cancelled
-		late, ended, err := cancelDuring(func(ctx context.Context) error {
-			_, err := prover.Prove(ctx, pk, wi, WithPhases(func(name string, _, _ time.Time, _ ...any) { phase = name }))
-			return err
-		}, at)
-		if ended {
-			t.Logf("trial %d: the proof ended before %.2f s, in %.2f s", i, at.Seconds(), late.Seconds())
-			whole = min(whole, late)
+		_, err := prover.Prove(pctx, pk, wi, WithPhases(func(name string, _, _ time.Time, _ ...any) {
+			phase = name
+			if k > 0 && name == ref[k-1].name {
+				arm()
+			}
+		}))
+		end := time.Now()
+		if timer != nil {
+			timer.Stop()
+		}
+		cancel()
+		c := cancelled.Load()
+		if c == nil || c.After(end) {
+			t.Logf("trial %d: the proof ended before %.3f s into %s", i, o.Seconds(), ref[k].name)
 			continue
 		}
+		late := end.Sub(*c)
 		lat = append(lat, late)
 		worst[phase] = max(worst[phase], late)
-		t.Logf("trial %d: cancelled at %.3f s in %s, returned after %v", i, at.Seconds(), phase, late.Round(100*time.Microsecond))
-		assert.Truef(t, errors.Is(err, context.Canceled), "trial %d at %.2f s (%s): error %v", i, at.Seconds(), phase, err)
-		assert.LessOrEqualf(t, late, cancelBound, "trial %d: cancelled at %.2f s (%s)", i, at.Seconds(), phase)
+		t.Logf("trial %d: cancelled %.3f s into %s (moment %.2f s), returned from %s after %v",
+			i, o.Seconds(), ref[k].name, u.Seconds(), phase, late.Round(100*time.Microsecond))
+		assert.Truef(t, errors.Is(err, context.Canceled), "trial %d (%s): error %v", i, phase, err)
+		assert.LessOrEqualf(t, late, cancelBound, "trial %d: cancelled in %s", i, phase)
 		assert.LessOrEqualf(t, waitGoroutines(baseline), baseline, "trial %d: goroutines left running", i)
 	}
 	require.NotEmpty(t, lat)
@@ -155,9 +189,9 @@ func cancelLatency(t *testing.T, size string, trials int) {
 	}
 	t.Logf("%s: %d cancellations: latency min %v, median %v, p90 %v, max %v (bound %v)",
 		size, len(lat), q(0), q(0.5), q(0.9), q(1), cancelBound)
-	for _, ph := range phases {
-		if d, ok := worst[ph]; ok {
-			t.Logf("%s: worst latency in %s: %v", size, ph, d.Round(time.Millisecond))
+	for _, ph := range ref {
+		if d, ok := worst[ph.name]; ok {
+			t.Logf("%s: worst latency in %s: %v", size, ph.name, d.Round(time.Millisecond))
 		}
 	}
 }
