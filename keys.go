@@ -60,7 +60,7 @@ func newShape(t abi.RegisteredSealProof) (*shape, error) {
 	s.domain = domainSize(s.sizes)
 	s.hint = s.sizes
 	s.hint.Rows = int(s.domain)
-	s.bytes = partitionHostBytes(s.sizes)
+	s.bytes = groth16.PartitionHostBytes(s.sizes)
 	return s, nil
 }
 
@@ -68,21 +68,6 @@ func newShape(t abi.RegisteredSealProof) (*shape, error) {
 // input row per input, rounded up to a power of two.
 func domainSize(sz synth.Sizes) int64 {
 	return int64(sz.Domain())
-}
-
-const (
-	frBytes = 32  // an Fr element
-	g1Bytes = 96  // an affine G1 point (in memory and uncompressed on disk)
-	g2Bytes = 192 // an affine G2 point
-)
-
-// partitionHostBytes is one partition's host working set: a, b, c sized to
-// the domain m, the quotient's output or FFT tables (another m), the inputs
-// and aux, and the density bitmaps.
-func partitionHostBytes(sz synth.Sizes) int64 {
-	m := domainSize(sz)
-	vars := int64(sz.Inputs + sz.Aux)
-	return 4*m*frBytes + vars*frBytes + 3*((vars+63)/64)*8
 }
 
 func (p *Prover) shape(t abi.RegisteredSealProof) (*shape, error) {
@@ -313,12 +298,7 @@ func (p *Prover) preload(ctx context.Context, t abi.RegisteredSealProof) error {
 	}
 	uploaded := len(p.deviceProvers) > 0
 	for _, d := range p.deviceProvers {
-		pl, ok := d.(devicePreloader)
-		if !ok {
-			uploaded = false
-			continue
-		}
-		if err := pl.Preload(ctx, e.pk); err != nil {
+		if err := d.Preload(ctx, e.pk); err != nil {
 			return classify(err)
 		}
 	}
@@ -365,9 +345,7 @@ func (p *Prover) Evict(t abi.RegisteredSealProof) error {
 			}
 			delete(p.files, e.path)
 			for _, d := range p.deviceProvers {
-				if ev, ok := d.(deviceEvicter); ok {
-					ev.Evict(e.pk)
-				}
+				d.Evict(e.pk)
 			}
 			err = e.pk.Close()
 			p.updateResident()

@@ -12,9 +12,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/filecoin-project/go-state-types/proof"
 
-	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
-	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
@@ -221,15 +219,6 @@ type synthWorker struct {
 	tasks chan *task
 }
 
-// Optional methods of a device prover (groth16.CUDAProver): keys kept on the device.
-type (
-	devicePreloader interface {
-		Preload(context.Context, *groth16.ProvingKey) error
-	}
-	deviceEvicter interface{ Evict(*groth16.ProvingKey) }
-	deviceCloser  interface{ Close() error }
-)
-
 type proveWorker struct {
 	device int // -1: CPU
 	track  trace.Track
@@ -241,10 +230,10 @@ var requestTrack = trace.Track{Process: "cpu", Thread: "requests"}
 
 // cudaDevices returns the GPUs c selects: Devices, else Device when not 0,
 // else all visible. It fails on an unknown ordinal or when there is none.
-func (c Config) cudaDevices() ([]native.Device, error) {
-	devs, err := native.Devices()
+func (c Config) cudaDevices() ([]int, error) {
+	devs, err := groth16.CUDADevices()
 	if err != nil {
-		return nil, fmt.Errorf("gpuc2: listing CUDA devices: %w", err)
+		return nil, fmt.Errorf("gpuc2: %w", err)
 	}
 	want := c.Devices
 	if len(want) == 0 && c.Device != 0 {
@@ -252,26 +241,23 @@ func (c Config) cudaDevices() ([]native.Device, error) {
 	}
 	if len(want) == 0 {
 		for _, d := range devs {
-			want = append(want, d.Index)
+			want = append(want, d.Ordinal)
 		}
 	}
-	var out []native.Device
 	for _, ord := range want {
-		i := slices.IndexFunc(devs, func(d native.Device) bool { return d.Index == ord })
-		if i < 0 {
+		if !slices.ContainsFunc(devs, func(d groth16.DeviceInfo) bool { return d.Ordinal == ord }) {
 			return nil, fmt.Errorf("gpuc2: no CUDA device %d (%d visible)", ord, len(devs))
 		}
-		out = append(out, devs[i])
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("gpuc2: backend cuda: no devices: %w", native.ErrNotAvailable)
+	if len(want) == 0 {
+		return nil, fmt.Errorf("gpuc2: backend cuda: no devices: %w", groth16.ErrCUDAUnavailable)
 	}
-	return out, nil
+	return want, nil
 }
 
 // startProvers creates the prover workers: WorkersPerDevice per GPU of devs,
-// each with the device's gpulock gate, or WorkersPerDevice CPU workers.
-func (p *Prover) startProvers(devs []native.Device) error {
+// sharing the device's CUDA prover, or WorkersPerDevice CPU workers.
+func (p *Prover) startProvers(devs []int) error {
 	n := p.cfg.WorkersPerDevice
 	if p.cfg.Backend == BackendCPU {
 		for i := range n {
@@ -279,18 +265,15 @@ func (p *Prover) startProvers(devs []native.Device) error {
 				track: trace.Track{Process: "cpu", Thread: fmt.Sprintf("prover %d", i)}})
 		}
 	}
-	for _, d := range devs {
-		ord, total := d.Index, int64(d.TotalMemory)
-		gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: ord, TotalBytes: total, MarginBytes: max(total/16, 1<<30)})
+	for _, ord := range devs {
+		// One CUDAProver per device, shared by its workers: it keeps the
+		// device's resident keys and its VRAM ledger.
+		dev, err := groth16.NewCUDAProver(groth16.CUDAConfig{Device: ord})
 		if err != nil {
 			return fmt.Errorf("gpuc2: device %d: %w", ord, err)
 		}
-		p.gates[ord] = gate
-		p.devices = append(p.devices, ord)
-		// One CUDAProver per device, shared by its workers: it keeps the
-		// device's resident keys.
-		dev := &groth16.CUDAProver{Device: ord, Gate: gate}
 		p.deviceProvers = append(p.deviceProvers, dev)
+		p.devices = append(p.devices, ord)
 		for w := range n {
 			p.provers = append(p.provers, &proveWorker{device: ord, prover: dev,
 				track: trace.Track{Process: fmt.Sprintf("cuda %d", ord), Thread: fmt.Sprintf("prover %d", w)}})
@@ -473,7 +456,7 @@ func classify(err error) error {
 		return err
 	case errors.Is(err, porep.ErrBadC1), errors.Is(err, porep.ErrUnknownProof):
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
-	case errors.Is(err, native.ErrOutOfMemory), errors.Is(err, gpulock.ErrTooLarge):
+	case errors.Is(err, groth16.ErrOutOfDeviceMemory):
 		return fmt.Errorf("%w: %w", ErrOutOfDeviceMemory, err)
 	case errors.Is(err, groth16.ErrKeyMismatch), errors.Is(err, groth16.ErrMalformedKey):
 		return fmt.Errorf("%w: %w", ErrParamsCorrupt, err)

@@ -9,10 +9,8 @@ import (
 
 	"github.com/filecoin-project/go-state-types/abi"
 
-	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/par"
-	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
 )
@@ -162,8 +160,7 @@ type Prover struct {
 	idle          chan *synthWorker
 	synthCount    int
 	provers       []*proveWorker
-	deviceProvers []groth16.Prover // one per GPU, shared by its workers
-	gates         map[int]*gpulock.Device
+	deviceProvers []*groth16.CUDAProver // one per GPU, shared by its workers
 	devices       []int
 	done          chan struct{}
 	wg            sync.WaitGroup // pipeline goroutines
@@ -179,10 +176,10 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var devs []native.Device // the GPUs of the cuda backend
+	var devs []int // the GPUs of the cuda backend
 	cfg, budgetAuto, err := cfg.withDefaults(func(c Config) (int, error) {
-		if !native.Available() {
-			return 0, fmt.Errorf("gpuc2: backend cuda: %w", native.ErrNotAvailable)
+		if !groth16.CUDAAvailable() {
+			return 0, fmt.Errorf("gpuc2: backend cuda: %w", groth16.ErrCUDAUnavailable)
 		}
 		var err error
 		devs, err = c.cudaDevices()
@@ -197,7 +194,6 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 		files:      map[string]*keyEntry{},
 		shapes:     map[abi.RegisteredSealProof]*shape{},
 		jobs:       map[*proofJob]struct{}{},
-		gates:      map[int]*gpulock.Device{},
 		done:       make(chan struct{}),
 		closing:    make(chan struct{}),
 		events:     newEvents(cfg.Progress, cfg.Logger),
@@ -240,7 +236,7 @@ func (c Config) withDefaults(gpus func(Config) (int, error)) (_ Config, budgetAu
 	case BackendCUDA:
 	case "", BackendAuto:
 		c.Backend = BackendCPU
-		if native.Available() {
+		if groth16.CUDAAvailable() {
 			c.Backend = BackendCUDA
 		}
 	default:
@@ -339,9 +335,7 @@ func (p *Prover) Close() error {
 
 		var errs []error
 		for _, d := range p.deviceProvers {
-			if c, ok := d.(deviceCloser); ok {
-				errs = append(errs, c.Close())
-			}
+			errs = append(errs, d.Close())
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()

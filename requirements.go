@@ -152,7 +152,5 @@ func estimatedKeyShape(t abi.RegisteredSealProof, sh *shape) (c groth16.SectionC
 	if sp, _ := porep.ParamsFor(t); sp.SectorSize == 32<<30 && counts32GiB.L == sh.sizes.Aux {
 		c = counts32GiB
 	}
-	// VK (868 bytes with the ic count) + ic + five section counts + points.
-	size = 868 + int64(ic)*g1Bytes + 5*4 + int64(c.H+c.L+c.A+c.B)*g1Bytes + int64(c.B)*g2Bytes
-	return c, ic, size
+	return c, ic, groth16.ParamsFileBytes(c, ic)
 }

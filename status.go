@@ -5,7 +5,7 @@ import (
 
 	"github.com/filecoin-project/go-state-types/abi"
 
-	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/groth16"
 )
 
 // Status is a snapshot of a Prover's pipeline.
@@ -43,7 +43,7 @@ type DeviceStatus struct {
 	Ordinal int
 	Workers int // prover workers on the device
 	Busy    int // workers proving now
-	Gate    gpulock.Metrics
+	Gate    groth16.DeviceMetrics
 }
 
 // Status returns a snapshot of the pipeline: queues, workers, devices and
@@ -61,8 +61,8 @@ func (p *Prover) Status() Status {
 	}
 	s.PartitionsWaitingForMemory = int(p.stats.waitingMemory.Load())
 	s.PartitionsQueued += s.PartitionsWaitingForMemory
-	for _, ord := range p.devices {
-		d := DeviceStatus{Ordinal: ord, Gate: p.gates[ord].Metrics()}
+	for i, ord := range p.devices {
+		d := DeviceStatus{Ordinal: ord, Gate: p.deviceProvers[i].Metrics()}
 		for _, w := range p.provers {
 			if w.device == ord {
 				d.Workers++

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/bits"
 	"sync"
 	"time"
@@ -52,6 +51,11 @@ var _ Prover = (*CUDAProver)(nil)
 
 // Prove implements Prover.
 func (p *CUDAProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, opts ...ProveOption) (*Proof, error) {
+	proof, err := p.prove(ctx, pk, w, opts)
+	return proof, classifyDevice(err)
+}
+
+func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, opts []ProveOption) (*Proof, error) {
 	if !native.Available() {
 		return nil, fmt.Errorf("groth16: CUDA prover: %w", native.ErrNotAvailable)
 	}
@@ -75,6 +79,10 @@ func (p *CUDAProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 // Preload uploads pk's query points to the device and keeps them there
 // until Evict or Close. It fails when they do not fit.
 func (p *CUDAProver) Preload(ctx context.Context, pk *ProvingKey) error {
+	return classifyDevice(p.preload(ctx, pk))
+}
+
+func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.keys[pk] != nil {
@@ -135,7 +143,7 @@ func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey) (dk *Devic
 			p.markUnfit(pk)
 			return nil, false, nil
 		}
-	} else if free, _, err := native.MemInfo(p.Device); err != nil || int64(free) < need+keyMarginBytes {
+	} else if free, total, err := native.MemInfo(p.Device); err != nil || int64(free) < need+deviceMarginBytes(int64(total)) {
 		p.markUnfit(pk)
 		return nil, false, nil
 	}
@@ -164,9 +172,6 @@ func (p *CUDAProver) markUnfit(pk *ProvingKey) {
 	p.unfit[pk] = true
 }
 
-// keyMarginBytes is left free beside a resident key without a gate.
-const keyMarginBytes = 2 << 30
-
 // DeviceKey is a proving key's query points (h, l, a, b_g1, b_g2) resident
 // in one device's memory. When uploaded through a gate it holds a ledger
 // reservation of its size until Free.
@@ -176,17 +181,6 @@ type DeviceKey struct {
 	h, l, a, b1, b2 *native.Buffer
 	job             *gpulock.Job
 	once            sync.Once
-}
-
-const (
-	g1Bytes = int64(unsafe.Sizeof(bls12381.G1Affine{}))
-	g2Bytes = int64(unsafe.Sizeof(bls12381.G2Affine{}))
-	frSize  = int64(unsafe.Sizeof(fr.Element{}))
-)
-
-// KeyBytes is the device memory a key with these counts occupies.
-func KeyBytes(c SectionCounts) int64 {
-	return int64(c.H+c.L+c.A+c.B)*g1Bytes + int64(c.B)*g2Bytes
 }
 
 // errKeyNoRoom reports that a key's reservation is not free right now.
@@ -336,42 +330,6 @@ func (dk *DeviceKey) Free() {
 			dk.job.Done()
 		}
 	})
-}
-
-// ProofDeviceBytes is the device memory one proof reserves beside its
-// resident key (counts c, domain m, nAux aux variables): what a scheduler
-// should budget per GPU worker.
-func ProofDeviceBytes(c SectionCounts, m, nAux int) int64 { return proofDeviceBytes(c, m, nAux) }
-
-// proofDeviceBytes estimates one proof's device memory beside the key: a,
-// b, c over the domain, the aux and input scalars, and the largest MSM's
-// temporaries (sort entries of up to 2^28 digits, buckets).
-func proofDeviceBytes(c SectionCounts, m, nAux int) int64 {
-	abc := 3 * int64(m) * frSize
-	scalars := int64(nAux+1024) * frSize
-	largest := int64(max(c.H, c.L, c.A, c.B))
-	sortEntries := min(16*largest, 1<<28)
-	// XYZZ buckets: 4 coordinates of 48 bytes (G1) or 96 (G2)
-	buckets := max(msmBucketBytes(max(c.H, c.L, c.A), 2*g1Bytes), msmBucketBytes(c.B, 2*g2Bytes))
-	msmTemp := sortEntries*20 + buckets + 512<<20
-	return abc + scalars + msmTemp
-}
-
-// msmBucketBytes is the bucket table of a Pippenger MSM over n points with
-// XYZZ points of pointBytes: the window the native library picks for n
-// (native/cuda/msm.cu, choose_window) times its 2^(c-1) buckets per window.
-func msmBucketBytes(n int, pointBytes int64) int64 {
-	if n == 0 {
-		return 0
-	}
-	best, bestCost := 4, math.Inf(1)
-	for c := 4; c <= 20; c++ {
-		w := float64((256 + c - 1) / c)
-		if cost := w * (float64(n) + 4*float64(int64(1)<<(c-1))); cost < bestCost {
-			best, bestCost = c, cost
-		}
-	}
-	return int64((256+best-1)/best) << (best - 1) * pointBytes
 }
 
 // ProveResident proves w (its input rows already appended) with a resident
@@ -643,15 +601,4 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 		return out, ctx.Err()
 	}
 	return prove(ctx, pk, w, msm.CUDA{Device: p.Device}, h, opts)
-}
-
-// streamingBytes estimates the device memory of the largest synchronous
-// call: the H pipeline (a, b, c and the result, m elements each) or the
-// largest MSM (points, scalars and temporaries).
-func streamingBytes(pk *ProvingKey, w *synth.ProvingAssignment) int64 {
-	m := int64(synth.DomainSize(w.NumRows() + len(w.Inputs)))
-	c := pk.Counts()
-	hBytes := 4 * m * frSize
-	msmBytes := max(int64(c.H), int64(c.L), int64(c.A))*(g1Bytes+frSize) + int64(c.B)*(g2Bytes+frSize)
-	return max(hBytes, msmBytes) + proofDeviceBytes(c, 0, 0)
 }

@@ -11,17 +11,6 @@ import (
 	"github.com/gpuc2/gpuc2/native"
 )
 
-// Uploads of the witness go through pinned staging chunks: copies from
-// pageable memory run at a fraction of the bus speed and block the calling
-// thread, while a pinned chunk is filled by several cores and copied by DMA
-// as the next one fills. The chunks are allocated once and kept (allocating
-// or freeing pinned memory synchronizes the device).
-const stageChunkBytes = 128 << 20
-
-// UploadStagingBytes is the pinned host memory one proof's upload holds
-// (two staging chunks); the chunks are kept for reuse across proofs.
-const UploadStagingBytes = 2 * stageChunkBytes
-
 var stagePool struct {
 	mu   sync.Mutex
 	free []*native.Pinned

@@ -1,0 +1,96 @@
+package groth16
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/native"
+)
+
+// Device errors callers can test with errors.Is.
+var (
+	// ErrCUDAUnavailable reports that the native CUDA library is not loaded
+	// or sees no GPU. It is native.ErrNotAvailable.
+	ErrCUDAUnavailable = native.ErrNotAvailable
+	// ErrOutOfDeviceMemory reports a GPU that cannot hold a proof's work:
+	// the native library's out-of-memory status, or a reservation larger
+	// than the device's VRAM budget.
+	ErrOutOfDeviceMemory = errors.New("groth16: out of device memory")
+)
+
+// DeviceMetrics are a GPU's ledger and compute-lock counters.
+type DeviceMetrics = gpulock.Metrics
+
+// DeviceInfo describes one CUDA device.
+type DeviceInfo struct {
+	Ordinal    int
+	Name       string
+	TotalBytes int64
+}
+
+// CUDAAvailable reports whether the native library is loaded and sees a GPU.
+func CUDAAvailable() bool { return native.Available() }
+
+// CUDADevices lists the visible CUDA devices.
+func CUDADevices() ([]DeviceInfo, error) {
+	devs, err := native.Devices()
+	if err != nil {
+		return nil, fmt.Errorf("groth16: listing CUDA devices: %w", err)
+	}
+	out := make([]DeviceInfo, len(devs))
+	for i, d := range devs {
+		out[i] = DeviceInfo{Ordinal: d.Index, Name: d.Name, TotalBytes: int64(d.TotalMemory)}
+	}
+	return out, nil
+}
+
+// CUDAConfig configures the prover of one GPU.
+type CUDAConfig struct {
+	Device int // the CUDA ordinal
+	// NoResident keeps keys in host memory (the streaming path) even when
+	// they would fit on the device.
+	NoResident bool
+}
+
+// NewCUDAProver returns the prover of one GPU: its VRAM ledger and compute
+// lock (gpulock), with the device margin of the resource model, and the
+// device's resident keys. Share it between the device's workers.
+func NewCUDAProver(cfg CUDAConfig) (*CUDAProver, error) {
+	if !native.Available() {
+		return nil, fmt.Errorf("groth16: CUDA prover: %w", ErrCUDAUnavailable)
+	}
+	devs, err := CUDADevices()
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(devs, func(d DeviceInfo) bool { return d.Ordinal == cfg.Device })
+	if i < 0 {
+		return nil, fmt.Errorf("groth16: no CUDA device %d (%d visible)", cfg.Device, len(devs))
+	}
+	total := devs[i].TotalBytes
+	gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: cfg.Device, TotalBytes: total, MarginBytes: deviceMarginBytes(total)})
+	if err != nil {
+		return nil, fmt.Errorf("groth16: device %d: %w", cfg.Device, err)
+	}
+	return &CUDAProver{Device: cfg.Device, Gate: gate, NoResident: cfg.NoResident}, nil
+}
+
+// Metrics returns the device's ledger and compute-lock counters (zero
+// without a gate).
+func (p *CUDAProver) Metrics() DeviceMetrics {
+	if p.Gate == nil {
+		return DeviceMetrics{}
+	}
+	return p.Gate.Metrics()
+}
+
+// classifyDevice wraps a device out-of-memory error with ErrOutOfDeviceMemory.
+func classifyDevice(err error) error {
+	if err != nil && !errors.Is(err, ErrOutOfDeviceMemory) &&
+		(errors.Is(err, native.ErrOutOfMemory) || errors.Is(err, gpulock.ErrTooLarge)) {
+		return fmt.Errorf("%w: %w", ErrOutOfDeviceMemory, err)
+	}
+	return err
+}
