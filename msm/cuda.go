@@ -11,10 +11,14 @@ import (
 )
 
 // CUDA computes multi-scalar multiplications on one GPU through the native
-// library (package native). Density masks are applied on the GPU. Calls are
-// synchronous; ctx is checked before and after the native call (a running
-// kernel is not interrupted). Without the library every call returns an
-// error wrapping native.ErrNotAvailable.
+// library (package native). Density masks are applied on the GPU.
+//
+// G1 and G2 take host slices: each call uploads its bases and scalars and
+// waits for the result. G1Device and G2Device take descriptors of data
+// already in device memory (a resident key, an uploaded witness) and run in
+// the order of the caller's stream. Either way ctx is checked before each
+// native call (a running kernel is not interrupted). Without the library
+// every call returns an error wrapping native.ErrNotAvailable.
 type CUDA struct {
 	// Device is the CUDA device ordinal.
 	Device int
@@ -30,6 +34,20 @@ func (e CUDA) G1(ctx context.Context, bases []bls12381.G1Affine, scalars []fr.El
 // G2 implements Engine.
 func (e CUDA) G2(ctx context.Context, bases []bls12381.G2Affine, scalars []fr.Element, density *Density) (bls12381.G2Jac, error) {
 	return onGPU(ctx, e.Device, "G2", native.MSMG2, bases, scalars, density)
+}
+
+// G1Device returns the sum of the MSMs that parts describe over device
+// buffers, run one after the other on st, a stream of e's device. A part's
+// Density is a host bitmap, as for G1; with Canonical set its scalars are
+// read as they are (converted from Montgomery form on the device before).
+// No parts: the point at infinity.
+func (e CUDA) G1Device(ctx context.Context, st *native.Stream, parts ...native.DeviceMSM) (bls12381.G1Jac, error) {
+	return onDevice(ctx, e.Device, st, "G1", (*native.Stream).MSMG1, parts)
+}
+
+// G2Device is G1Device over G2.
+func (e CUDA) G2Device(ctx context.Context, st *native.Stream, parts ...native.DeviceMSM) (bls12381.G2Jac, error) {
+	return onDevice(ctx, e.Device, st, "G2", (*native.Stream).MSMG2, parts)
 }
 
 // onGPU checks the inputs as the CPU engine does and runs one native MSM.
@@ -56,4 +74,31 @@ func onGPU[P, J any](ctx context.Context, device int, group string,
 		return zero, fmt.Errorf("msm: %s on GPU %d: %w", group, device, err)
 	}
 	return res, ctx.Err()
+}
+
+// jacobian is a group's Jacobian point type (bls12381.G1Jac, G2Jac) whose
+// zero value is the point at infinity.
+type jacobian[J any] interface {
+	*J
+	AddAssign(*J) *J
+}
+
+// onDevice runs msm on st for each part and sums the results.
+func onDevice[J any, PJ jacobian[J]](ctx context.Context, device int, st *native.Stream, group string,
+	msm func(*native.Stream, native.DeviceMSM) (J, error), parts []native.DeviceMSM) (J, error) {
+	var sum J
+	if st == nil || st.Device() != device {
+		return sum, fmt.Errorf("msm: %s on GPU %d: %w: the stream is not one of this device", group, device, native.ErrInvalidArgument)
+	}
+	for _, part := range parts {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		r, err := msm(st, part)
+		if err != nil {
+			return sum, fmt.Errorf("msm: %s on GPU %d: %w", group, device, err)
+		}
+		PJ(&sum).AddAssign(&r)
+	}
+	return sum, nil
 }

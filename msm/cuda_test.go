@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -274,5 +275,107 @@ func TestCUDANotAvailable(t *testing.T) {
 	bases := make([]bls12381.G1Affine, 1)
 	if _, err := (msm.CUDA{}).G1(context.Background(), bases, make([]fr.Element, 1), nil); !errors.Is(err, native.ErrNotAvailable) {
 		t.Fatalf("got %v, want ErrNotAvailable", err)
+	}
+}
+
+// toDevice copies v into a new buffer on device 0.
+func toDevice[T any](t *testing.T, st *native.Stream, v []T) *native.Buffer {
+	t.Helper()
+	n := int64(len(v)) * int64(unsafe.Sizeof(v[0]))
+	b, err := native.Alloc(0, nil, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Free() })
+	if err := st.CopyToDevice(b, 0, unsafe.Pointer(unsafe.SliceData(v)), n); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// G1Device and G2Device over device buffers equal the CPU engine over the
+// same points: an input part (all scalars) plus an aux part at an offset
+// into the bases with a density mask, as the CUDA prover's a and b MSMs run
+// them, with the scalars first in Montgomery form, then canonical.
+func TestCUDADeviceEqualsCPU(t *testing.T) {
+	requireGPU(t)
+	ctx := context.Background()
+	const nIn, nAux = 37, 5000
+	words, nSel := nativetest.Density(nAux, 3)
+	d := &msm.Density{Words: words, Len: nAux}
+	g1, g2 := nativetest.G1(nIn+nSel, 1<<10), nativetest.G2(nIn+nSel, 1<<8)
+	in, aux := nativetest.Scalars(nIn), mostlyBits(nAux)
+
+	want1, err := msm.CPU{}.G1(ctx, g1[:nIn], in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest1, err := msm.CPU{}.G1(ctx, g1[nIn:], aux, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want1.AddAssign(&rest1)
+	want2, err := msm.CPU{}.G2(ctx, g2[:nIn], in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest2, err := msm.CPU{}.G2(ctx, g2[nIn:], aux, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2.AddAssign(&rest2)
+
+	st, err := native.NewStream(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b1, b2 := toDevice(t, st, g1), toDevice(t, st, g2)
+	sIn, sAux := toDevice(t, st, in), toDevice(t, st, aux)
+	parts := func(bases *native.Buffer, pointBytes int64, canonical bool) []native.DeviceMSM {
+		return []native.DeviceMSM{
+			{Bases: bases, NBases: nIn, Scalars: sIn, NScalars: nIn, Canonical: canonical},
+			{Bases: bases, BasesOff: nIn * pointBytes, NBases: nSel, Scalars: sAux, NScalars: nAux, Density: words, Canonical: canonical},
+		}
+	}
+	g1Size, g2Size := int64(unsafe.Sizeof(g1[0])), int64(unsafe.Sizeof(g2[0]))
+	for _, canonical := range []bool{false, true} {
+		if canonical {
+			if err := st.FrFromMont(sIn, 0, nIn); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.FrFromMont(sAux, 0, nAux); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got1, err := msm.CUDA{}.G1Device(ctx, st, parts(b1, g1Size, canonical)...)
+		if err != nil {
+			t.Fatalf("canonical %v: %v", canonical, err)
+		}
+		got2, err := msm.CUDA{}.G2Device(ctx, st, parts(b2, g2Size, canonical)...)
+		if err != nil {
+			t.Fatalf("canonical %v: %v", canonical, err)
+		}
+		if !got1.Equal(&want1) || !got2.Equal(&want2) {
+			t.Fatalf("canonical %v: GPU and CPU differ (G1 %v, G2 %v)", canonical, got1.Equal(&want1), got2.Equal(&want2))
+		}
+	}
+	if got, err := (msm.CUDA{}).G1Device(ctx, st); err != nil || !got.Z.IsZero() {
+		t.Fatalf("no parts: %v, %v; want the point at infinity", got, err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := (msm.CUDA{}).G1Device(cancelled, st, parts(b1, g1Size, true)...); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: got %v", err)
+	}
+}
+
+func TestCUDADeviceNeedsItsStream(t *testing.T) {
+	// The stream is checked before any native call, so this runs everywhere.
+	if _, err := (msm.CUDA{}).G1Device(context.Background(), nil); !errors.Is(err, native.ErrInvalidArgument) {
+		t.Fatalf("G1Device without a stream: got %v, want ErrInvalidArgument", err)
+	}
+	if _, err := (msm.CUDA{Device: 1}).G2Device(context.Background(), nil); !errors.Is(err, native.ErrInvalidArgument) {
+		t.Fatalf("G2Device without a stream: got %v, want ErrInvalidArgument", err)
 	}
 }

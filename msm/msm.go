@@ -38,9 +38,10 @@ func (d *Density) Count() int {
 // Test reports whether bit i is set.
 func (d *Density) Test(i int) bool { return d.Words[i>>6]>>(uint(i)&63)&1 == 1 }
 
-// Engine computes multi-scalar multiplications Σ sᵢ·Pᵢ. Scalars are gnark-crypto
-// fr.Elements (Montgomery form). Implementations: CPU (always available) and
-// CUDA (cuda.go) once the native library is loaded.
+// Engine computes multi-scalar multiplications Σ sᵢ·Pᵢ over host slices.
+// Scalars are gnark-crypto fr.Elements (Montgomery form). Implementations:
+// CPU (always available) and CUDA (this package's cuda.go, once the native
+// library is loaded), which also runs MSMs over device buffers.
 type Engine interface {
 	// G1 returns Σ scalars[i]·bases[j(i)] over the scalars selected by density
 	// (nil: all, len(bases) == len(scalars)).
