@@ -11,10 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/nativetest"
-	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
@@ -38,7 +36,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 	if *partitionSize == "" {
 		b.Skip("set -partition SIZE")
 	}
-	if !native.Available() {
+	if !groth16.CUDAAvailable() {
 		b.Skip("no native CUDA library")
 	}
 	ctx := context.Background()
@@ -69,26 +67,28 @@ func BenchmarkCUDAPartition(b *testing.B) {
 	m := synth.DomainSize(w.NumRows())
 	counts := groth16.SectionCounts{H: m - 1, L: len(w.Aux), A: len(w.Inputs) + w.AAux.Count(), B: w.BInput.Count() + w.BAux.Count()}
 	vk := &groth16.VerifyingKey{IC: nativetest.G1(len(w.Inputs), len(w.Inputs))}
-	devs, err := native.Devices()
+	devs, err := groth16.CUDADevices()
 	if err != nil {
 		b.Fatal(err)
 	}
 	ndev := min(max(*partitionDevices, 1), len(devs))
-	gates := make([]*gpulock.Device, ndev)
+	provers := make([]*groth16.CUDAProver, ndev)
 	keys := make([]*groth16.DeviceKey, ndev)
 	for d := range ndev {
-		gates[d], err = gpulock.NewDevice(gpulock.Config{Ordinal: d, TotalBytes: int64(devs[d].TotalMemory), MarginBytes: 3 << 30, ComputeWidth: *partitionWidth})
+		provers[d], err = groth16.NewCUDAProver(groth16.CUDAConfig{Device: devs[d].Ordinal, ComputeWidth: *partitionWidth})
 		if err != nil {
 			b.Fatal(err)
 		}
+		defer provers[d].Close()
 		t0 = time.Now()
-		keys[d], err = groth16.NewTiledDeviceKey(ctx, d, gates[d], counts, nativetest.G1(1<<16, 1<<16), nativetest.G2(1<<12, 1<<12))
+		keys[d], err = provers[d].NewTiledDeviceKey(ctx, counts, nativetest.G1(1<<16, 1<<16), nativetest.G2(1<<12, 1<<12))
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer keys[d].Free()
+		budget := provers[d].Metrics().BudgetBytes
 		fmt.Fprintf(os.Stderr, "GPU %d (%s): tiled key resident: %.1f GiB in %.1f s; budget left %.1f GiB", d, devs[d].Name,
-			float64(groth16.KeyBytes(counts))/(1<<30), time.Since(t0).Seconds(), float64(gates[d].Budget()-groth16.KeyBytes(counts))/(1<<30))
+			float64(groth16.KeyBytes(counts))/(1<<30), time.Since(t0).Seconds(), float64(budget-groth16.KeyBytes(counts))/(1<<30))
 		fmt.Fprintln(os.Stderr)
 	}
 
@@ -100,7 +100,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			for b.Loop() {
-				before := metricsSum(gates)
+				before := metricsSum(provers)
 				start := time.Now()
 				var wg sync.WaitGroup
 				var mu sync.Mutex
@@ -115,7 +115,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 						for i := range *partitionProofs {
 							var t groth16.Timings
 							sp := tr.Begin(track, "partition", "proof", i)
-							_, err := groth16.ProveResident(ctx, gates[d], keys[d], vk, w, groth16.WithTimings(&t),
+							_, err := provers[d].ProveResident(ctx, keys[d], vk, w, groth16.WithTimings(&t),
 								groth16.WithPhases(func(name string, s, e time.Time, args ...any) { tr.Add(track, name, s, e, args...) }))
 							sp.End()
 							if err != nil {
@@ -136,7 +136,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 				}
 				wall := time.Since(start)
 				n := workers * ndev * *partitionProofs
-				after := metricsSum(gates)
+				after := metricsSum(provers)
 				busy := after.ComputeBusy - before.ComputeBusy
 				overlap := after.UploadComputeOverlap - before.UploadComputeOverlap
 				upload := after.UploadTime - before.UploadTime
@@ -167,10 +167,10 @@ func BenchmarkCUDAPartition(b *testing.B) {
 }
 
 // metricsSum adds the devices' counters (peak reserved: the largest).
-func metricsSum(gates []*gpulock.Device) gpulock.Metrics {
-	var s gpulock.Metrics
-	for _, g := range gates {
-		m := g.Metrics()
+func metricsSum(provers []*groth16.CUDAProver) groth16.DeviceMetrics {
+	var s groth16.DeviceMetrics
+	for _, p := range provers {
+		m := p.Metrics()
 		s.ComputeBusy += m.ComputeBusy
 		s.UploadComputeOverlap += m.UploadComputeOverlap
 		s.UploadTime += m.UploadTime

@@ -12,9 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
-	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
@@ -41,7 +39,7 @@ func BenchmarkCUDASector(b *testing.B) {
 	if *sectorSize == "" {
 		b.Skip("set -sector SIZE")
 	}
-	if !native.Available() {
+	if !groth16.CUDAAvailable() {
 		b.Skip("no native CUDA library")
 	}
 	ctx := context.Background()
@@ -72,15 +70,10 @@ func BenchmarkCUDASector(b *testing.B) {
 	logf("%s: TEST-ONLY setup (recording included) with the GPU in %.1f s: h %d, l %d, a %d, b %d points (%.1f GiB)", *sectorSize,
 		time.Since(t0).Seconds(), c.H, c.L, c.A, c.B, float64(groth16.KeyBytes(c))/(1<<30))
 
-	devs, err := native.Devices()
+	prover, err := groth16.NewCUDAProver(groth16.CUDAConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	gate, err := gpulock.NewDevice(gpulock.Config{TotalBytes: int64(devs[0].TotalMemory), MarginBytes: 3 << 30})
-	if err != nil {
-		b.Fatal(err)
-	}
-	prover := &groth16.CUDAProver{Gate: gate}
 	defer prover.Close()
 	t0 = time.Now()
 	if err := prover.Preload(ctx, pk); err != nil {
@@ -195,7 +188,7 @@ func BenchmarkCUDASector(b *testing.B) {
 		b.ReportMetric(wall.Seconds()/float64(n), "s/sector")
 		logf("%s: %d proof(s) × %d partitions, %d GPU worker(s): all proved and verified in %.1f s; first proof done at %.1f s; "+
 			"synthesis %.1f s, GPU %.1f s in all; peak reserved on the GPU %.1f GiB", *sectorSize, n, nparts, workers, wall.Seconds(),
-			done[0].Seconds(), synthTotal.Seconds(), gpuTotal.Seconds(), float64(gate.Metrics().PeakReservedBytes)/(1<<30))
+			done[0].Seconds(), synthTotal.Seconds(), gpuTotal.Seconds(), float64(prover.Metrics().PeakReservedBytes)/(1<<30))
 		if n > 1 {
 			logf("steady state: %.1f s per proof (proof 1 to proof %d)", (done[n-1]-done[0]).Seconds()/float64(n-1), n)
 		}

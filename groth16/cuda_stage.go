@@ -11,61 +11,74 @@ import (
 	"github.com/gpuc2/gpuc2/native"
 )
 
-var stagePool struct {
-	mu   sync.Mutex
-	free []*native.Pinned
+// Host-to-device copies. Every copy from host memory in this package goes
+// through copyToDevice, the one place that hands native a host address.
+
+// stagePool is one device's pinned staging chunks (stageChunkBytes each):
+// allocated on first use and kept, since allocating or freeing pinned
+// memory synchronizes the device. close frees the idle chunks, and the
+// ones in use as they come back.
+type stagePool struct {
+	mu     sync.Mutex
+	free   []*native.Pinned
+	closed bool
 }
 
-func getStageChunk() (*native.Pinned, error) {
-	stagePool.mu.Lock()
-	if n := len(stagePool.free); n > 0 {
-		p := stagePool.free[n-1]
-		stagePool.free = stagePool.free[:n-1]
-		stagePool.mu.Unlock()
-		return p, nil
+func (sp *stagePool) get() (*native.Pinned, error) {
+	sp.mu.Lock()
+	if n := len(sp.free); n > 0 {
+		c := sp.free[n-1]
+		sp.free = sp.free[:n-1]
+		sp.mu.Unlock()
+		return c, nil
 	}
-	stagePool.mu.Unlock()
+	sp.mu.Unlock()
 	return native.AllocPinned(stageChunkBytes)
 }
 
-// freeIdleStaging frees the chunks no upload holds now.
-func freeIdleStaging() {
-	stagePool.mu.Lock()
-	defer stagePool.mu.Unlock()
-	for _, p := range stagePool.free {
-		p.Free()
+func (sp *stagePool) put(c *native.Pinned) {
+	sp.mu.Lock()
+	closed := sp.closed
+	if !closed {
+		sp.free = append(sp.free, c)
 	}
-	stagePool.free = nil
+	sp.mu.Unlock()
+	if closed {
+		c.Free()
+	}
 }
 
-func putStageChunk(p *native.Pinned) {
-	stagePool.mu.Lock()
-	stagePool.free = append(stagePool.free, p)
-	stagePool.mu.Unlock()
+func (sp *stagePool) close() {
+	sp.mu.Lock()
+	idle := sp.free
+	sp.free, sp.closed = nil, true
+	sp.mu.Unlock()
+	for _, c := range idle {
+		c.Free()
+	}
 }
 
-// uploadFr copies v into dst at byte offset off on st and waits for it.
-func uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) error {
-	n := len(v) * int(frSize)
-	if n == 0 {
-		return nil
-	}
-	src := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), n)
+// uploadFr copies v into dst at byte offset off on st and waits for it:
+// small vectors directly, large ones through two staging chunks, one
+// filled on all cores while the other's copy runs.
+func (sp *stagePool) uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) error {
+	src := bytesOf(v)
+	n := len(src)
 	if n < 8<<20 {
-		return st.CopyToDevice(dst, off, unsafe.Pointer(&src[0]), int64(n))
+		return copyToDevice(st, dst, off, src) // pageable: returns after the copy
 	}
 	var chunks [2]*native.Pinned
 	defer func() {
 		for _, c := range chunks {
 			if c != nil {
-				putStageChunk(c)
+				sp.put(c)
 			}
 		}
 	}()
 	for i, pos := 0, 0; pos < n; i++ {
 		c := &chunks[i%2]
 		if *c == nil {
-			p, err := getStageChunk()
+			p, err := sp.get()
 			if err != nil {
 				return err
 			}
@@ -79,12 +92,29 @@ func uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) 
 		if err := st.Sync(); err != nil {
 			return err
 		}
-		if err := st.CopyToDevice(dst, off+int64(pos), unsafe.Pointer(&buf[0]), int64(k)); err != nil {
+		if err := copyToDevice(st, dst, off+int64(pos), buf); err != nil {
 			return err
 		}
 		pos += k
 	}
 	return st.Sync()
+}
+
+// copyToDevice queues a copy of src to dst at byte offset off on st: it
+// returns at once for pinned src (which must then stay valid until the
+// stream reaches the copy), after the copy for pageable src.
+func copyToDevice(st *native.Stream, dst *native.Buffer, off int64, src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return st.CopyToDevice(dst, off, unsafe.Pointer(unsafe.SliceData(src)), int64(len(src)))
+}
+
+// bytesOf is v's memory as bytes (points and field elements as gnark-crypto
+// lays them out, which is how the native library reads them).
+func bytesOf[T any](v []T) []byte {
+	var t T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(t)))
 }
 
 // parallelCopy copies src into dst on several cores.

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
 	"github.com/gpuc2/gpuc2/native"
@@ -24,31 +23,42 @@ import (
 )
 
 func TestCUDAProverNeedsLibrary(t *testing.T) {
-	if native.Available() {
+	if groth16.CUDAAvailable() {
 		t.Skip("the native library is loaded")
 	}
-	pk := setup(t, &testcircuit.Chain{N: 10, Seed: 1, Inputs: 1}, 1)
-	_, err := groth16.Prove(context.Background(), &groth16.CUDAProver{}, pk, &testcircuit.Chain{N: 10, Seed: 1, Inputs: 1})
-	assert.ErrorIs(t, err, native.ErrNotAvailable)
+	_, err := groth16.NewCUDAProver(groth16.CUDAConfig{})
+	assert.ErrorIs(t, err, groth16.ErrCUDAUnavailable)
 }
 
-// gpuGate skips the test without a GPU and returns device 0's gates.
-func gpuGate(t *testing.T) *gpulock.Device {
+// A CUDAProver not made by NewCUDAProver refuses work instead of panicking.
+func TestCUDAProverZeroValue(t *testing.T) {
+	pk := setup(t, &testcircuit.Chain{N: 10, Seed: 1, Inputs: 1}, 1)
+	var p groth16.CUDAProver
+	_, err := groth16.Prove(context.Background(), &p, pk, &testcircuit.Chain{N: 10, Seed: 1, Inputs: 1})
+	assert.ErrorIs(t, err, groth16.ErrInvalidInput)
+	assert.ErrorIs(t, p.Preload(context.Background(), pk), groth16.ErrInvalidInput)
+	p.Evict(pk)
+	assert.NoError(t, p.Close())
+	assert.Zero(t, p.Metrics())
+}
+
+// gpuProver skips the test without a GPU and returns device 0's prover,
+// closed when the test ends.
+func gpuProver(t *testing.T, cfg groth16.CUDAConfig) *groth16.CUDAProver {
 	t.Helper()
-	if !native.Available() {
+	if !groth16.CUDAAvailable() {
 		t.Skip("no native CUDA library")
 	}
-	devs, err := native.Devices()
+	p, err := groth16.NewCUDAProver(cfg)
 	require.NoError(t, err)
-	gate, err := gpulock.NewDevice(gpulock.Config{TotalBytes: int64(devs[0].TotalMemory), MarginBytes: 2 << 30})
-	require.NoError(t, err)
-	return gate
+	t.Cleanup(func() { _ = p.Close() })
+	return p
 }
 
 // On a GPU, the CUDA prover's proofs equal the CPU prover's byte for byte
 // when both use the same r and s.
 func TestCUDAProverEqualsCPU(t *testing.T) {
-	gate := gpuGate(t)
+	p := gpuProver(t, groth16.CUDAConfig{})
 	var r, s fr.Element
 	r.SetUint64(0xdeadbeef)
 	s.SetUint64(0xfeedface)
@@ -57,7 +67,6 @@ func TestCUDAProverEqualsCPU(t *testing.T) {
 		&testcircuit.Chain{N: 1000, Seed: 3, Inputs: 3},
 		&testcircuit.Chain{N: 1 << 16, Seed: 4, Inputs: 5},
 	}
-	p := &groth16.CUDAProver{Gate: gate}
 	for i, c := range circuits {
 		pk := setup(t, c, byte(20+i))
 		want := prove(t, pk, c, groth16.WithRandomness(r, s))
@@ -68,21 +77,20 @@ func TestCUDAProverEqualsCPU(t *testing.T) {
 		assert.Equal(t, wb, gb, "circuit %d", i)
 	}
 	require.NoError(t, p.Close())
-	assert.Zero(t, gate.Metrics().ReservedBytes, "every reservation released, resident keys included")
+	assert.Zero(t, p.Metrics().ReservedBytes, "every reservation released, resident keys included")
+	_, err := groth16.Prove(context.Background(), p, setup(t, circuits[0], 20), circuits[0])
+	assert.ErrorIs(t, err, groth16.ErrProverClosed)
 }
 
 // The streaming path (key kept in host memory) gives the same proofs.
 func TestCUDAProverStreamingEqualsCPU(t *testing.T) {
-	if !native.Available() {
-		t.Skip("no native CUDA library")
-	}
+	p := gpuProver(t, groth16.CUDAConfig{NoResident: true})
 	var r, s fr.Element
 	r.SetUint64(11)
 	s.SetUint64(12)
 	c := &testcircuit.Chain{N: 5000, Seed: 5, Inputs: 2}
 	pk := setup(t, c, 30)
 	want := prove(t, pk, c, groth16.WithRandomness(r, s))
-	p := &groth16.CUDAProver{NoResident: true}
 	got, err := groth16.Prove(context.Background(), p, pk, c, groth16.WithRandomness(r, s))
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
@@ -91,15 +99,13 @@ func TestCUDAProverStreamingEqualsCPU(t *testing.T) {
 // Several workers proving on one device at once, each on its own stream
 // through the gate, all get the CPU prover's proof.
 func TestCUDAProverWorkersEqualCPU(t *testing.T) {
-	gate := gpuGate(t)
+	p := gpuProver(t, groth16.CUDAConfig{})
 	var r, s fr.Element
 	r.SetUint64(21)
 	s.SetUint64(22)
 	c := &testcircuit.Chain{N: 1 << 15, Seed: 6, Inputs: 4}
 	pk := setup(t, c, 31)
 	want := prove(t, pk, c, groth16.WithRandomness(r, s))
-	p := &groth16.CUDAProver{Gate: gate}
-	defer p.Close()
 	require.NoError(t, p.Preload(context.Background(), pk))
 	const workers = 3
 	var wg sync.WaitGroup
@@ -117,11 +123,11 @@ func TestCUDAProverWorkersEqualCPU(t *testing.T) {
 		require.NoError(t, errs[i])
 		assert.Equal(t, want, got[i], "proof %d", i)
 	}
-	m := gate.Metrics()
+	m := p.Metrics()
 	assert.Equal(t, groth16.KeyBytes(pk.Counts()), m.ReservedBytes, "only the resident key stays reserved")
 	assert.Positive(t, m.ComputeAcquisitions)
 	require.NoError(t, p.Close())
-	assert.Zero(t, gate.Metrics().ReservedBytes, "Close releases the key's reservation")
+	assert.Zero(t, p.Metrics().ReservedBytes, "Close releases the key's reservation")
 }
 
 // gpuCancelBound is how soon a GPU proof must return once cancelled: the
@@ -133,10 +139,9 @@ const gpuCancelBound = 50 * time.Millisecond
 // uniformly over a whole proof's time, return within gpuCancelBound of the
 // cancel and leave no device memory, no reservation and no goroutine behind.
 func TestCUDAProverCancelLoop(t *testing.T) {
-	gate := gpuGate(t)
+	p := gpuProver(t, groth16.CUDAConfig{})
 	c := &testcircuit.Chain{N: 1 << 14, Seed: 7, Inputs: 2}
 	pk := setup(t, c, 32)
-	p := &groth16.CUDAProver{Gate: gate}
 	require.NoError(t, p.Preload(context.Background(), pk))
 	start := time.Now()
 	_, err := groth16.Prove(context.Background(), p, pk, c) // warm, and a proof's length
@@ -180,7 +185,7 @@ func TestCUDAProverCancelLoop(t *testing.T) {
 	used1, held, err := native.PoolInfo(0)
 	require.NoError(t, err)
 	assert.Equal(t, used0, used1, "pool memory in use before and after (pool holds %d bytes for reuse)", held)
-	assert.Equal(t, groth16.KeyBytes(pk.Counts()), gate.Metrics().ReservedBytes)
+	assert.Equal(t, groth16.KeyBytes(pk.Counts()), p.Metrics().ReservedBytes)
 	// A slack of 2 for goroutines the runtime starts once, lazily (the
 	// profile below showed none of the library's); a leak per cancelled
 	// proof would add dozens.
@@ -191,5 +196,5 @@ func TestCUDAProverCancelLoop(t *testing.T) {
 		t.Log(b.String())
 	}
 	require.NoError(t, p.Close())
-	assert.Zero(t, gate.Metrics().ReservedBytes)
+	assert.Zero(t, p.Metrics().ReservedBytes)
 }

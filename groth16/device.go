@@ -18,6 +18,8 @@ var (
 	// the native library's out-of-memory status, or a reservation larger
 	// than the device's VRAM budget.
 	ErrOutOfDeviceMemory = errors.New("groth16: out of device memory")
+	// ErrProverClosed reports use of a CUDAProver after Close.
+	ErrProverClosed = errors.New("groth16: CUDA prover is closed")
 )
 
 // DeviceMetrics are a GPU's ledger and compute-lock counters.
@@ -52,11 +54,15 @@ type CUDAConfig struct {
 	// NoResident keeps keys in host memory (the streaming path) even when
 	// they would fit on the device.
 	NoResident bool
+	// ComputeWidth is how many proofs run kernels at once (gpulock's
+	// compute width); 0 means 1.
+	ComputeWidth int
 }
 
 // NewCUDAProver returns the prover of one GPU: its VRAM ledger and compute
-// lock (gpulock), with the device margin of the resource model, and the
-// device's resident keys. Share it between the device's workers.
+// lock (gpulock), with the device margin of the resource model, its
+// resident keys and its pinned staging. Share it between the device's
+// workers; Close it when done.
 func NewCUDAProver(cfg CUDAConfig) (*CUDAProver, error) {
 	if !native.Available() {
 		return nil, fmt.Errorf("groth16: CUDA prover: %w", ErrCUDAUnavailable)
@@ -70,23 +76,26 @@ func NewCUDAProver(cfg CUDAConfig) (*CUDAProver, error) {
 		return nil, fmt.Errorf("groth16: no CUDA device %d (%d visible)", cfg.Device, len(devs))
 	}
 	total := devs[i].TotalBytes
-	gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: cfg.Device, TotalBytes: total, MarginBytes: deviceMarginBytes(total)})
+	gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: cfg.Device, TotalBytes: total,
+		MarginBytes: deviceMarginBytes(total), ComputeWidth: cfg.ComputeWidth})
 	if err != nil {
 		return nil, fmt.Errorf("groth16: device %d: %w", cfg.Device, err)
 	}
-	return &CUDAProver{Device: cfg.Device, Gate: gate, NoResident: cfg.NoResident}, nil
+	return newCUDAProver(cfg, gate), nil
 }
 
-// Metrics returns the device's ledger and compute-lock counters (zero
-// without a gate).
+// Metrics returns the device's ledger and compute-lock counters (zero for
+// a CUDAProver not made by NewCUDAProver).
 func (p *CUDAProver) Metrics() DeviceMetrics {
-	if p.Gate == nil {
+	if p.gate == nil {
 		return DeviceMetrics{}
 	}
-	return p.Gate.Metrics()
+	return p.gate.Metrics()
 }
 
-// classifyDevice wraps a device out-of-memory error with ErrOutOfDeviceMemory.
+// classifyDevice wraps a device out-of-memory error with
+// ErrOutOfDeviceMemory. Every error leaving CUDAProver's methods goes
+// through it.
 func classifyDevice(err error) error {
 	if err != nil && !errors.Is(err, ErrOutOfDeviceMemory) &&
 		(errors.Is(err, native.ErrOutOfMemory) || errors.Is(err, gpulock.ErrTooLarge)) {

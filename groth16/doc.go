@@ -62,4 +62,18 @@
 // FFTs of 2^14 points and the levels above them) and the MSMs as calls of
 // about 100 ms, with ctx checked between steps, every goroutine finished when
 // Prove returns (TestCPUProverCancelLatency measures it).
+//
+// # GPUs
+//
+// NewCUDAProver makes the prover of one GPU (CUDADevices lists them;
+// without the native library it fails with ErrCUDAUnavailable): the
+// device's VRAM ledger and compute lock (package gpulock) with the margin
+// of the resource model (resources.go), its resident keys and its pinned
+// staging. Its workers share it and call Prove at once. A key that fits
+// beside one proof is uploaded once, by the first proof or Preload that
+// needs it; proofs arriving meanwhile wait for that upload but return when
+// their context ends, and retry if it fails. Evict and Close free a key
+// once the proofs using it end, and cancel its upload if one runs. A key
+// that does not fit streams from host memory. A device out of memory is
+// ErrOutOfDeviceMemory; a closed prover, ErrProverClosed.
 package groth16

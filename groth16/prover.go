@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -40,9 +41,20 @@ type proveConfig struct {
 type PhaseFunc func(name string, start, end time.Time, args ...any)
 
 // WithPhases calls f after each phase of the proof: H, msm_h, msm_l, msm_a,
-// msm_b_g1, msm_b_g2.
+// msm_b_g1, msm_b_g2; on a GPU also key_upload (the proof that uploads a
+// resident key), wait_vram, upload, wait_compute and readback.
 func WithPhases(f PhaseFunc) ProveOption {
 	return func(c *proveConfig) { c.phases = f }
+}
+
+// report ends the phase name begun at begin: it calls the phase hook, if
+// any, and returns the phase's length.
+func (c *proveConfig) report(name string, begin time.Time, args ...any) time.Duration {
+	end := time.Now()
+	if c.phases != nil {
+		c.phases(name, begin, end, args...)
+	}
+	return end.Sub(begin)
 }
 
 // WithRandomness fixes the blinding scalars r and s instead of drawing them
@@ -134,92 +146,178 @@ func (p *CPUProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingA
 // quotientFunc computes the m coefficients of h from a, b, c (n ≤ m rows each).
 type quotientFunc func(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.Element, error)
 
-// prove is bellperson's prover over a quotient and an MSM engine.
+// prove is bellperson's prover on the host over a quotient and an MSM engine.
 func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engine msm.Engine, quotient quotientFunc, opts []ProveOption) (*Proof, error) {
 	cfg := configure(opts)
-	t := cfg.timings
-	start := time.Now()
-	r, s, err := blinding(&cfg)
+	hs, err := newHostSections(pk, w, engine, quotient)
 	if err != nil {
 		return nil, err
 	}
+	return proveWith(ctx, &cfg, pk.VerifyingKey(), pk.Counts(), onHost{hs}, "backend", "cpu")
+}
 
+// A backend computes one proof's parts for proveWith, which calls prepare,
+// the six sections in the order of their phases (H, msm_h, msm_l, msm_a,
+// msm_b_g1, msm_b_g2), then finish, and stops at the first error. On a GPU,
+// prepare and finish walk the device's gate (gpulock.Job): prepare reserves
+// memory, uploads and waits for the compute lock; finish releases the lock
+// and reads back.
+type backend interface {
+	prepare(ctx context.Context) error
+	sections
+	finish() error
+}
+
+// sections are the six computations of a proof: the quotient h, then the
+// MSMs whose sums assemble combines.
+type sections interface {
+	computeH(ctx context.Context) error
+	msmH(ctx context.Context) (bls12381.G1Jac, error)
+	msmL(ctx context.Context) (bls12381.G1Jac, error)
+	msmA(ctx context.Context) (bls12381.G1Jac, error)
+	msmBG1(ctx context.Context) (bls12381.G1Jac, error)
+	msmBG2(ctx context.Context) (bls12381.G2Jac, error)
+}
+
+// sums are the MSM results a proof is assembled from.
+type sums struct {
+	h, l, a, b1 bls12381.G1Jac
+	b2          bls12381.G2Jac
+}
+
+// proveWith is every prover's skeleton: it draws r and s, runs b (c are
+// the key's section counts, for the phases' point counts; args go with
+// every phase reported) and assembles the proof.
+func proveWith(ctx context.Context, cfg *proveConfig, vk *VerifyingKey, c SectionCounts, b backend, args ...any) (*Proof, error) {
+	start := time.Now()
+	r, s, err := blinding(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.prepare(ctx); err != nil {
+		return nil, err
+	}
+	sum, err := runSections(ctx, cfg, c, b, args)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
+	proof := assemble(vk, &r, &s, sum)
+	cfg.timings.Total = time.Since(start)
+	return proof, nil
+}
+
+// runSections runs the six sections in order, checking ctx before each;
+// each is timed into cfg's Timings and reported as a phase.
+func runSections(ctx context.Context, cfg *proveConfig, c SectionCounts, sec sections, args []any) (*sums, error) {
+	var sum sums
+	t := cfg.timings
+	steps := []struct {
+		name   string
+		points int
+		d      *time.Duration
+		f      func() error
+	}{
+		{"H", c.H + 1, &t.H, func() error { return sec.computeH(ctx) }},
+		{"msm_h", c.H, &t.MSMH, func() (err error) { sum.h, err = sec.msmH(ctx); return err }},
+		{"msm_l", c.L, &t.MSML, func() (err error) { sum.l, err = sec.msmL(ctx); return err }},
+		{"msm_a", c.A, &t.MSMA, func() (err error) { sum.a, err = sec.msmA(ctx); return err }},
+		{"msm_b_g1", c.B, &t.MSMBG1, func() (err error) { sum.b1, err = sec.msmBG1(ctx); return err }},
+		{"msm_b_g2", c.B, &t.MSMBG2, func() (err error) { sum.b2, err = sec.msmBG2(ctx); return err }},
+	}
+	for _, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		begin := time.Now()
+		err := st.f()
+		*st.d = cfg.report(st.name, begin, append(slices.Clip(args), "points", st.points)...)
+		if err != nil {
+			return nil, fmt.Errorf("groth16: %s: %w", st.name, err)
+		}
+	}
+	return &sum, nil
+}
+
+// onHost is a backend on the host: nothing to reserve, upload or read back.
+type onHost struct{ sections }
+
+func (onHost) prepare(context.Context) error { return nil }
+func (onHost) finish() error                 { return nil }
+
+// hostSections computes the sections from the key's points in host memory:
+// the quotient with quotient, the MSMs with engine (the CPU prover's, and
+// the streaming CUDA path's).
+type hostSections struct {
+	pk       *ProvingKey
+	w        *synth.ProvingAssignment
+	engine   msm.Engine
+	quotient quotientFunc
+	m        int          // the domain
+	h        []fr.Element // the quotient's coefficients, once computed
+}
+
+// newHostSections appends w's input rows and checks that pk fits it.
+func newHostSections(pk *ProvingKey, w *synth.ProvingAssignment, engine msm.Engine, quotient quotientFunc) (*hostSections, error) {
 	synth.AppendInputRows(w, len(w.Inputs))
 	m, err := checkShape(pk, w)
 	if err != nil {
 		return nil, err
 	}
-
-	// Each phase is timed, and reported to the phase hook when one is set.
-	phase := func(name string, d *time.Duration, f func() error) error {
-		begin := time.Now()
-		err := f()
-		end := time.Now()
-		*d = end.Sub(begin)
-		if cfg.phases != nil {
-			cfg.phases(name, begin, end, "backend", "cpu")
-		}
-		return err
-	}
-	vk := pk.VerifyingKey()
-	bIn := w.BInput.Count()
-	var h []fr.Element
-	var hAcc, lAcc, aAcc, b1Acc bls12381.G1Jac
-	var b2Acc bls12381.G2Jac
-	steps := []struct {
-		name string
-		d    *time.Duration
-		f    func() (err error)
-	}{
-		{"H", &t.H, func() (err error) {
-			h, err = quotient(ctx, w.A, w.B, w.C, m)
-			return err
-		}},
-		{"msm_h", &t.MSMH, func() error {
-			return sectionMSM(ctx, engine, &hAcc, pk.H, h[:m-1], nil, nil, nil)
-		}},
-		{"msm_l", &t.MSML, func() error {
-			return sectionMSM(ctx, engine, &lAcc, pk.L, w.Aux, nil, nil, nil)
-		}},
-		// Inputs are dense in A (the input rows); aux follow the A density.
-		{"msm_a", &t.MSMA, func() error {
-			return sectionMSM(ctx, engine, &aAcc, pk.A, w.Inputs, nil, w.Aux, density(&w.AAux))
-		}},
-		{"msm_b_g1", &t.MSMBG1, func() error {
-			return sectionMSM(ctx, engine, &b1Acc, pk.BG1, w.Inputs, density(&w.BInput), w.Aux, density(&w.BAux))
-		}},
-		{"msm_b_g2", &t.MSMBG2, func() error {
-			bq, err := pk.BG2(ctx)
-			if err != nil {
-				return err
-			}
-			in, err := engine.G2(ctx, bq[:bIn], w.Inputs, density(&w.BInput))
-			if err != nil {
-				return err
-			}
-			aux, err := engine.G2(ctx, bq[bIn:], w.Aux, density(&w.BAux))
-			b2Acc = *in.AddAssign(&aux)
-			return err
-		}},
-	}
-	for _, st := range steps {
-		if err := phase(st.name, st.d, st.f); err != nil {
-			return nil, fmt.Errorf("groth16: %s: %w", st.name, err)
-		}
-	}
-
-	proof := assemble(vk, &r, &s, &hAcc, &lAcc, &aAcc, &b1Acc, &b2Acc)
-	t.Total = time.Since(start)
-	return proof, nil
+	return &hostSections{pk: pk, w: w, engine: engine, quotient: quotient, m: m}, nil
 }
 
-// sectionMSM sets acc to the MSM of the section's points with first (selected by
-// firstDensity, nil: all) followed, when rest is non-nil, by rest (selected by restDensity).
-func sectionMSM(ctx context.Context, e msm.Engine, acc *bls12381.G1Jac, section func(context.Context) ([]bls12381.G1Affine, error),
-	first []fr.Element, firstDensity *msm.Density, rest []fr.Element, restDensity *msm.Density) error {
+func (hs *hostSections) computeH(ctx context.Context) (err error) {
+	w := hs.w
+	hs.h, err = hs.quotient(ctx, w.A, w.B, w.C, hs.m)
+	return err
+}
+
+func (hs *hostSections) msmH(ctx context.Context) (bls12381.G1Jac, error) {
+	return sectionMSM(ctx, hs.engine, hs.pk.H, hs.h[:hs.m-1], nil, nil, nil)
+}
+
+func (hs *hostSections) msmL(ctx context.Context) (bls12381.G1Jac, error) {
+	return sectionMSM(ctx, hs.engine, hs.pk.L, hs.w.Aux, nil, nil, nil)
+}
+
+// Inputs are dense in A (the input rows); aux follow the A density.
+func (hs *hostSections) msmA(ctx context.Context) (bls12381.G1Jac, error) {
+	w := hs.w
+	return sectionMSM(ctx, hs.engine, hs.pk.A, w.Inputs, nil, w.Aux, density(&w.AAux))
+}
+
+func (hs *hostSections) msmBG1(ctx context.Context) (bls12381.G1Jac, error) {
+	w := hs.w
+	return sectionMSM(ctx, hs.engine, hs.pk.BG1, w.Inputs, density(&w.BInput), w.Aux, density(&w.BAux))
+}
+
+func (hs *hostSections) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
+	w := hs.w
+	bq, err := hs.pk.BG2(ctx)
+	if err != nil {
+		return bls12381.G2Jac{}, err
+	}
+	bIn := w.BInput.Count()
+	in, err := hs.engine.G2(ctx, bq[:bIn], w.Inputs, density(&w.BInput))
+	if err != nil {
+		return in, err
+	}
+	aux, err := hs.engine.G2(ctx, bq[bIn:], w.Aux, density(&w.BAux))
+	return *in.AddAssign(&aux), err
+}
+
+// sectionMSM is the MSM of the section's points with first (selected by
+// firstDensity, nil: all) followed, when rest is non-nil, by rest (selected
+// by restDensity).
+func sectionMSM(ctx context.Context, e msm.Engine, section func(context.Context) ([]bls12381.G1Affine, error),
+	first []fr.Element, firstDensity *msm.Density, rest []fr.Element, restDensity *msm.Density) (bls12381.G1Jac, error) {
+	var acc bls12381.G1Jac
 	pts, err := section(ctx)
 	if err != nil {
-		return err
+		return acc, err
 	}
 	n := len(first)
 	if firstDensity != nil {
@@ -229,14 +327,14 @@ func sectionMSM(ctx context.Context, e msm.Engine, acc *bls12381.G1Jac, section 
 		n = len(pts)
 	}
 	if n > len(pts) {
-		return fmt.Errorf("%w: %d points, need more than %d", ErrKeyMismatch, len(pts), n)
+		return acc, fmt.Errorf("%w: %d points, need more than %d", ErrKeyMismatch, len(pts), n)
 	}
-	if *acc, err = e.G1(ctx, pts[:n], first, firstDensity); err != nil || rest == nil {
-		return err
+	if acc, err = e.G1(ctx, pts[:n], first, firstDensity); err != nil || rest == nil {
+		return acc, err
 	}
 	tail, err := e.G1(ctx, pts[n:], rest, restDensity)
 	acc.AddAssign(&tail)
-	return err
+	return acc, err
 }
 
 // blinding returns the configured r, s or fresh random ones.
@@ -264,7 +362,8 @@ func density(d *synth.Density) *msm.Density { return &msm.Density{Words: d.Words
 // assemble builds the proof as bellperson writes it out:
 // A = α₁ + A_acc + r·δ₁; B = β₂ + B2_acc + s·δ₂;
 // C = s·A_acc + r·B1_acc + r·s·δ₁ + s·α₁ + r·β₁ + H + L.
-func assemble(vk *VerifyingKey, r, s *fr.Element, h, l, aAcc, b1Acc *bls12381.G1Jac, b2Acc *bls12381.G2Jac) *Proof {
+func assemble(vk *VerifyingKey, r, s *fr.Element, sum *sums) *Proof {
+	h, l, aAcc, b1Acc, b2Acc := &sum.h, &sum.l, &sum.a, &sum.b1, &sum.b2
 	rb, sb := r.BigInt(new(big.Int)), s.BigInt(new(big.Int))
 	var rs fr.Element
 	rs.Mul(r, s)

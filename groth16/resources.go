@@ -90,13 +90,19 @@ func msmBucketBytes(n int, pointBytes int64) int64 {
 	return int64((256+best-1)/best) << (best - 1) * pointBytes
 }
 
+// residentKeyBytes is the budget a device needs to keep a key resident: the
+// key and one proof beside it (a key leaving no room for a proof would make
+// every proof wait for memory forever).
+func residentKeyBytes(c SectionCounts) int64 {
+	return KeyBytes(c) + proofDeviceBytes(c, c.H+1, c.L)
+}
+
 // streamingBytes estimates the device memory of the largest synchronous
-// call: the H pipeline (a, b, c and the result, m elements each) or the
-// largest MSM (points, scalars and temporaries).
-func streamingBytes(pk *ProvingKey, w *synth.ProvingAssignment) int64 {
-	m := int64(synth.DomainSize(w.NumRows() + len(w.Inputs)))
-	c := pk.Counts()
-	hBytes := 4 * m * frSize
+// call of a proof over domain m with a key of counts c: the H pipeline (a,
+// b, c and the result, m elements each) or the largest MSM (points, scalars
+// and temporaries).
+func streamingBytes(c SectionCounts, m int) int64 {
+	hBytes := 4 * int64(m) * frSize
 	msmBytes := max(int64(c.H), int64(c.L), int64(c.A))*(g1Bytes+frSize) + int64(c.B)*(g2Bytes+frSize)
 	return max(hBytes, msmBytes) + proofDeviceBytes(c, 0, 0)
 }

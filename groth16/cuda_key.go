@@ -1,0 +1,136 @@
+package groth16
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/native"
+)
+
+// deviceKey is a proving key's query points (h, l, a, b_g1, b_g2) resident
+// in one device's memory. It holds a ledger reservation of its size until
+// free.
+type deviceKey struct {
+	device          int
+	counts          SectionCounts
+	h, l, a, b1, b2 *native.Buffer
+	job             *gpulock.Job
+	once            sync.Once
+}
+
+// errKeyNoRoom reports that a key's reservation is not free right now.
+var errKeyNoRoom = errors.New("groth16: no room for the resident key now")
+
+// keySource returns the host bytes of section i of a key (0–4: h, l, a,
+// b_g1, b_g2): all its points, or a run of them that newDeviceKey repeats
+// to fill the section.
+type keySource func(ctx context.Context, i int) ([]byte, error)
+
+// newDeviceKey reserves and allocates a key with counts c on p's device and
+// fills it from src. It waits for the room in the ledger when wait is set,
+// else fails with errKeyNoRoom at once (a key held for hours must not queue
+// ahead of proofs).
+func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, wait bool, src keySource) (*deviceKey, error) {
+	dk := &deviceKey{device: p.device, counts: c, job: p.gate.NewJob()}
+	if err := dk.reserve(ctx, wait); err != nil {
+		dk.job.Done()
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			dk.free()
+		}
+	}()
+	if err := dk.alloc(); err != nil {
+		return nil, err
+	}
+	st, err := native.NewStream(p.device)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	for i, buf := range dk.sections() {
+		if err := fillSection(ctx, st, buf, i, src); err != nil {
+			return nil, fmt.Errorf("groth16: resident key: %w", err)
+		}
+	}
+	if err := st.Sync(); err != nil {
+		return nil, err
+	}
+	ok = true
+	return dk, nil
+}
+
+func (dk *deviceKey) reserve(ctx context.Context, wait bool) error {
+	bytes := KeyBytes(dk.counts)
+	if wait {
+		if err := dk.job.Reserve(ctx, bytes); err != nil {
+			return fmt.Errorf("groth16: resident key: %w", err)
+		}
+		return nil
+	}
+	if ok, err := dk.job.TryReserve(bytes); err != nil {
+		return fmt.Errorf("groth16: resident key: %w", err)
+	} else if !ok {
+		return errKeyNoRoom
+	}
+	return nil
+}
+
+// alloc allocates the key's sections, long-lived (outside the stream pool).
+func (dk *deviceKey) alloc() error {
+	c := dk.counts
+	sizes := []struct {
+		buf   **native.Buffer
+		bytes int64
+	}{{&dk.h, int64(c.H) * g1Bytes}, {&dk.l, int64(c.L) * g1Bytes}, {&dk.a, int64(c.A) * g1Bytes},
+		{&dk.b1, int64(c.B) * g1Bytes}, {&dk.b2, int64(c.B) * g2Bytes}}
+	for _, s := range sizes {
+		b, err := native.Alloc(dk.device, nil, s.bytes)
+		if err != nil {
+			return fmt.Errorf("groth16: resident key: %w", err)
+		}
+		*s.buf = b
+	}
+	return nil
+}
+
+// sections are the key's buffers in keySource's order.
+func (dk *deviceKey) sections() [5]*native.Buffer {
+	return [5]*native.Buffer{dk.h, dk.l, dk.a, dk.b1, dk.b2}
+}
+
+// fillSection copies section i of src into buf, repeating src's bytes until
+// buf is full, with ctx checked between copies.
+func fillSection(ctx context.Context, st *native.Stream, buf *native.Buffer, i int, src keySource) error {
+	data, err := src(ctx, i)
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 && buf.Size() > 0 {
+		return fmt.Errorf("%w: no points for a key section of %d bytes", ErrInvalidInput, buf.Size())
+	}
+	for off := int64(0); off < buf.Size(); off += int64(len(data)) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := copyToDevice(st, buf, off, data[:min(int64(len(data)), buf.Size()-off)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// free releases the device memory, then the key's reservation.
+func (dk *deviceKey) free() {
+	dk.once.Do(func() {
+		for _, b := range dk.sections() {
+			b.Free() // nil for sections never allocated
+		}
+		dk.job.Done()
+	})
+}

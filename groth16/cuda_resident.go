@@ -1,0 +1,227 @@
+package groth16
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"time"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth"
+)
+
+// proveResident proves w (its input rows already appended) with dk, a key
+// resident on p's device; vk supplies the proof's constant points. The
+// proof equals the CPU prover's for the same r and s.
+func (p *CUDAProver) proveResident(ctx context.Context, dk *deviceKey, vk *VerifyingKey, w *synth.ProvingAssignment, cfg *proveConfig) (*Proof, error) {
+	m, err := checkCounts(dk.counts, vk, w)
+	if err != nil {
+		return nil, err
+	}
+	rp := &residentProof{deviceJob: p.deviceJob(cfg), p: p, dk: dk, w: w, m: m}
+	defer rp.close()
+	return proveWith(ctx, cfg, vk, dk.counts, rp, "device", p.device)
+}
+
+// residentProof is one proof on the resident path, a backend whose steps
+// are gpulock.Job's: prepare reserves the proof's memory, uploads the
+// witness (Upload) and waits for the compute lock (Compute); the sections
+// run H and the MSMs on the proof's stream; finish releases the lock
+// (EndCompute) and frees the buffers in stream order (ReadBack); close
+// frees whatever is left and ends the job (Done).
+type residentProof struct {
+	deviceJob
+	p  *CUDAProver
+	dk *deviceKey
+	w  *synth.ProvingAssignment
+	m  int // the domain
+
+	st          *native.Stream
+	bufs        []*native.Buffer  // every buffer allocated, freed by finish or close
+	abc         [3]*native.Buffer // a, b, c zero-padded to m; H leaves h in a
+	aux, inputs *native.Buffer    // the assignment, canonical after computeH
+}
+
+func (rp *residentProof) prepare(ctx context.Context) error {
+	if err := rp.reserve(ctx, proofDeviceBytes(rp.dk.counts, rp.m, len(rp.w.Aux))); err != nil {
+		return err
+	}
+	st, err := native.NewStream(rp.device)
+	if err != nil {
+		return err
+	}
+	rp.st = st
+	if err := rp.job.Upload(rp.upload); err != nil {
+		return fmt.Errorf("groth16: upload: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return rp.compute(ctx)
+}
+
+// upload copies a, b, c (zero-padded to m), aux and inputs to the device.
+func (rp *residentProof) upload() error {
+	begin := time.Now()
+	w := rp.w
+	bytes := int64(len(w.A)+len(w.B)+len(w.C)+len(w.Aux)+len(w.Inputs)) * frSize
+	defer rp.cfg.report("upload", begin, "device", rp.device, "bytes", bytes)
+	domainBytes := int64(rp.m) * frSize
+	for i, v := range [][]fr.Element{w.A, w.B, w.C} {
+		b, err := rp.alloc(domainBytes)
+		if err != nil {
+			return err
+		}
+		rp.abc[i] = b
+		if err := rp.p.stage.uploadFr(rp.st, b, 0, v); err != nil {
+			return err
+		}
+		n := int64(len(v)) * frSize
+		if err := rp.st.Zero(b, n, domainBytes-n); err != nil {
+			return err
+		}
+	}
+	for _, x := range []struct {
+		dst **native.Buffer
+		v   []fr.Element
+	}{{&rp.aux, w.Aux}, {&rp.inputs, w.Inputs}} {
+		b, err := rp.alloc(max(int64(len(x.v)), 1) * frSize)
+		if err != nil {
+			return err
+		}
+		*x.dst = b
+		if err := rp.p.stage.uploadFr(rp.st, b, 0, x.v); err != nil {
+			return err
+		}
+	}
+	return rp.st.Sync()
+}
+
+// alloc allocates bytes from the device's pool in the stream's order.
+func (rp *residentProof) alloc(bytes int64) (*native.Buffer, error) {
+	b, err := native.Alloc(rp.device, rp.st, bytes)
+	if err == nil {
+		rp.bufs = append(rp.bufs, b)
+	}
+	return b, err
+}
+
+// computeH runs bellperson's H on a, b, c (h lands in a) and converts the
+// MSMs' scalars to canonical form.
+func (rp *residentProof) computeH(context.Context) error {
+	a, b, c := rp.abc[0], rp.abc[1], rp.abc[2]
+	if err := rp.st.HDevice(a, b, c, uint32(bits.Len(uint(rp.m))-1)); err != nil {
+		return fmt.Errorf("GPU %d: %w", rp.device, err)
+	}
+	b.Free() // in stream order: the memory returns to the pool for the MSMs
+	c.Free()
+	for _, x := range []struct {
+		b *native.Buffer
+		n int
+	}{{a, rp.m - 1}, {rp.aux, len(rp.w.Aux)}, {rp.inputs, len(rp.w.Inputs)}} {
+		if err := rp.st.FrFromMont(x.b, 0, x.n); err != nil {
+			return fmt.Errorf("GPU %d: %w", rp.device, err)
+		}
+	}
+	return rp.st.Sync()
+}
+
+// auxMSM and inputMSM describe MSMs over the aux and input scalars with
+// bases at byte offset off of bases (count points, selected by density:
+// nil, all).
+func (rp *residentProof) auxMSM(bases *native.Buffer, off int64, count int, density []uint64) native.DeviceMSM {
+	return native.DeviceMSM{Bases: bases, BasesOff: off, NBases: count,
+		Scalars: rp.aux, NScalars: len(rp.w.Aux), Density: density, Canonical: true}
+}
+
+func (rp *residentProof) inputMSM(bases *native.Buffer, count int, density []uint64) native.DeviceMSM {
+	return native.DeviceMSM{Bases: bases, NBases: count,
+		Scalars: rp.inputs, NScalars: len(rp.w.Inputs), Density: density, Canonical: true}
+}
+
+func (rp *residentProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
+	n := rp.m - 1
+	return rp.p.engine.G1Device(ctx, rp.st, native.DeviceMSM{Bases: rp.dk.h, NBases: n, Scalars: rp.abc[0], NScalars: n, Canonical: true})
+}
+
+func (rp *residentProof) msmL(ctx context.Context) (bls12381.G1Jac, error) {
+	return rp.p.engine.G1Device(ctx, rp.st, rp.auxMSM(rp.dk.l, 0, len(rp.w.Aux), nil))
+}
+
+// Inputs are dense in A (the input rows); aux follow the A density.
+func (rp *residentProof) msmA(ctx context.Context) (bls12381.G1Jac, error) {
+	w, nIn := rp.w, len(rp.w.Inputs)
+	return rp.p.engine.G1Device(ctx, rp.st, rp.inputMSM(rp.dk.a, nIn, nil),
+		rp.auxMSM(rp.dk.a, int64(nIn)*g1Bytes, w.AAux.Count(), w.AAux.Words))
+}
+
+func (rp *residentProof) msmBG1(ctx context.Context) (bls12381.G1Jac, error) {
+	w, bIn := rp.w, rp.w.BInput.Count()
+	return rp.p.engine.G1Device(ctx, rp.st, rp.inputMSM(rp.dk.b1, bIn, w.BInput.Words),
+		rp.auxMSM(rp.dk.b1, int64(bIn)*g1Bytes, w.BAux.Count(), w.BAux.Words))
+}
+
+func (rp *residentProof) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
+	w, bIn := rp.w, rp.w.BInput.Count()
+	return rp.p.engine.G2Device(ctx, rp.st, rp.inputMSM(rp.dk.b2, bIn, w.BInput.Words),
+		rp.auxMSM(rp.dk.b2, int64(bIn)*g2Bytes, w.BAux.Count(), w.BAux.Words))
+}
+
+// finish releases the compute lock and reads back. The results are already
+// on the host: read-back frees the buffers in stream order and waits, so
+// that the reservation ends after the memory is really back in the pool.
+func (rp *residentProof) finish() error {
+	if err := rp.job.EndCompute(); err != nil {
+		return err
+	}
+	return rp.job.ReadBack(func() error {
+		begin := time.Now()
+		defer rp.cfg.report("readback", begin, "device", rp.device)
+		rp.freeBuffers()
+		return rp.st.Sync()
+	})
+}
+
+func (rp *residentProof) freeBuffers() {
+	for _, b := range rp.bufs {
+		b.Free()
+	}
+	rp.bufs = nil
+}
+
+// close frees the buffers, waits for the stream and destroys it, then ends
+// the job: the memory is back before the reservation is released.
+func (rp *residentProof) close() {
+	rp.freeBuffers()
+	rp.st.Close()
+	rp.done()
+}
+
+// checkCounts is checkShape against bare section counts.
+func checkCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) (int, error) {
+	n := w.NumRows()
+	if n < 2 {
+		return 0, fmt.Errorf("%w: circuit has %d rows", ErrKeyMismatch, n)
+	}
+	if n > maxDomain {
+		return 0, fmt.Errorf("%w: %d rows exceed the field's 2-adicity", ErrKeyMismatch, n)
+	}
+	m := synth.DomainSize(n)
+	nIn := len(w.Inputs)
+	switch {
+	case len(vk.IC) != nIn:
+		return 0, fmt.Errorf("%w: circuit has %d inputs (ONE included), key %d", ErrKeyMismatch, nIn, len(vk.IC))
+	case c.H != m-1:
+		return 0, fmt.Errorf("%w: domain 2^%d needs %d h points, key has %d", ErrKeyMismatch, bits.Len(uint(m))-1, m-1, c.H)
+	case c.L != len(w.Aux):
+		return 0, fmt.Errorf("%w: circuit has %d aux variables, key has %d l points", ErrKeyMismatch, len(w.Aux), c.L)
+	case c.A != nIn+w.AAux.Count():
+		return 0, fmt.Errorf("%w: circuit needs %d a points, key has %d", ErrKeyMismatch, nIn+w.AAux.Count(), c.A)
+	case c.B != w.BInput.Count()+w.BAux.Count():
+		return 0, fmt.Errorf("%w: circuit needs %d b points, key has %d", ErrKeyMismatch, w.BInput.Count()+w.BAux.Count(), c.B)
+	}
+	return m, nil
+}

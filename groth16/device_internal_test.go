@@ -1,0 +1,174 @@
+package groth16
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/internal/testcircuit"
+	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth"
+)
+
+func TestClassifyDevice(t *testing.T) {
+	other := errors.New("some failure")
+	for _, tc := range []struct {
+		name string
+		err  error
+		oom  bool
+	}{
+		{"nil", nil, false},
+		{"native out of memory", fmt.Errorf("native: device_alloc: %w", native.ErrOutOfMemory), true},
+		{"native error code", &native.Error{Op: "device_alloc", Code: native.CodeOutOfMemory, Msg: "out of memory"}, true},
+		{"larger than the budget", fmt.Errorf("groth16: %w", gpulock.ErrTooLarge), true},
+		{"already classified", fmt.Errorf("%w: GPU 0: too large", ErrOutOfDeviceMemory), true},
+		{"cancelled", fmt.Errorf("gpulock: waiting: %w", context.Canceled), false},
+		{"not available", ErrCUDAUnavailable, false},
+		{"other", other, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := classifyDevice(tc.err)
+			assert.Equal(t, tc.oom, errors.Is(got, ErrOutOfDeviceMemory))
+			if tc.err == nil {
+				assert.NoError(t, got)
+				return
+			}
+			assert.ErrorIs(t, got, tc.err, "the cause stays visible")
+			if !tc.oom || errors.Is(tc.err, ErrOutOfDeviceMemory) {
+				assert.Same(t, tc.err, got, "left as it is")
+			}
+		})
+	}
+}
+
+// testProver is a CUDA prover over a ledger of budget bytes, with no GPU
+// behind it: the paths that fail or wait in the ledger before any native
+// call run anywhere.
+func testProver(t *testing.T, budget int64) *CUDAProver {
+	t.Helper()
+	gate, err := gpulock.NewDevice(gpulock.Config{TotalBytes: budget})
+	require.NoError(t, err)
+	p := newCUDAProver(CUDAConfig{}, gate)
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+func cubicKey(t *testing.T) (*ProvingKey, synth.Circuit) {
+	t.Helper()
+	c := &testcircuit.Cubic{}
+	c.X.SetUint64(3)
+	pk, err := Setup(context.Background(), c, rand.Reader)
+	require.NoError(t, err)
+	return pk, c
+}
+
+// A key that, with one proof, exceeds the budget fails Preload with
+// ErrOutOfDeviceMemory, and proofs stream it: through the native library
+// when the streaming path fits, else failing with ErrOutOfDeviceMemory too.
+// Nothing stays reserved.
+func TestCUDAProverKeyTooLarge(t *testing.T) {
+	pk, c := cubicKey(t)
+	m := pk.Counts().H + 1
+	resident, streaming := residentKeyBytes(pk.Counts()), streamingBytes(pk.Counts(), m)
+	require.Less(t, streaming, resident, "the streaming path needs less than a resident key")
+	for _, budget := range []int64{resident - 1, streaming - 1} {
+		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+			p := testProver(t, budget)
+			require.ErrorIs(t, p.Preload(context.Background(), pk), ErrOutOfDeviceMemory)
+			assert.True(t, p.isUnfit(pk))
+
+			proof, err := Prove(context.Background(), p, pk, c)
+			switch {
+			case budget < streaming:
+				require.ErrorIs(t, err, ErrOutOfDeviceMemory)
+				assert.ErrorIs(t, err, gpulock.ErrTooLarge, "the streaming reservation")
+			case CUDAAvailable():
+				require.NoError(t, err)
+				ok, err := Verify(pk.VerifyingKey(), proof, []fr.Element{c.(*testcircuit.Cubic).Out()})
+				require.NoError(t, err)
+				assert.True(t, ok)
+			default: // streamed as far as the first native call
+				require.ErrorIs(t, err, ErrCUDAUnavailable)
+				assert.Equal(t, int64(1), p.Metrics().ComputeAcquisitions)
+			}
+			assert.Zero(t, p.Metrics().ReservedBytes)
+		})
+	}
+}
+
+// fullLedger reserves all of p's budget but room bytes, until the test ends.
+func fullLedger(t *testing.T, p *CUDAProver, room int64) {
+	t.Helper()
+	job := p.gate.NewJob()
+	require.NoError(t, job.Reserve(context.Background(), p.gate.Budget()-room))
+	t.Cleanup(job.Done)
+}
+
+// preloadAsync runs Preload in the background and waits until its upload
+// waits for room in the ledger.
+func preloadAsync(t *testing.T, p *CUDAProver, pk *ProvingKey) <-chan error {
+	t.Helper()
+	before := p.gate.Metrics().Reservations
+	errc := make(chan error, 1)
+	go func() { errc <- p.Preload(context.Background(), pk) }()
+	// The key's job reserves only once room appears: wait until the
+	// upload is in flight (its slot exists) instead.
+	require.Eventually(t, func() bool {
+		p.keys.mu.Lock()
+		defer p.keys.mu.Unlock()
+		return p.keys.slots[pk] != nil
+	}, 10*time.Second, time.Millisecond)
+	require.Equal(t, before, p.gate.Metrics().Reservations, "the key waits for room")
+	return errc
+}
+
+// While one caller's key upload waits for room in the ledger, another
+// proof with that key waits for it but returns as soon as its context ends.
+func TestCUDAProverKeyWaitIsCancellable(t *testing.T) {
+	pk, c := cubicKey(t)
+	p := testProver(t, 2*residentKeyBytes(pk.Counts()))
+	fullLedger(t, p, 0)
+	preload := preloadAsync(t, p, pk)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := Prove(ctx, p, pk, c)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 5*time.Second, "the proof did not wait out the upload")
+
+	p.Evict(pk)
+	require.NoError(t, <-preload, "an evicted Preload is loaded-then-evicted")
+}
+
+// Evict and Close of a key whose upload waits in the ledger end the upload
+// without leaving its reservation behind.
+func TestCUDAProverEvictDuringUpload(t *testing.T) {
+	for _, closing := range []bool{false, true} {
+		pk, _ := cubicKey(t)
+		p := testProver(t, 2*residentKeyBytes(pk.Counts()))
+		fullLedger(t, p, KeyBytes(pk.Counts())-1)
+		reserved := p.Metrics().ReservedBytes
+		preload := preloadAsync(t, p, pk)
+		if closing {
+			require.NoError(t, p.Close())
+			require.ErrorIs(t, <-preload, ErrProverClosed)
+			require.ErrorIs(t, p.Preload(context.Background(), pk), ErrProverClosed)
+		} else {
+			p.Evict(pk)
+			require.NoError(t, <-preload)
+		}
+		assert.Equal(t, reserved, p.Metrics().ReservedBytes, "closing %v: no reservation left by the upload", closing)
+		p.keys.mu.Lock()
+		assert.Empty(t, p.keys.slots)
+		p.keys.mu.Unlock()
+	}
+}
