@@ -135,7 +135,12 @@ func run() error {
 			o.backend = "cpu"
 			break
 		}
-		prover = &groth16.CUDAProver{Device: 0}
+		cuda, err := groth16.NewCUDAProver(groth16.CUDAConfig{Device: 0})
+		if err != nil {
+			return err
+		}
+		defer cuda.Close()
+		prover = cuda
 		o.backend = "cuda"
 	default:
 		return fmt.Errorf("-backend must be auto, cpu or cuda, not %q", o.backend)
