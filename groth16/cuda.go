@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"sync"
 	"time"
-	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -251,7 +250,7 @@ func uploadKey(ctx context.Context, device int, gate *gpulock.Device, pk *Provin
 		if err != nil {
 			return nil, err
 		}
-		if err := s.CopyToDevice(sec.buf, 0, unsafe.Pointer(unsafe.SliceData(pts)), int64(len(pts))*g1Bytes); err != nil {
+		if err := s.CopyToDevice(sec.buf, 0, native.AsBytes(pts)); err != nil {
 			return nil, err
 		}
 	}
@@ -259,7 +258,7 @@ func uploadKey(ctx context.Context, device int, gate *gpulock.Device, pk *Provin
 	if err != nil {
 		return nil, err
 	}
-	if err := s.CopyToDevice(dk.b2, 0, unsafe.Pointer(unsafe.SliceData(b2)), int64(len(b2))*g2Bytes); err != nil {
+	if err := s.CopyToDevice(dk.b2, 0, native.AsBytes(b2)); err != nil {
 		return nil, err
 	}
 	if err := s.Sync(); err != nil {
@@ -287,16 +286,16 @@ func NewTiledDeviceKey(ctx context.Context, device int, gate *gpulock.Device, c 
 		return nil, err
 	}
 	defer s.Close()
-	fill := func(buf *native.Buffer, n int, tile unsafe.Pointer, tileLen int, size int64) error {
+	fill := func(buf *native.Buffer, n int, tile []byte, tileLen int, size int64) error {
 		for i := 0; i < n; i += tileLen {
 			k := min(tileLen, n-i)
-			if err := s.CopyToDevice(buf, int64(i)*size, tile, int64(k)*size); err != nil {
+			if err := s.CopyToDevice(buf, int64(i)*size, tile[:int64(k)*size]); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	t1 := unsafe.Pointer(unsafe.SliceData(tile1))
+	t1 := native.AsBytes(tile1)
 	for _, sec := range []struct {
 		buf *native.Buffer
 		n   int
@@ -306,7 +305,7 @@ func NewTiledDeviceKey(ctx context.Context, device int, gate *gpulock.Device, c 
 			return nil, err
 		}
 	}
-	if err := fill(dk.b2, c.B, unsafe.Pointer(unsafe.SliceData(tile2)), len(tile2), g2Bytes); err != nil {
+	if err := fill(dk.b2, c.B, native.AsBytes(tile2), len(tile2), g2Bytes); err != nil {
 		dk.Free()
 		return nil, err
 	}

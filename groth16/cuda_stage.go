@@ -3,7 +3,6 @@ package groth16
 import (
 	"context"
 	"sync"
-	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -50,9 +49,9 @@ func uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) 
 	if n == 0 {
 		return nil
 	}
-	src := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), n)
+	src := native.AsBytes(v)
 	if n < 8<<20 {
-		return st.CopyToDevice(dst, off, unsafe.Pointer(&src[0]), int64(n))
+		return st.CopyToDevice(dst, off, src)
 	}
 	var chunks [2]*native.Pinned
 	defer func() {
@@ -79,7 +78,7 @@ func uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) 
 		if err := st.Sync(); err != nil {
 			return err
 		}
-		if err := st.CopyToDevice(dst, off+int64(pos), unsafe.Pointer(&buf[0]), int64(k)); err != nil {
+		if err := st.CopyToDeviceAsync(dst, off+int64(pos), *c, 0, int64(k)); err != nil {
 			return err
 		}
 		pos += k

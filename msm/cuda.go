@@ -18,25 +18,28 @@ import (
 type CUDA struct {
 	// Device is the CUDA device ordinal.
 	Device int
+	// Options tune the native MSMs (native.WithWindow, WithTrace,
+	// WithoutSplit): for experiments and benchmarks; provers leave it empty.
+	Options []native.MSMOption
 }
 
 var _ Engine = CUDA{}
 
 // G1 implements Engine.
 func (e CUDA) G1(ctx context.Context, bases []bls12381.G1Affine, scalars []fr.Element, density *Density) (bls12381.G1Jac, error) {
-	return onGPU(ctx, e.Device, "G1", native.MSMG1, bases, scalars, density)
+	return onGPU(ctx, e.Device, "G1", native.MSMG1, bases, scalars, density, e.Options)
 }
 
 // G2 implements Engine.
 func (e CUDA) G2(ctx context.Context, bases []bls12381.G2Affine, scalars []fr.Element, density *Density) (bls12381.G2Jac, error) {
-	return onGPU(ctx, e.Device, "G2", native.MSMG2, bases, scalars, density)
+	return onGPU(ctx, e.Device, "G2", native.MSMG2, bases, scalars, density, e.Options)
 }
 
 // onGPU checks the inputs as the CPU engine does and runs one native MSM.
 // The zero value of J is the point at infinity.
 func onGPU[P, J any](ctx context.Context, device int, group string,
-	msm func(int, []P, []fr.Element, []uint64) (J, error),
-	bases []P, scalars []fr.Element, density *Density) (J, error) {
+	msm func(int, []P, []fr.Element, []uint64, ...native.MSMOption) (J, error),
+	bases []P, scalars []fr.Element, density *Density, opts []native.MSMOption) (J, error) {
 	var zero J
 	words, err := checkDensity(len(bases), scalars, density)
 	if err != nil {
@@ -51,7 +54,7 @@ func onGPU[P, J any](ctx context.Context, device int, group string,
 	if density != nil && words == nil {
 		words = []uint64{} // a mask, even an empty one, is not "no mask"
 	}
-	res, err := msm(device, bases, scalars, words)
+	res, err := msm(device, bases, scalars, words, opts...)
 	if err != nil {
 		return zero, fmt.Errorf("msm: %s on GPU %d: %w", group, device, err)
 	}
