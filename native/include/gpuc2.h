@@ -211,8 +211,9 @@ typedef struct gpuc2_api_t {
    * converted copy of Montgomery scalars, the density bitmap's copy (counted
    * whether or not the call passes one). It holds for every value of the
    * scalars and bitmap, with the window the library would choose for n_bases
-   * (or the flags' forced one), and counts each allocation rounded up to the
-   * 2 MiB granule of the stream-ordered pool. msm_g1/msm_g2 (host pointers)
+   * (or the flags' forced one), and counts each allocation rounded up to
+   * 2 MiB (at least what the pool charges for it). n_bases > n_scalars is
+   * GPUC2_ERR_INVALID_ARGUMENT. msm_g1/msm_g2 (host pointers)
    * allocate this with GPUC2_MSM_SCALARS_CANONICAL set, plus their copies of
    * the bases and scalars. Depends on the device (CUB's temporary storage,
    * its thread count); a host computation that enqueues nothing. */
