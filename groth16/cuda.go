@@ -179,10 +179,10 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool) (
 	dk, err := p.newDeviceKey(ctx, c, wait, func(ctx context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			pts, err := pk.BG2(ctx)
-			return bytesOf(pts), err
+			return native.AsBytes(pts), err
 		}
 		pts, err := [4]func(context.Context) ([]bls12381.G1Affine, error){pk.H, pk.L, pk.A, pk.BG1}[i](ctx)
-		return bytesOf(pts), err
+		return native.AsBytes(pts), err
 	})
 	if err = classifyDevice(err); errors.Is(err, ErrOutOfDeviceMemory) {
 		p.markUnfit(pk)

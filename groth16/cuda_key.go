@@ -118,7 +118,7 @@ func fillSection(ctx context.Context, st *native.Stream, buf *native.Buffer, i i
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := copyToDevice(st, buf, off, data[:min(int64(len(data)), buf.Size()-off)]); err != nil {
+		if err := st.CopyToDevice(buf, off, data[:min(int64(len(data)), buf.Size()-off)]); err != nil {
 			return err
 		}
 	}

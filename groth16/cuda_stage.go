@@ -3,16 +3,12 @@ package groth16
 import (
 	"context"
 	"sync"
-	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
 )
-
-// Host-to-device copies. Every copy from host memory in this package goes
-// through copyToDevice, the one place that hands native a host address.
 
 // stagePool is one device's pinned staging chunks (stageChunkBytes each):
 // allocated on first use and kept, since allocating or freeing pinned
@@ -62,10 +58,10 @@ func (sp *stagePool) close() {
 // small vectors directly, large ones through two staging chunks, one
 // filled on all cores while the other's copy runs.
 func (sp *stagePool) uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) error {
-	src := bytesOf(v)
+	src := native.AsBytes(v)
 	n := len(src)
 	if n < 8<<20 {
-		return copyToDevice(st, dst, off, src) // pageable: returns after the copy
+		return st.CopyToDevice(dst, off, src) // returns after the copy
 	}
 	var chunks [2]*native.Pinned
 	defer func() {
@@ -92,29 +88,12 @@ func (sp *stagePool) uploadFr(st *native.Stream, dst *native.Buffer, off int64, 
 		if err := st.Sync(); err != nil {
 			return err
 		}
-		if err := copyToDevice(st, dst, off+int64(pos), buf); err != nil {
+		if err := st.CopyToDeviceAsync(dst, off+int64(pos), *c, 0, int64(k)); err != nil {
 			return err
 		}
 		pos += k
 	}
 	return st.Sync()
-}
-
-// copyToDevice queues a copy of src to dst at byte offset off on st: it
-// returns at once for pinned src (which must then stay valid until the
-// stream reaches the copy), after the copy for pageable src.
-func copyToDevice(st *native.Stream, dst *native.Buffer, off int64, src []byte) error {
-	if len(src) == 0 {
-		return nil
-	}
-	return st.CopyToDevice(dst, off, unsafe.Pointer(unsafe.SliceData(src)), int64(len(src)))
-}
-
-// bytesOf is v's memory as bytes (points and field elements as gnark-crypto
-// lays them out, which is how the native library reads them).
-func bytesOf[T any](v []T) []byte {
-	var t T
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(t)))
 }
 
 // parallelCopy copies src into dst on several cores.

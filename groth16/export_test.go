@@ -6,6 +6,7 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
+	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 )
 
@@ -32,9 +33,9 @@ func (p *CUDAProver) NewTiledDeviceKey(ctx context.Context, c SectionCounts, til
 	}
 	dk, err := p.newDeviceKey(ctx, c, true, func(_ context.Context, i int) ([]byte, error) {
 		if i == 4 {
-			return bytesOf(tile2), nil
+			return native.AsBytes(tile2), nil
 		}
-		return bytesOf(tile1), nil
+		return native.AsBytes(tile1), nil
 	})
 	return dk, classifyDevice(err)
 }

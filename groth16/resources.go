@@ -1,12 +1,12 @@
 package groth16
 
 import (
-	"math"
 	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 )
 
@@ -59,35 +59,51 @@ func PartitionHostBytes(sz synth.Sizes) int64 {
 // should budget per GPU worker.
 func ProofDeviceBytes(c SectionCounts, m, nAux int) int64 { return proofDeviceBytes(c, m, nAux) }
 
-// proofDeviceBytes estimates one proof's device memory beside the key: a,
-// b, c over the domain, the aux and input scalars, and the largest MSM's
-// temporaries (sort entries of up to 2^28 digits, buckets).
+// proofDeviceBytes is one proof's device memory beside the key: a, b, c
+// over the domain, the aux and input scalars, and the largest MSM's scratch
+// (ProveResident runs one MSM at a time).
 func proofDeviceBytes(c SectionCounts, m, nAux int) int64 {
 	abc := 3 * int64(m) * frSize
 	scalars := int64(nAux+1024) * frSize
-	largest := int64(max(c.H, c.L, c.A, c.B))
-	sortEntries := min(16*largest, 1<<28)
-	// XYZZ buckets: 4 coordinates of 48 bytes (G1) or 96 (G2)
-	buckets := max(msmBucketBytes(max(c.H, c.L, c.A), 2*g1Bytes), msmBucketBytes(c.B, 2*g2Bytes))
-	msmTemp := sortEntries*20 + buckets + 512<<20
-	return abc + scalars + msmTemp
+	return abc + scalars + msmScratchBytes(c, nAux)
 }
 
-// msmBucketBytes is the bucket table of a Pippenger MSM over n points with
-// XYZZ points of pointBytes: the window the native library picks for n
-// (native/cuda/msm.cu, choose_window) times its 2^(c-1) buckets per window.
-func msmBucketBytes(n int, pointBytes int64) int64 {
-	if n == 0 {
-		return 0
+// msmScratchBytes is the largest device scratch of ProveResident's MSMs
+// (canonical scalars): h over H points, then l, a, b (G1) and b (G2) over
+// the nAux aux scalars with a density bitmap (the inputs' MSMs are far
+// smaller). A section's size stands in for nAux when it is larger (nAux 0:
+// unknown). With the library loaded it is the library's answer on the
+// device that needs the most (native.MSMScratchBytes: what the MSM really
+// allocates, with the library's window choice); without, or if a query
+// fails, native.MSMScratchBound, an upper bound on any device.
+func msmScratchBytes(c SectionCounts, nAux int) int64 {
+	aux := func(points int) native.DeviceMSM {
+		return native.DeviceMSM{NBases: points, NScalars: max(points, nAux), Canonical: true}
 	}
-	best, bestCost := 4, math.Inf(1)
-	for c := 4; c <= 20; c++ {
-		w := float64((256 + c - 1) / c)
-		if cost := w * (float64(n) + 4*float64(int64(1)<<(c-1))); cost < bestCost {
-			best, bestCost = c, cost
+	msms := []struct {
+		g native.Group
+		m native.DeviceMSM
+	}{
+		{native.G1, native.DeviceMSM{NBases: c.H, NScalars: c.H, Canonical: true}},
+		{native.G1, aux(c.L)}, {native.G1, aux(c.A)}, {native.G1, aux(c.B)}, {native.G2, aux(c.B)},
+	}
+	devices, _ := native.DeviceCount() // 0 without the library
+	var most int64
+	for _, x := range msms {
+		b := native.MSMScratchBound(x.g, x.m)
+		if devices > 0 {
+			b = 0
+			for d := range devices {
+				q, err := native.MSMScratchBytes(d, x.g, x.m)
+				if err != nil {
+					q = native.MSMScratchBound(x.g, x.m)
+				}
+				b = max(b, q)
+			}
 		}
+		most = max(most, b)
 	}
-	return int64((256+best-1)/best) << (best - 1) * pointBytes
+	return most
 }
 
 // residentKeyBytes is the budget a device needs to keep a key resident: the

@@ -22,18 +22,21 @@ import (
 type CUDA struct {
 	// Device is the CUDA device ordinal.
 	Device int
+	// Options tune the native MSMs (native.WithWindow, WithTrace,
+	// WithoutSplit): for experiments and benchmarks; provers leave it empty.
+	Options []native.MSMOption
 }
 
 var _ Engine = CUDA{}
 
 // G1 implements Engine.
 func (e CUDA) G1(ctx context.Context, bases []bls12381.G1Affine, scalars []fr.Element, density *Density) (bls12381.G1Jac, error) {
-	return onGPU(ctx, e.Device, "G1", native.MSMG1, bases, scalars, density)
+	return onGPU(ctx, e.Device, "G1", native.MSMG1, bases, scalars, density, e.Options)
 }
 
 // G2 implements Engine.
 func (e CUDA) G2(ctx context.Context, bases []bls12381.G2Affine, scalars []fr.Element, density *Density) (bls12381.G2Jac, error) {
-	return onGPU(ctx, e.Device, "G2", native.MSMG2, bases, scalars, density)
+	return onGPU(ctx, e.Device, "G2", native.MSMG2, bases, scalars, density, e.Options)
 }
 
 // G1Device returns the sum of the MSMs that parts describe over device
@@ -42,19 +45,19 @@ func (e CUDA) G2(ctx context.Context, bases []bls12381.G2Affine, scalars []fr.El
 // read as they are (converted from Montgomery form on the device before).
 // No parts: the point at infinity.
 func (e CUDA) G1Device(ctx context.Context, st *native.Stream, parts ...native.DeviceMSM) (bls12381.G1Jac, error) {
-	return onDevice(ctx, e.Device, st, "G1", (*native.Stream).MSMG1, parts)
+	return onDevice(ctx, e.Device, st, "G1", (*native.Stream).MSMG1, parts, e.Options)
 }
 
 // G2Device is G1Device over G2.
 func (e CUDA) G2Device(ctx context.Context, st *native.Stream, parts ...native.DeviceMSM) (bls12381.G2Jac, error) {
-	return onDevice(ctx, e.Device, st, "G2", (*native.Stream).MSMG2, parts)
+	return onDevice(ctx, e.Device, st, "G2", (*native.Stream).MSMG2, parts, e.Options)
 }
 
 // onGPU checks the inputs as the CPU engine does and runs one native MSM.
 // The zero value of J is the point at infinity.
 func onGPU[P, J any](ctx context.Context, device int, group string,
-	msm func(int, []P, []fr.Element, []uint64) (J, error),
-	bases []P, scalars []fr.Element, density *Density) (J, error) {
+	msm func(int, []P, []fr.Element, []uint64, ...native.MSMOption) (J, error),
+	bases []P, scalars []fr.Element, density *Density, opts []native.MSMOption) (J, error) {
 	var zero J
 	words, err := checkDensity(len(bases), scalars, density)
 	if err != nil {
@@ -69,7 +72,7 @@ func onGPU[P, J any](ctx context.Context, device int, group string,
 	if density != nil && words == nil {
 		words = []uint64{} // a mask, even an empty one, is not "no mask"
 	}
-	res, err := msm(device, bases, scalars, words)
+	res, err := msm(device, bases, scalars, words, opts...)
 	if err != nil {
 		return zero, fmt.Errorf("msm: %s on GPU %d: %w", group, device, err)
 	}
@@ -85,7 +88,7 @@ type jacobian[J any] interface {
 
 // onDevice runs msm on st for each part and sums the results.
 func onDevice[J any, PJ jacobian[J]](ctx context.Context, device int, st *native.Stream, group string,
-	msm func(*native.Stream, native.DeviceMSM) (J, error), parts []native.DeviceMSM) (J, error) {
+	msm func(*native.Stream, native.DeviceMSM, ...native.MSMOption) (J, error), parts []native.DeviceMSM, opts []native.MSMOption) (J, error) {
 	var sum J
 	if st == nil || st.Device() != device {
 		return sum, fmt.Errorf("msm: %s on GPU %d: %w: the stream is not one of this device", group, device, native.ErrInvalidArgument)
@@ -94,7 +97,7 @@ func onDevice[J any, PJ jacobian[J]](ctx context.Context, device int, st *native
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		r, err := msm(st, part)
+		r, err := msm(st, part, opts...)
 		if err != nil {
 			return sum, fmt.Errorf("msm: %s on GPU %d: %w", group, device, err)
 		}

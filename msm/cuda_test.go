@@ -279,15 +279,15 @@ func TestCUDANotAvailable(t *testing.T) {
 }
 
 // toDevice copies v into a new buffer on device 0.
-func toDevice[T any](t *testing.T, st *native.Stream, v []T) *native.Buffer {
+func toDevice[T native.HostData](t *testing.T, st *native.Stream, v []T) *native.Buffer {
 	t.Helper()
-	n := int64(len(v)) * int64(unsafe.Sizeof(v[0]))
-	b, err := native.Alloc(0, nil, n)
+	src := native.AsBytes(v)
+	b, err := native.Alloc(0, nil, int64(len(src)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Free() })
-	if err := st.CopyToDevice(b, 0, unsafe.Pointer(unsafe.SliceData(v)), n); err != nil {
+	if err := st.CopyToDevice(b, 0, src); err != nil {
 		t.Fatal(err)
 	}
 	return b

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unsafe"
 
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
@@ -18,10 +19,14 @@ const LibraryName = "libgpuc2cuda.so"
 // EnvLibrary names the environment variable holding an explicit library path.
 const EnvLibrary = "GPUC2_NATIVE_LIB"
 
-// ABIVersion is the function-table version this package speaks.
-const ABIVersion = 2
+// The constants below are gpuc2.h's; the build without cgo needs them too,
+// so they are written here and native.go checks them against the header at
+// compile time: the cgo build fails if one drifts.
 
-// Status codes of the C ABI (include/gpuc2.h).
+// ABIVersion is the function-table version this package speaks.
+const ABIVersion = 3
+
+// Status codes of the C ABI.
 const (
 	CodeOK              = 0
 	CodeInvalidArgument = 1
@@ -29,6 +34,37 @@ const (
 	CodeCUDA            = 3
 	CodeNotSupported    = 4
 	CodeInternal        = 5
+)
+
+// Group names a curve group of the MSM queries.
+type Group int32
+
+const (
+	G1 Group = 1
+	G2 Group = 2
+)
+
+// The range of Pippenger windows: the library's own choice and WithWindow's.
+const (
+	MSMWindowMin = 4
+	MSMWindowMax = 20
+)
+
+// The header's other MSM limits, for MSMScratchBound.
+const (
+	msmBucketBytesG1 = 192     // an XYZZ bucket point in G1
+	msmBucketBytesG2 = 384     // and in G2
+	msmGroupEntries  = 1 << 28 // digits sorted at once (or the scalars, if more)
+	msmPartialsMax   = 1 << 21 // partial bucket sums held at once
+)
+
+// NTT directions (gnark-crypto fft.Domain semantics, natural order in and
+// out), for the test-only NTT entry.
+const (
+	nttForward      = 0
+	nttInverse      = 1
+	nttCosetForward = 2
+	nttCosetInverse = 3
 )
 
 var (
@@ -94,32 +130,52 @@ type Device struct {
 	ComputeMinor int
 }
 
-// Direction selects the transform of NTT (gnark-crypto fft.Domain semantics,
-// natural order in and out).
-type Direction int32
+// benchOp selects what the test-only bench_resident entry times.
+type benchOp int32
 
 const (
-	// Forward: y_j = Σ a_i ω^(ij) (Domain.FFT + bit reversal).
-	Forward Direction = 0
-	// Inverse: Domain.FFTInverse.
-	Inverse Direction = 1
-	// CosetForward: evaluation on the coset g·<ω>, g = 7 (FFT with OnCoset()).
-	CosetForward Direction = 2
-	// CosetInverse: the inverse of CosetForward (FFTInverse with OnCoset()).
-	CosetInverse Direction = 3
+	benchMSMG1 benchOp = 0 // in0 = bases, in1 = scalars
+	benchMSMG2 benchOp = 1
+	benchNTT   benchOp = 2 // in0 = data (forward NTT)
+	benchH     benchOp = 3 // in0, in1, in2 = a, b, c
 )
 
-// BenchOp selects what BenchResident times.
-type BenchOp int32
+// MSMOption tunes one MSM. The options are knobs for experiments and
+// benchmarks; a prover passes none and gets the library's choices.
+type MSMOption func(*msmOptions)
 
-const (
-	BenchMSMG1 BenchOp = 0 // in0 = []G1Affine, in1 = []fr.Element
-	BenchMSMG2 BenchOp = 1 // in0 = []G2Affine, in1 = []fr.Element
-	BenchNTT   BenchOp = 2 // in0 = []fr.Element (forward NTT)
-	BenchH     BenchOp = 3 // in0, in1, in2 = a, b, c
-)
+type msmOptions struct {
+	window  int
+	trace   bool
+	noSplit bool
+}
 
-// The stream API (ABI 2): device buffers that outlive one call, pinned host
+// WithWindow forces Pippenger's window to c bits, MSMWindowMin to
+// MSMWindowMax, instead of the library's choice for the MSM's size (0
+// restores the choice).
+func WithWindow(c int) MSMOption { return func(o *msmOptions) { o.window = c } }
+
+// WithTrace prints the MSM's per-phase times to the process's standard
+// error. It synchronizes the stream at each phase: for diagnosis only.
+func WithTrace() MSMOption { return func(o *msmOptions) { o.trace = true } }
+
+// WithoutSplit runs Pippenger over every scalar instead of summing the
+// scalars 0 and 1 apart (the split the library makes when most are bits).
+func WithoutSplit() MSMOption { return func(o *msmOptions) { o.noSplit = true } }
+
+// configure applies opts and checks them before any native call.
+func configure(opts []MSMOption) (msmOptions, error) {
+	var o msmOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.window != 0 && (o.window < MSMWindowMin || o.window > MSMWindowMax) {
+		return o, fmt.Errorf("%w: MSM window %d outside [%d, %d]", ErrInvalidArgument, o.window, MSMWindowMin, MSMWindowMax)
+	}
+	return o, nil
+}
+
+// The stream API: device buffers that outlive one call, pinned host
 // memory, and work enqueued on explicit streams, so that one worker's
 // uploads overlap another's kernels. Nothing here synchronizes the whole
 // device; a Stream's own Sync waits for that stream only.
@@ -147,7 +203,8 @@ type Buffer struct {
 // Size returns the buffer's size in bytes.
 func (b *Buffer) Size() int64 { return b.size }
 
-// Pinned is page-locked host memory: copies from it run asynchronously.
+// Pinned is page-locked host memory, which Stream.CopyToDeviceAsync copies
+// by DMA without waiting.
 type Pinned struct {
 	ptr  unsafe.Pointer
 	size int64
@@ -180,4 +237,57 @@ type DeviceMSM struct {
 	NScalars   int
 	Density    []uint64
 	Canonical  bool
+}
+
+// HostData is the element types of host memory that copies take: bytes,
+// field elements and affine points, none of which holds a Go pointer.
+type HostData interface {
+	byte | fr.Element | bls12381.G1Affine | bls12381.G2Affine
+}
+
+// AsBytes returns v's memory as bytes (no copy), for Stream.CopyToDevice and
+// Stream.CopyToHost.
+func AsBytes[T HostData](v []T) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(*new(T))))
+}
+
+// MSMScratchBound bounds MSMScratchBytes on any device: the device memory
+// beyond its bases and scalars of Stream.MSMG1 (g = G1) or MSMG2 (G2) over
+// m's sizes, with any options. It needs no library, for sizing device
+// memory where none is loaded (planning on a machine without a GPU); it
+// takes gpuc2.h's limits instead of the library's window choice:
+//   - the bucket table at the largest window, and a quarter of it for its
+//     reduction (a level of running sums takes a sixteenth of the table at
+//     the largest window; at most half of the smaller tables, which are under
+//     half the largest);
+//   - E = min(n·⌈256/MSMWindowMin⌉, max(n, GROUP_ENTRIES)) digits sorted at
+//     once: keys and values, double-buffered (16 bytes each), and CUB's
+//     temporary storage (up to ½ byte each: 1 KiB of look-back state per tile
+//     of at least 2048 digits);
+//   - min(E, PARTIALS_MAX) partial sums: two keys and two points each, plus
+//     their counts and scans (8 bytes);
+//   - or, before those, the 0/1 split's two positions per scalar (8 bytes)
+//     and their scans (1/16 byte);
+//   - the density bitmap's copy (12 bytes per 64 scalars), a converted copy
+//     of Montgomery scalars (32 bytes each);
+//   - 64 MiB for rounding each allocation up to the pool's 2 MiB granule
+//     (an MSM holds fewer than 32 at once).
+func MSMScratchBound(g Group, m DeviceMSM) int64 {
+	n := int64(max(m.NScalars, m.NBases))
+	if m.NBases <= 0 || n <= 0 {
+		return 0
+	}
+	point := int64(msmBucketBytesG1)
+	if g == G2 {
+		point = msmBucketBytesG2
+	}
+	windows := func(c int64) int64 { return (256 + c - 1) / c }
+	table := windows(MSMWindowMax) << (MSMWindowMax - 1) * point
+	e := min(n*windows(MSMWindowMin), max(n, msmGroupEntries))
+	pippenger := table*5/4 + 16*e + e/2 + min(e, msmPartialsMax)*(2*point+16)
+	b := n/16 + max(8*(n+1), pippenger) + 12*((n+63)/64) + 64<<20
+	if !m.Canonical {
+		b += frBytes * n
+	}
+	return b
 }

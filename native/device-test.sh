@@ -19,7 +19,7 @@
 #   (default: tests sanitize bench)
 # "big" adds the 2^24-class sizes to the correctness tests (GPUC2_TEST_BIG=1);
 # "windows" times the MSMs ${WINDOW_SIZES:-g1-24} (g1-K / g2-K: G1 / G2 at 2^K) at forced window sizes
-# ${WINDOWS:-15 16 18 20} (GPUC2_MSM_WINDOW); "ncu" reads the hardware counters of one level-1
+# ${WINDOWS:-15 16 18 20} (GPUC2_BENCH_WINDOW, which TestBenchTable passes as native.WithWindow); "ncu" reads the hardware counters of one level-1
 # accumulation launch for each of ${NCU_SIZES:-g1-24 g2-22};
 # "stream" runs the stream-API tests and the GPU prover's tests (workers,
 # cancellation loop); "racecheck" runs compute-sanitizer's racecheck on the
@@ -75,7 +75,7 @@ if has big; then export GPUC2_TEST_BIG=1; fi
 rc=0
 if has tests; then
 	t0=$(date +%s)
-	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Devices|ErrorIs|NTT|H|FixedBase)$' >"$OUT/native-test.log" 2>&1
+	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Devices|ErrorIs|NTT|H|FixedBase|MSMOptions|MSMScratchCoversPeak)$' >"$OUT/native-test.log" 2>&1
 	r=$?
 	note "native tests: rc=$r $(counts "$OUT/native-test.log") in $(($(date +%s) - t0)) s"
 	grep -- '--- FAIL' "$OUT/native-test.log" | head -20 | tee -a "$summary"
@@ -101,17 +101,17 @@ if has sanitize; then
 fi
 if has bench; then
 	t0=$(date +%s)
-	# GPUC2_MSM_TRACE prints per-phase MSM times to bench.log (adds a few device syncs per call).
-	GPUC2_MSM_TRACE=1 GPUC2_BENCH_OUT="$OUT/bench.md" "$DEV/native.test" -test.v -test.timeout 30m -test.run 'TestBenchTable' >"$OUT/bench.log" 2>&1
+	# GPUC2_BENCH_TRACE prints per-phase MSM times to bench.log (adds a few stream syncs per call).
+	GPUC2_BENCH_TRACE=1 GPUC2_BENCH_OUT="$OUT/bench.md" "$DEV/native.test" -test.v -test.timeout 30m -test.run 'TestBenchTable' >"$OUT/bench.log" 2>&1
 	note "bench rc=$? in $(($(date +%s) - t0)) s"
 	cat "$OUT/bench.md" 2>/dev/null | tee -a "$summary"
 fi
 if has windows; then
-	# forced window sizes (GPUC2_MSM_WINDOW) at each of WINDOW_SIZES; per-phase times in windows.log
+	# forced window sizes (GPUC2_BENCH_WINDOW) at each of WINDOW_SIZES; per-phase times in windows.log
 	for size in ${WINDOW_SIZES:-g1-24}; do
 		for c in ${WINDOWS:-15 16 18 20}; do
 			echo "== $size c=$c" >>"$OUT/windows.log"
-			GPUC2_MSM_WINDOW=$c GPUC2_MSM_TRACE=1 GPUC2_BENCH_SIZES=$size GPUC2_BENCH_OUT="$OUT/windows-$c.md" \
+			GPUC2_BENCH_WINDOW=$c GPUC2_BENCH_TRACE=1 GPUC2_BENCH_SIZES=$size GPUC2_BENCH_OUT="$OUT/windows-$c.md" \
 				"$DEV/native.test" -test.v -test.run 'TestBenchTable' >>"$OUT/windows.log" 2>&1
 			note "window $size c=$c: $(grep 'MSM' "$OUT/windows-$c.md")"
 			rm -f "$OUT/windows-$c.md"

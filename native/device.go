@@ -74,16 +74,14 @@ type streamHandle = C.gpuc2_stream
 
 // NewStream creates a stream on device.
 func NewStream(device int) (*Stream, error) {
-	l, err := get()
+	l, err := getDevice(device)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDevice(l, device); err != nil {
-		return nil, err
-	}
 	st := &Stream{device: device}
-	msg := make([]byte, msgLen)
-	if err := status("stream_create", C.go_gpuc2_stream_create(l.api, C.int32_t(device), &st.s, cmsg(msg), msgLen), msg); err != nil {
+	if err := call("stream_create", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_stream_create(l.api, C.int32_t(device), &st.s, m, k)
+	}); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -91,8 +89,9 @@ func NewStream(device int) (*Stream, error) {
 
 // Sync waits until everything enqueued on s has finished.
 func (s *Stream) Sync() error {
-	msg := make([]byte, msgLen)
-	return status("stream_sync", C.go_gpuc2_stream_sync(lib.api, C.int32_t(s.device), s.s, cmsg(msg), msgLen), msg)
+	return call("stream_sync", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_stream_sync(lib.api, C.int32_t(s.device), s.s, m, k)
+	})
 }
 
 // Close waits for the stream's work and destroys it.
@@ -100,8 +99,9 @@ func (s *Stream) Close() error {
 	if s == nil || s.s == nil {
 		return nil
 	}
-	msg := make([]byte, msgLen)
-	err := status("stream_destroy", C.go_gpuc2_stream_destroy(lib.api, C.int32_t(s.device), s.s, cmsg(msg), msgLen), msg)
+	err := call("stream_destroy", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_stream_destroy(lib.api, C.int32_t(s.device), s.s, m, k)
+	})
 	s.s = nil
 	return err
 }
@@ -110,11 +110,8 @@ func (s *Stream) Close() error {
 // memory (cudaMalloc, for data such as the SRS); otherwise the memory comes
 // from the device's stream-ordered pool in stream order.
 func Alloc(device int, stream *Stream, bytes int64) (*Buffer, error) {
-	l, err := get()
+	l, err := getDevice(device)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkDevice(l, device); err != nil {
 		return nil, err
 	}
 	if bytes < 0 {
@@ -124,8 +121,9 @@ func Alloc(device int, stream *Stream, bytes int64) (*Buffer, error) {
 		return nil, fmt.Errorf("%w: alloc on device %d with a stream of device %d", ErrInvalidArgument, device, stream.device)
 	}
 	b := &Buffer{device: device, stream: stream, size: bytes}
-	msg := make([]byte, msgLen)
-	if err := status("device_alloc", C.go_gpuc2_device_alloc(l.api, C.int32_t(device), streamOf(stream), C.uint64_t(bytes), &b.ptr, cmsg(msg), msgLen), msg); err != nil {
+	if err := call("device_alloc", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_device_alloc(l.api, C.int32_t(device), streamOf(stream), C.uint64_t(bytes), &b.ptr, m, k)
+	}); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -145,8 +143,9 @@ func (b *Buffer) Free() error {
 	}
 	var err error
 	b.once.Do(func() {
-		msg := make([]byte, msgLen)
-		err = status("device_free", C.go_gpuc2_device_free(lib.api, C.int32_t(b.device), streamOf(b.stream), b.ptr, cmsg(msg), msgLen), msg)
+		err = call("device_free", func(m *C.char, k C.size_t) C.int {
+			return C.go_gpuc2_device_free(lib.api, C.int32_t(b.device), streamOf(b.stream), b.ptr, m, k)
+		})
 		b.ptr = nil
 	})
 	return err
@@ -174,8 +173,9 @@ func AllocPinned(bytes int64) (*Pinned, error) {
 		return nil, fmt.Errorf("%w: pinned alloc of %d bytes", ErrInvalidArgument, bytes)
 	}
 	p := &Pinned{size: bytes}
-	msg := make([]byte, msgLen)
-	if err := status("host_alloc", C.go_gpuc2_host_alloc(l.api, C.uint64_t(bytes), &p.ptr, cmsg(msg), msgLen), msg); err != nil {
+	if err := call("host_alloc", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_host_alloc(l.api, C.uint64_t(bytes), &p.ptr, m, k)
+	}); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -188,65 +188,109 @@ func (p *Pinned) Free() error {
 	}
 	var err error
 	p.once.Do(func() {
-		msg := make([]byte, msgLen)
-		err = status("host_free", C.go_gpuc2_host_free(lib.api, p.ptr, cmsg(msg), msgLen), msg)
+		err = call("host_free", func(m *C.char, k C.size_t) C.int { return C.go_gpuc2_host_free(lib.api, p.ptr, m, k) })
 		p.ptr = nil
 	})
 	return err
 }
 
+// at returns the host address off bytes into p after checking that n bytes
+// fit.
+func (p *Pinned) at(op string, off, n int64) (unsafe.Pointer, error) {
+	if p == nil || p.ptr == nil {
+		return nil, fmt.Errorf("%w: %s: pinned memory is nil or freed", ErrInvalidArgument, op)
+	}
+	if off < 0 || n < 0 || off+n > p.size {
+		return nil, fmt.Errorf("%w: %s: range [%d, %d) outside %d bytes of pinned memory", ErrInvalidArgument, op, off, off+n, p.size)
+	}
+	return unsafe.Add(p.ptr, off), nil
+}
+
 // MemInfo returns the device's free and total memory. It queries the
 // driver: call it when sizing budgets, not on the proving path.
 func MemInfo(device int) (free, total uint64, err error) {
-	l, err := get()
+	l, err := getDevice(device)
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := checkDevice(l, device); err != nil {
-		return 0, 0, err
-	}
 	var f, t C.uint64_t
-	msg := make([]byte, msgLen)
-	err = status("mem_info", C.go_gpuc2_mem_info(l.api, C.int32_t(device), &f, &t, cmsg(msg), msgLen), msg)
+	err = call("mem_info", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_mem_info(l.api, C.int32_t(device), &f, &t, m, k)
+	})
 	return uint64(f), uint64(t), err
 }
 
 // PoolInfo returns the bytes allocated from the device's stream-ordered pool
 // now and the bytes the pool holds (allocated plus cached for reuse).
 func PoolInfo(device int) (used, held uint64, err error) {
-	l, err := get()
+	l, err := getDevice(device)
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := checkDevice(l, device); err != nil {
-		return 0, 0, err
-	}
 	var u, h C.uint64_t
-	msg := make([]byte, msgLen)
-	err = status("pool_info", C.go_gpuc2_pool_info(l.api, C.int32_t(device), &u, &h, cmsg(msg), msgLen), msg)
+	err = call("pool_info", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_pool_info(l.api, C.int32_t(device), &u, &h, m, k)
+	})
 	return uint64(u), uint64(h), err
 }
 
-// CopyToDevice enqueues a copy of n bytes from host memory src to dst at off.
-// With pinned src the call returns at once and src must stay valid until the
-// stream reaches the copy; with pageable src the call waits for the copy.
-func (s *Stream) CopyToDevice(dst *Buffer, off int64, src unsafe.Pointer, n int64) error {
+// CopyToDevice copies src (Go memory, or any host memory; AsBytes views
+// typed slices) to dst at byte offset off, in stream order, and returns
+// when the copy is done: src may be reused at once. It waits for the work
+// enqueued before it on s (so does CUDA for pageable memory anyway); to
+// overlap uploads with other work, stage through Pinned memory and
+// CopyToDeviceAsync.
+func (s *Stream) CopyToDevice(dst *Buffer, off int64, src []byte) error {
+	n := int64(len(src))
 	d, err := dst.at("copy_to_device", off, n)
 	if err != nil || n == 0 {
 		return err
 	}
-	msg := make([]byte, msgLen)
-	return status("copy_to_device", C.go_gpuc2_copy(lib.api, 0, C.int32_t(s.device), s.s, d, src, C.uint64_t(n), cmsg(msg), msgLen), msg)
+	if err := s.copy(0, d, unsafe.Pointer(unsafe.SliceData(src)), n); err != nil {
+		return err
+	}
+	// Pinned memory behind src would make the copy asynchronous: wait.
+	return s.Sync()
 }
 
-// CopyToHost enqueues a copy of n bytes from src at off to host memory dst.
-func (s *Stream) CopyToHost(dst unsafe.Pointer, src *Buffer, off int64, n int64) error {
+// CopyToDeviceAsync enqueues a copy of n bytes at srcOff in src to dst at
+// off and returns at once: src must stay allocated and unchanged until the
+// stream has passed the copy (Sync, or a later synchronous call on s).
+func (s *Stream) CopyToDeviceAsync(dst *Buffer, off int64, src *Pinned, srcOff, n int64) error {
+	d, err := dst.at("copy_to_device", off, n)
+	if err != nil {
+		return err
+	}
+	p, err := src.at("copy_to_device", srcOff, n)
+	if err != nil || n == 0 {
+		return err
+	}
+	return s.copy(0, d, p, n)
+}
+
+// CopyToHost copies len(dst) bytes from src at byte offset off into dst
+// (AsBytes views typed slices), in stream order, and returns when they have
+// arrived.
+func (s *Stream) CopyToHost(dst []byte, src *Buffer, off int64) error {
+	n := int64(len(dst))
 	p, err := src.at("copy_to_host", off, n)
 	if err != nil || n == 0 {
 		return err
 	}
-	msg := make([]byte, msgLen)
-	return status("copy_to_host", C.go_gpuc2_copy(lib.api, 1, C.int32_t(s.device), s.s, dst, p, C.uint64_t(n), cmsg(msg), msgLen), msg)
+	if err := s.copy(1, unsafe.Pointer(unsafe.SliceData(dst)), p, n); err != nil {
+		return err
+	}
+	return s.Sync()
+}
+
+func (s *Stream) copy(toHost int, dst, src unsafe.Pointer, n int64) error {
+	op := "copy_to_device"
+	if toHost != 0 {
+		op = "copy_to_host"
+	}
+	return call(op, func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_copy(lib.api, C.int(toHost), C.int32_t(s.device), s.s, dst, src, C.uint64_t(n), m, k)
+	})
 }
 
 // Zero enqueues zeroing n bytes of dst at off.
@@ -255,8 +299,9 @@ func (s *Stream) Zero(dst *Buffer, off, n int64) error {
 	if err != nil || n == 0 {
 		return err
 	}
-	msg := make([]byte, msgLen)
-	return status("memset_zero", C.go_gpuc2_memset_zero(lib.api, C.int32_t(s.device), s.s, d, C.uint64_t(n), cmsg(msg), msgLen), msg)
+	return call("memset_zero", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_memset_zero(lib.api, C.int32_t(s.device), s.s, d, C.uint64_t(n), m, k)
+	})
 }
 
 // FrFromMont enqueues the conversion of n Fr elements at off from Montgomery
@@ -266,8 +311,9 @@ func (s *Stream) FrFromMont(buf *Buffer, off int64, n int) error {
 	if err != nil || n == 0 {
 		return err
 	}
-	msg := make([]byte, msgLen)
-	return status("fr_from_mont", C.go_gpuc2_fr_from_mont(lib.api, C.int32_t(s.device), s.s, d, C.uint64_t(n), cmsg(msg), msgLen), msg)
+	return call("fr_from_mont", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_fr_from_mont(lib.api, C.int32_t(s.device), s.s, d, C.uint64_t(n), m, k)
+	})
 }
 
 // HDevice enqueues bellperson's H over a, b, c (2^logM Fr elements each at
@@ -286,25 +332,30 @@ func (s *Stream) HDevice(a, b, c *Buffer, logM uint32) error {
 		}
 		ptrs[i] = p
 	}
-	msg := make([]byte, msgLen)
-	return status("h_device", C.go_gpuc2_h_device(lib.api, C.int32_t(s.device), s.s, ptrs[0], ptrs[1], ptrs[2], C.uint32_t(logM), cmsg(msg), msgLen), msg)
+	return call("h_device", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_h_device(lib.api, C.int32_t(s.device), s.s, ptrs[0], ptrs[1], ptrs[2], C.uint32_t(logM), m, k)
+	})
 }
 
 // MSMG1 runs m over G1 in stream order and waits for its result.
-func (s *Stream) MSMG1(m DeviceMSM) (bls12381.G1Jac, error) {
+func (s *Stream) MSMG1(m DeviceMSM, opts ...MSMOption) (bls12381.G1Jac, error) {
 	var res bls12381.G1Jac
-	err := s.msmDevice("msm_g1_device", 0, m, int64(unsafe.Sizeof(bls12381.G1Affine{})), unsafe.Pointer(&res))
+	err := s.msmDevice("msm_g1_device", 0, m, int64(unsafe.Sizeof(bls12381.G1Affine{})), unsafe.Pointer(&res), opts)
 	return res, err
 }
 
 // MSMG2 runs m over G2 in stream order and waits for its result.
-func (s *Stream) MSMG2(m DeviceMSM) (bls12381.G2Jac, error) {
+func (s *Stream) MSMG2(m DeviceMSM, opts ...MSMOption) (bls12381.G2Jac, error) {
 	var res bls12381.G2Jac
-	err := s.msmDevice("msm_g2_device", 1, m, int64(unsafe.Sizeof(bls12381.G2Affine{})), unsafe.Pointer(&res))
+	err := s.msmDevice("msm_g2_device", 1, m, int64(unsafe.Sizeof(bls12381.G2Affine{})), unsafe.Pointer(&res), opts)
 	return res, err
 }
 
-func (s *Stream) msmDevice(op string, g2 int, m DeviceMSM, pointBytes int64, out unsafe.Pointer) error {
+func (s *Stream) msmDevice(op string, g2 int, m DeviceMSM, pointBytes int64, out unsafe.Pointer, opts []MSMOption) error {
+	o, err := configure(opts)
+	if err != nil {
+		return err
+	}
 	if m.NBases < 0 || m.NScalars < 0 {
 		return fmt.Errorf("%w: %s: negative sizes", ErrInvalidArgument, op)
 	}
@@ -319,23 +370,14 @@ func (s *Stream) msmDevice(op string, g2 int, m DeviceMSM, pointBytes int64, out
 	if err != nil {
 		return err
 	}
-	var dp *C.uint64_t
-	if m.Density != nil {
-		if len(m.Density) != (m.NScalars+63)/64 {
-			return fmt.Errorf("%w: %s: %d density words for %d scalars", ErrInvalidArgument, op, len(m.Density), m.NScalars)
-		}
-		if len(m.Density) > 0 {
-			dp = (*C.uint64_t)(unsafe.Pointer(&m.Density[0]))
-		}
+	dp, err := densityWords(op, m.Density, m.NScalars)
+	if err != nil {
+		return err
 	}
-	var flags C.uint32_t
-	if m.Canonical {
-		flags = C.GPUC2_MSM_SCALARS_CANONICAL
-	}
-	msg := make([]byte, msgLen)
-	rc := C.go_gpuc2_msm_device(lib.api, C.int(g2), C.int32_t(s.device), s.s, bases, C.uint64_t(m.NBases),
-		scalars, C.uint64_t(m.NScalars), dp, C.uint64_t(len(m.Density)), flags, out, cmsg(msg), msgLen)
-	return status(op, rc, msg)
+	return call(op, func(msg *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_msm_device(lib.api, C.int(g2), C.int32_t(s.device), s.s, bases, C.uint64_t(m.NBases),
+			scalars, C.uint64_t(m.NScalars), dp, C.uint64_t(len(m.Density)), o.flags(m.Canonical), out, msg, k)
+	})
 }
 
 // FixedBaseG1 sets out[i] = scalars[i]·base on the GPU (a trusted setup's
@@ -356,18 +398,15 @@ func FixedBaseG2(device int, base *bls12381.G2Affine, scalars []fr.Element, out 
 }
 
 func fixedBase(op string, g2 int, device int, base unsafe.Pointer, scalars []fr.Element, out unsafe.Pointer) error {
-	l, err := get()
+	l, err := getDevice(device)
 	if err != nil {
-		return err
-	}
-	if err := checkDevice(l, device); err != nil {
 		return err
 	}
 	if len(scalars) == 0 {
 		return nil
 	}
-	msg := make([]byte, msgLen)
-	rc := C.go_gpuc2_fixed_base(l.api, C.int(g2), C.int32_t(device), base, unsafe.Pointer(unsafe.SliceData(scalars)),
-		C.uint64_t(len(scalars)), out, cmsg(msg), msgLen)
-	return status(op, rc, msg)
+	return call(op, func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_fixed_base(l.api, C.int(g2), C.int32_t(device), base, unsafe.Pointer(unsafe.SliceData(scalars)),
+			C.uint64_t(len(scalars)), out, m, k)
+	})
 }

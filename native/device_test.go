@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -31,14 +30,14 @@ func TestStreamAPINotAvailable(t *testing.T) {
 }
 
 // upload copies a Go slice into a new pool buffer on s.
-func upload[T any](t *testing.T, s *native.Stream, v []T) *native.Buffer {
+func upload[T native.HostData](t *testing.T, s *native.Stream, v []T) *native.Buffer {
 	t.Helper()
-	n := int64(len(v)) * int64(unsafe.Sizeof(*new(T)))
-	b, err := native.Alloc(s.Device(), s, n)
+	src := native.AsBytes(v)
+	b, err := native.Alloc(s.Device(), s, int64(len(src)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CopyToDevice(b, 0, unsafe.Pointer(unsafe.SliceData(v)), n); err != nil {
+	if err := s.CopyToDevice(b, 0, src); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -62,17 +61,14 @@ func TestStreamCopiesAndBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CopyToDevice(b, 0, unsafe.Pointer(&pin.Bytes()[0]), 32*1000); err != nil {
+	if err := s.CopyToDeviceAsync(b, 0, pin, 0, 32*1000); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Zero(b, 32*10, 32*5); err != nil {
 		t.Fatal(err)
 	}
 	out := make([]fr.Element, 1000)
-	if err := s.CopyToHost(unsafe.Pointer(&out[0]), b, 0, 32*1000); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Sync(); err != nil {
+	if err := s.CopyToHost(native.AsBytes(out), b, 0); err != nil {
 		t.Fatal(err)
 	}
 	want := slices.Clone(in)
@@ -80,9 +76,26 @@ func TestStreamCopiesAndBounds(t *testing.T) {
 	if !slices.Equal(out, want) {
 		t.Fatal("copy round trip differs")
 	}
+	// A pageable copy is done when CopyToDevice returns: the source may be
+	// overwritten at once.
+	src := slices.Clone(in[:100])
+	if err := s.CopyToDevice(b, 0, native.AsBytes(src)); err != nil {
+		t.Fatal(err)
+	}
+	clear(src)
+	back := make([]fr.Element, 100)
+	if err := s.CopyToHost(native.AsBytes(back), b, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back, in[:100]) {
+		t.Fatal("CopyToDevice returned before its source was read")
+	}
 	// out of range and freed buffers are refused before the native call
-	if err := s.CopyToDevice(b, 32*999, unsafe.Pointer(&in[0]), 64); !errors.Is(err, native.ErrInvalidArgument) {
+	if err := s.CopyToDevice(b, 32*999, native.AsBytes(in[:2])); !errors.Is(err, native.ErrInvalidArgument) {
 		t.Fatalf("overrun: %v", err)
+	}
+	if err := s.CopyToDeviceAsync(b, 0, pin, 1<<20-31, 32); !errors.Is(err, native.ErrInvalidArgument) {
+		t.Fatalf("pinned overrun: %v", err)
 	}
 	if err := b.Free(); err != nil {
 		t.Fatal(err)
@@ -163,10 +176,7 @@ func TestDeviceMSMEqualsHost(t *testing.T) {
 	check("montgomery", false)
 	// the Montgomery path must not have modified the scalars
 	back := make([]fr.Element, n)
-	if err := s.CopyToHost(unsafe.Pointer(&back[0]), dScalars, 0, 32*n); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Sync(); err != nil {
+	if err := s.CopyToHost(native.AsBytes(back), dScalars, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(back, scalars) {
@@ -219,10 +229,7 @@ func TestDeviceHEqualsHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make([]fr.Element, m)
-	if err := s.CopyToHost(unsafe.Pointer(&got[0]), bufs[0], 0, int64(32*m)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Sync(); err != nil {
+	if err := s.CopyToHost(native.AsBytes(got), bufs[0], 0); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got, want) {
@@ -265,10 +272,10 @@ func TestStreamsConcurrent(t *testing.T) {
 					errs[w] = err
 					return
 				}
-				if errs[w] = s.CopyToDevice(b, 0, unsafe.Pointer(&bases[0]), int64(n)*96); errs[w] != nil {
+				if errs[w] = s.CopyToDevice(b, 0, native.AsBytes(bases)); errs[w] != nil {
 					return
 				}
-				if errs[w] = s.CopyToDevice(sc, 0, unsafe.Pointer(&scalars[0]), int64(n)*32); errs[w] != nil {
+				if errs[w] = s.CopyToDevice(sc, 0, native.AsBytes(scalars)); errs[w] != nil {
 					return
 				}
 				got[w], errs[w] = s.MSMG1(native.DeviceMSM{Bases: b, NBases: n, Scalars: sc, NScalars: n})

@@ -12,8 +12,8 @@
 //
 // Load (called implicitly by every entry) looks for the library, in order, at
 // the path in GPUC2_NATIVE_LIB, beside the running executable, and on the
-// dynamic linker's search path, and checks the ABI version of its function
-// table (include/gpuc2.h). Build the library with
+// dynamic linker's search path, and checks the ABI version (3) of its
+// function table (include/gpuc2.h). Build the library with
 //
 //	make -C native            # native/build/libgpuc2cuda.so, nvcc >= 11.8
 //
@@ -33,13 +33,28 @@
 // names its device by ordinal.
 //
 // Two kinds of entries:
-//   - host-pointer calls (MSMG1, MSMG2, NTT, H, FixedBaseG1, FixedBaseG2) are
+//   - host-pointer calls (MSMG1, MSMG2, H, FixedBaseG1, FixedBaseG2) are
 //     synchronous: Go slices are read or written only during the call;
-//   - the stream API (ABI 2: Stream, Buffer, Pinned, Stream.MSMG1, HDevice…)
-//     keeps data on the device across calls and enqueues work on explicit
+//   - the stream API (Stream, Buffer, Pinned, Stream.MSMG1, HDevice…) keeps
+//     data on the device across calls and enqueues work on explicit
 //     streams, so one worker's uploads overlap another's kernels. Temporaries
 //     come from the device's stream-ordered pool; nothing synchronizes the
 //     whole device. groth16.CUDAProver is built on it.
+//
+// Host memory reaches a stream in two ways. Stream.CopyToDevice and
+// CopyToHost take byte slices (AsBytes views []fr.Element and point slices)
+// and return when the copy is done, so the slice may be reused at once.
+// Stream.CopyToDeviceAsync takes Pinned memory and returns at once: the
+// copy runs by DMA while the caller goes on, and the Pinned must stay
+// allocated and unchanged until the stream has passed it (Sync).
+//
+// # Tuning and memory
+//
+// MSMs take options (WithWindow, WithTrace, WithoutSplit) for experiments
+// and benchmarks; the library reads no environment variables. What an MSM
+// allocates on the device beyond its inputs is MSMScratchBytes (the
+// library's own answer, for its window choice) or, without a library,
+// MSMScratchBound (an upper bound from the header's limits).
 //
 // # Errors
 //
@@ -53,3 +68,7 @@
 // calling thread's default stream; a Stream and its buffers belong to one
 // goroutine at a time.
 package native
+
+// The field constants and PTX field kernels of the CUDA sources are derived
+// from gnark-crypto (the test of internal/gen fails when they are stale).
+//go:generate go run ./internal/gen -constants cuda/constants.cuh

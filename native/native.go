@@ -9,6 +9,8 @@ package native
 #include <stdlib.h>
 #include "gpuc2.h"
 
+// Go cannot call C function pointers: one static shim per table entry.
+
 typedef const gpuc2_api_t* (*gpuc2_entry_fn)(void);
 
 static void* go_gpuc2_dlopen(const char* path, char** err) {
@@ -40,6 +42,11 @@ static int go_gpuc2_msm(const gpuc2_api_t* a, int g2, int32_t d, const void* bas
 	return a->msm_g1(d, bases, nb, scalars, ns, density, dw, flags, out, msg, len);
 }
 
+static int go_gpuc2_msm_scratch_bytes(const gpuc2_api_t* a, int32_t d, int32_t group, uint64_t nb, uint64_t ns,
+                                   uint32_t flags, uint64_t* bytes, char* msg, size_t len) {
+	return a->msm_scratch_bytes(d, group, nb, ns, flags, bytes, msg, len);
+}
+
 static int go_gpuc2_ntt(const gpuc2_api_t* a, int32_t d, void* data, uint32_t log_m, int32_t dir, char* msg, size_t len) {
 	return a->ntt(d, data, log_m, dir, msg, len);
 }
@@ -50,8 +57,13 @@ static int go_gpuc2_h(const gpuc2_api_t* a, int32_t d, const void* x, const void
 }
 
 static int go_gpuc2_bench(const gpuc2_api_t* a, int32_t d, int32_t op, const void* i0, const void* i1,
-                       const void* i2, uint64_t n, uint32_t log_m, uint32_t iters, float* ms, char* msg, size_t len) {
-	return a->bench_resident(d, op, i0, i1, i2, n, log_m, iters, ms, msg, len);
+                       const void* i2, uint64_t n, uint32_t log_m, uint32_t iters, uint32_t flags, float* ms,
+                       char* msg, size_t len) {
+	return a->bench_resident(d, op, i0, i1, i2, n, log_m, iters, flags, ms, msg, len);
+}
+
+static int go_gpuc2_pool_peak(const gpuc2_api_t* a, int32_t d, uint64_t* peak, char* msg, size_t len) {
+	return a->pool_peak(d, peak, msg, len);
 }
 */
 import "C"
@@ -66,12 +78,53 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
+// The constants of api.go equal gpuc2.h's: indexing a one-element array
+// with their difference compiles only when it is 0.
+var _ = [...]struct{}{
+	[1]struct{}{}[ABIVersion-C.GPUC2_ABI_VERSION],
+	[1]struct{}{}[CodeOK-C.GPUC2_OK],
+	[1]struct{}{}[CodeInvalidArgument-C.GPUC2_ERR_INVALID_ARGUMENT],
+	[1]struct{}{}[CodeOutOfMemory-C.GPUC2_ERR_OUT_OF_MEMORY],
+	[1]struct{}{}[CodeCUDA-C.GPUC2_ERR_CUDA],
+	[1]struct{}{}[CodeNotSupported-C.GPUC2_ERR_NOT_SUPPORTED],
+	[1]struct{}{}[CodeInternal-C.GPUC2_ERR_INTERNAL],
+	[1]struct{}{}[G1-C.GPUC2_G1],
+	[1]struct{}{}[G2-C.GPUC2_G2],
+	[1]struct{}{}[MSMWindowMin-C.GPUC2_MSM_WINDOW_MIN],
+	[1]struct{}{}[MSMWindowMax-C.GPUC2_MSM_WINDOW_MAX],
+	[1]struct{}{}[msmBucketBytesG1-C.GPUC2_MSM_BUCKET_BYTES_G1],
+	[1]struct{}{}[msmBucketBytesG2-C.GPUC2_MSM_BUCKET_BYTES_G2],
+	[1]struct{}{}[msmGroupEntries-C.GPUC2_MSM_GROUP_ENTRIES],
+	[1]struct{}{}[msmPartialsMax-C.GPUC2_MSM_PARTIALS_MAX],
+	[1]struct{}{}[nttForward-C.GPUC2_NTT_FORWARD],
+	[1]struct{}{}[nttInverse-C.GPUC2_NTT_INVERSE],
+	[1]struct{}{}[nttCosetForward-C.GPUC2_NTT_COSET_FORWARD],
+	[1]struct{}{}[nttCosetInverse-C.GPUC2_NTT_COSET_INVERSE],
+}
+
 const msgLen = 1024
 
 type library struct {
 	path    string
 	api     *C.gpuc2_api_t
 	devices int
+}
+
+// call runs one table entry with a fresh message buffer: a status other
+// than GPUC2_OK becomes *Error with the library's message.
+func call(op string, entry func(msg *C.char, n C.size_t) C.int) error {
+	msg := make([]byte, msgLen)
+	rc := entry((*C.char)(unsafe.Pointer(&msg[0])), msgLen)
+	if rc == C.GPUC2_OK {
+		return nil
+	}
+	for i, c := range msg {
+		if c == 0 {
+			msg = msg[:i]
+			break
+		}
+	}
+	return &Error{Op: op, Code: int(rc), Msg: string(msg)}
 }
 
 func candidates() []string {
@@ -122,28 +175,16 @@ func open(path string) (*library, error) {
 		return nil, fmt.Errorf("%s: ABI version %d (table %d bytes), want %d (%d bytes)", path,
 			api.abi_version, api.struct_size, ABIVersion, unsafe.Sizeof(*api))
 	}
-	l := &library{path: path, api: api}
 	var n C.int32_t
-	msg := make([]byte, msgLen)
-	if rc := C.go_gpuc2_device_count(api, &n, cmsg(msg), msgLen); rc != 0 {
-		return nil, fmt.Errorf("%s: device count: %s (code %d)", path, goMsg(msg), int(rc))
+	if err := call("device_count", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_device_count(api, &n, m, k)
+	}); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if n <= 0 {
 		return nil, fmt.Errorf("%s: no CUDA device", path)
 	}
-	l.devices = int(n)
-	return l, nil
-}
-
-func cmsg(b []byte) *C.char { return (*C.char)(unsafe.Pointer(&b[0])) }
-
-func goMsg(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
+	return &library{path: path, api: api, devices: int(n)}, nil
 }
 
 func get() (*library, error) {
@@ -153,11 +194,16 @@ func get() (*library, error) {
 	return lib, nil
 }
 
-func status(op string, rc C.int, msg []byte) error {
-	if rc == 0 {
-		return nil
+// getDevice returns the library after checking the device ordinal.
+func getDevice(device int) (*library, error) {
+	l, err := get()
+	if err != nil {
+		return nil, err
 	}
-	return &Error{Op: op, Code: int(rc), Msg: goMsg(msg)}
+	if device < 0 || device >= l.devices {
+		return nil, fmt.Errorf("%w: device %d of %d", ErrInvalidArgument, device, l.devices)
+	}
+	return l, nil
 }
 
 // LibraryPath returns the path the library was loaded from.
@@ -178,6 +224,16 @@ func Version() (string, error) {
 	return C.GoString(C.go_gpuc2_version(l.api)), nil
 }
 
+// DeviceCount returns the number of CUDA devices (without querying each,
+// as Devices does).
+func DeviceCount() (int, error) {
+	l, err := get()
+	if err != nil {
+		return 0, err
+	}
+	return l.devices, nil
+}
+
 // Devices lists the CUDA devices.
 func Devices() ([]Device, error) {
 	l, err := get()
@@ -185,10 +241,11 @@ func Devices() ([]Device, error) {
 		return nil, err
 	}
 	out := make([]Device, 0, l.devices)
-	msg := make([]byte, msgLen)
 	for i := 0; i < l.devices; i++ {
 		var info C.gpuc2_device_info
-		if err := status("device_info", C.go_gpuc2_device_info(l.api, C.int32_t(i), &info, cmsg(msg), msgLen), msg); err != nil {
+		if err := call("device_info", func(m *C.char, k C.size_t) C.int {
+			return C.go_gpuc2_device_info(l.api, C.int32_t(i), &info, m, k)
+		}); err != nil {
 			return nil, err
 		}
 		out = append(out, Device{
@@ -203,52 +260,100 @@ func Devices() ([]Device, error) {
 	return out, nil
 }
 
-func checkDevice(l *library, device int) error {
-	if device < 0 || device >= l.devices {
-		return fmt.Errorf("%w: device %d of %d", ErrInvalidArgument, device, l.devices)
+// flags are the options' MSM flag bits; canonical adds
+// GPUC2_MSM_SCALARS_CANONICAL.
+func (o msmOptions) flags(canonical bool) C.uint32_t {
+	var f C.uint32_t
+	if canonical {
+		f |= C.GPUC2_MSM_SCALARS_CANONICAL
 	}
-	return nil
+	if o.trace {
+		f |= C.GPUC2_MSM_TRACE
+	}
+	if o.noSplit {
+		f |= C.GPUC2_MSM_NO_SPLIT
+	}
+	return f | C.uint32_t(o.window)<<C.GPUC2_MSM_WINDOW_SHIFT
+}
+
+// densityWords checks a density bitmap's length for ns scalars and returns
+// its C pointer (nil for no bitmap).
+func densityWords(op string, density []uint64, ns int) (*C.uint64_t, error) {
+	if density == nil {
+		return nil, nil
+	}
+	if len(density) != (ns+63)/64 {
+		return nil, fmt.Errorf("%w: %s: %d density words for %d scalars", ErrInvalidArgument, op, len(density), ns)
+	}
+	return (*C.uint64_t)(unsafe.Pointer(unsafe.SliceData(density))), nil
 }
 
 // MSMG1 returns Σ scalars[i]·bases[j(i)] on the given device. density may be
 // nil (then len(bases) == len(scalars)); otherwise it holds ceil(len(scalars)/64)
 // words, bit i set meaning scalar i is used with the next base, and
 // len(bases) equals its popcount. Scalars are in Montgomery form.
-func MSMG1(device int, bases []bls12381.G1Affine, scalars []fr.Element, density []uint64) (bls12381.G1Jac, error) {
+func MSMG1(device int, bases []bls12381.G1Affine, scalars []fr.Element, density []uint64, opts ...MSMOption) (bls12381.G1Jac, error) {
 	var res bls12381.G1Jac
-	err := msm("msm_g1", 0, device, unsafe.Pointer(unsafe.SliceData(bases)), len(bases), scalars, density, unsafe.Pointer(&res))
+	err := msm("msm_g1", 0, device, unsafe.Pointer(unsafe.SliceData(bases)), len(bases), scalars, density, unsafe.Pointer(&res), opts)
 	return res, err
 }
 
 // MSMG2 is MSMG1 over G2.
-func MSMG2(device int, bases []bls12381.G2Affine, scalars []fr.Element, density []uint64) (bls12381.G2Jac, error) {
+func MSMG2(device int, bases []bls12381.G2Affine, scalars []fr.Element, density []uint64, opts ...MSMOption) (bls12381.G2Jac, error) {
 	var res bls12381.G2Jac
-	err := msm("msm_g2", 1, device, unsafe.Pointer(unsafe.SliceData(bases)), len(bases), scalars, density, unsafe.Pointer(&res))
+	err := msm("msm_g2", 1, device, unsafe.Pointer(unsafe.SliceData(bases)), len(bases), scalars, density, unsafe.Pointer(&res), opts)
 	return res, err
 }
 
-func msm(op string, g2 int, device int, bases unsafe.Pointer, nb int, scalars []fr.Element, density []uint64, out unsafe.Pointer) error {
-	l, err := get()
+func msm(op string, g2 int, device int, bases unsafe.Pointer, nb int, scalars []fr.Element, density []uint64, out unsafe.Pointer, opts []MSMOption) error {
+	o, err := configure(opts)
 	if err != nil {
 		return err
 	}
-	if err := checkDevice(l, device); err != nil {
+	l, err := getDevice(device)
+	if err != nil {
 		return err
 	}
-	var dp *C.uint64_t
-	if density != nil {
-		if len(density) != (len(scalars)+63)/64 {
-			return fmt.Errorf("%w: %s: %d density words for %d scalars", ErrInvalidArgument, op, len(density), len(scalars))
-		}
-		if len(density) > 0 {
-			dp = (*C.uint64_t)(unsafe.Pointer(&density[0]))
-		}
+	dp, err := densityWords(op, density, len(scalars))
+	if err != nil {
+		return err
 	}
-	msg := make([]byte, msgLen)
-	rc := C.go_gpuc2_msm(l.api, C.int(g2), C.int32_t(device), bases, C.uint64_t(nb),
-		unsafe.Pointer(unsafe.SliceData(scalars)), C.uint64_t(len(scalars)), dp, C.uint64_t(len(density)),
-		0, out, cmsg(msg), msgLen)
-	return status(op, rc, msg)
+	return call(op, func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_msm(l.api, C.int(g2), C.int32_t(device), bases, C.uint64_t(nb),
+			unsafe.Pointer(unsafe.SliceData(scalars)), C.uint64_t(len(scalars)), dp, C.uint64_t(len(density)),
+			o.flags(false), out, m, k)
+	})
+}
+
+// MSMScratchBytes returns the device memory that Stream.MSMG1 (g = G1) or
+// Stream.MSMG2 (G2) over m's sizes, with these options, allocates on device
+// at its peak beyond its bases and scalars (m's buffers and bitmap are not
+// read; the bitmap's copy is counted whether m has one or not): digit keys
+// and values and their sort, bucket table, partial sums, bucket reduction,
+// the 0/1 split's arrays, a converted copy of Montgomery scalars. It holds
+// for any scalar values, with the window the library picks for m.NBases
+// points (or WithWindow's). MSMG1 and MSMG2 (host slices) need this with
+// m.Canonical set, plus their copies of bases and scalars. A host
+// computation: it enqueues nothing. See MSMScratchBound where no library is
+// loaded.
+func MSMScratchBytes(device int, g Group, m DeviceMSM, opts ...MSMOption) (int64, error) {
+	o, err := configure(opts)
+	if err != nil {
+		return 0, err
+	}
+	if m.NBases < 0 || m.NScalars < 0 {
+		return 0, fmt.Errorf("%w: msm_scratch_bytes: negative sizes", ErrInvalidArgument)
+	}
+	l, err := getDevice(device)
+	if err != nil {
+		return 0, err
+	}
+	var b C.uint64_t
+	err = call("msm_scratch_bytes", func(msg *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_msm_scratch_bytes(l.api, C.int32_t(device), C.int32_t(g), C.uint64_t(m.NBases),
+			C.uint64_t(m.NScalars), o.flags(m.Canonical), &b, msg, k)
+	})
+	return int64(b), err
 }
 
 func logPow2(n int) (uint32, bool) {
@@ -262,22 +367,20 @@ func logPow2(n int) (uint32, bool) {
 	return k, true
 }
 
-// NTT transforms data (length a power of two, at most 2^28) in place.
-func NTT(device int, data []fr.Element, dir Direction) error {
-	l, err := get()
+// ntt transforms data (length a power of two, at most 2^28) in place; the
+// test-only NTT.
+func ntt(device int, data []fr.Element, dir int32) error {
+	l, err := getDevice(device)
 	if err != nil {
-		return err
-	}
-	if err := checkDevice(l, device); err != nil {
 		return err
 	}
 	k, ok := logPow2(len(data))
 	if !ok {
 		return fmt.Errorf("%w: ntt: length %d is not a power of two", ErrInvalidArgument, len(data))
 	}
-	msg := make([]byte, msgLen)
-	rc := C.go_gpuc2_ntt(l.api, C.int32_t(device), unsafe.Pointer(&data[0]), C.uint32_t(k), C.int32_t(dir), cmsg(msg), msgLen)
-	return status("ntt", rc, msg)
+	return call("ntt", func(m *C.char, n C.size_t) C.int {
+		return C.go_gpuc2_ntt(l.api, C.int32_t(device), unsafe.Pointer(&data[0]), C.uint32_t(k), C.int32_t(dir), m, n)
+	})
 }
 
 // H computes the Groth16 quotient as bellperson does. a, b and c hold n ≤ m
@@ -285,11 +388,8 @@ func NTT(device int, data []fr.Element, dir Direction) error {
 // receives the m coefficients of (a·b − c)/Z on the coset (the caller keeps
 // the first m−1).
 func H(device int, a, b, c, out []fr.Element) error {
-	l, err := get()
+	l, err := getDevice(device)
 	if err != nil {
-		return err
-	}
-	if err := checkDevice(l, device); err != nil {
 		return err
 	}
 	k, ok := logPow2(len(out))
@@ -300,35 +400,52 @@ func H(device int, a, b, c, out []fr.Element) error {
 	if len(b) != n || len(c) != n || n > len(out) {
 		return fmt.Errorf("%w: h: lengths a %d, b %d, c %d, out %d", ErrInvalidArgument, len(a), len(b), len(c), len(out))
 	}
-	msg := make([]byte, msgLen)
-	rc := C.go_gpuc2_h(l.api, C.int32_t(device), unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)),
-		unsafe.Pointer(unsafe.SliceData(c)), C.uint64_t(n), C.uint32_t(k), unsafe.Pointer(&out[0]), cmsg(msg), msgLen)
-	return status("h", rc, msg)
+	return call("h", func(m *C.char, z C.size_t) C.int {
+		return C.go_gpuc2_h(l.api, C.int32_t(device), unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)),
+			unsafe.Pointer(unsafe.SliceData(c)), C.uint64_t(n), C.uint32_t(k), unsafe.Pointer(&out[0]), m, z)
+	})
 }
 
-// BenchResident uploads the inputs once and times iters runs of op on the
-// device with CUDA events, returning each run's milliseconds. For benchmarks.
-func BenchResident(device int, op BenchOp, in0, in1, in2 unsafe.Pointer, n int, iters int) ([]float32, error) {
-	l, err := get()
+// benchResident uploads the inputs once and times iters runs of op on the
+// device with CUDA events, returning each run's milliseconds; for the
+// test-only Bench functions.
+func benchResident(device int, op benchOp, in [3]unsafe.Pointer, n, iters int, opts []MSMOption) ([]float32, error) {
+	o, err := configure(opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDevice(l, device); err != nil {
+	l, err := getDevice(device)
+	if err != nil {
 		return nil, err
 	}
 	if iters <= 0 || n <= 0 {
 		return nil, fmt.Errorf("%w: bench: n %d, iters %d", ErrInvalidArgument, n, iters)
 	}
 	var k uint32
-	if op == BenchNTT || op == BenchH {
+	if op == benchNTT || op == benchH {
 		var ok bool
 		if k, ok = logPow2(n); !ok {
 			return nil, fmt.Errorf("%w: bench: n %d is not a power of two", ErrInvalidArgument, n)
 		}
 	}
 	ms := make([]float32, iters)
-	msg := make([]byte, msgLen)
-	rc := C.go_gpuc2_bench(l.api, C.int32_t(device), C.int32_t(op), in0, in1, in2, C.uint64_t(n), C.uint32_t(k),
-		C.uint32_t(iters), (*C.float)(unsafe.Pointer(&ms[0])), cmsg(msg), msgLen)
-	return ms, status("bench", rc, msg)
+	err = call("bench", func(m *C.char, z C.size_t) C.int {
+		return C.go_gpuc2_bench(l.api, C.int32_t(device), C.int32_t(op), in[0], in[1], in[2], C.uint64_t(n), C.uint32_t(k),
+			C.uint32_t(iters), o.flags(false), (*C.float)(unsafe.Pointer(&ms[0])), m, z)
+	})
+	return ms, err
+}
+
+// poolPeak returns the device pool's high-water mark of allocated bytes since
+// the previous call and resets it; for the test-only PoolPeak.
+func poolPeak(device int) (uint64, error) {
+	l, err := getDevice(device)
+	if err != nil {
+		return 0, err
+	}
+	var p C.uint64_t
+	err = call("pool_peak", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_pool_peak(l.api, C.int32_t(device), &p, m, k)
+	})
+	return uint64(p), err
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -199,15 +198,38 @@ func TestH(t *testing.T) {
 	}
 }
 
+// benchMSMOptions reads the MSM tuning of TestBenchTable from the
+// environment: GPUC2_BENCH_WINDOW=c forces the window, GPUC2_BENCH_TRACE=1
+// prints per-phase times to stderr, GPUC2_BENCH_NO_SPLIT=1 skips the 0/1
+// split. (The library itself reads no environment.)
+func benchMSMOptions(t *testing.T) []native.MSMOption {
+	var opts []native.MSMOption
+	if v := os.Getenv("GPUC2_BENCH_WINDOW"); v != "" {
+		c, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("GPUC2_BENCH_WINDOW=%s", v)
+		}
+		opts = append(opts, native.WithWindow(c))
+	}
+	for env, opt := range map[string]native.MSMOption{"GPUC2_BENCH_TRACE": native.WithTrace(), "GPUC2_BENCH_NO_SPLIT": native.WithoutSplit()} {
+		if on, _ := strconv.ParseBool(os.Getenv(env)); on {
+			opts = append(opts, opt)
+		}
+	}
+	return opts
+}
+
 // TestBenchTable times the kernels and writes a markdown table to the file
 // named by GPUC2_BENCH_OUT. It runs only when that variable is set.
-// GPUC2_BENCH_SIZES can shrink it ("small", "quick").
+// GPUC2_BENCH_SIZES can shrink it ("small", "quick"); benchMSMOptions tunes
+// its MSMs.
 func TestBenchTable(t *testing.T) {
 	out := os.Getenv("GPUC2_BENCH_OUT")
 	if out == "" {
 		t.Skip("GPUC2_BENCH_OUT not set")
 	}
 	requireGPU(t)
+	msmOpts := benchMSMOptions(t)
 	const runs = 5
 	sizes := os.Getenv("GPUC2_BENCH_SIZES")
 	var rows []string
@@ -244,7 +266,7 @@ func TestBenchTable(t *testing.T) {
 		g1Logs, g2Logs, nttLogs, hLog = []int{24, 26}, []int{22}, []int{27}, 27
 	}
 	// "g1-K" / "g2-K": one MSM size, device times only (window-size
-	// experiments with GPUC2_MSM_WINDOW, profiles).
+	// experiments with GPUC2_BENCH_WINDOW, profiles).
 	windowRun := strings.HasPrefix(sizes, "g1-") || strings.HasPrefix(sizes, "g2-")
 	if windowRun {
 		k, err := strconv.Atoi(sizes[3:])
@@ -265,14 +287,14 @@ func TestBenchTable(t *testing.T) {
 		pts := nativetest.G1(1<<g1Logs[len(g1Logs)-1], 1<<16)
 		for _, k := range g1Logs {
 			n := 1 << k
-			ms, err := native.BenchResident(0, native.BenchMSMG1, unsafe.Pointer(&pts[0]), unsafe.Pointer(&scal[0]), nil, n, runs+1)
+			ms, err := native.BenchMSMG1(0, pts[:n], scal[:n], runs+1, msmOpts...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var host []float64
 			for i := 0; i < runs+1 && !windowRun; i++ {
 				t0 := time.Now()
-				if _, err := native.MSMG1(0, pts[:n], scal[:n], nil); err != nil {
+				if _, err := native.MSMG1(0, pts[:n], scal[:n], nil, msmOpts...); err != nil {
 					t.Fatal(err)
 				}
 				if i > 0 {
@@ -301,14 +323,14 @@ func TestBenchTable(t *testing.T) {
 		pts := nativetest.G2(1<<g2Logs[len(g2Logs)-1], 1<<14)
 		for _, k := range g2Logs {
 			n := 1 << k
-			ms, err := native.BenchResident(0, native.BenchMSMG2, unsafe.Pointer(&pts[0]), unsafe.Pointer(&scal[0]), nil, n, runs+1)
+			ms, err := native.BenchMSMG2(0, pts[:n], scal[:n], runs+1, msmOpts...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var host []float64
 			for i := 0; i < 3 && !windowRun; i++ {
 				t0 := time.Now()
-				if _, err := native.MSMG2(0, pts[:n], scal[:n], nil); err != nil {
+				if _, err := native.MSMG2(0, pts[:n], scal[:n], nil, msmOpts...); err != nil {
 					t.Fatal(err)
 				}
 				if i > 0 {
@@ -324,7 +346,7 @@ func TestBenchTable(t *testing.T) {
 	big := nativetest.Scalars(1 << max(nttLogs[len(nttLogs)-1], hLog))
 	for _, k := range nttLogs {
 		n := 1 << k
-		ms, err := native.BenchResident(0, native.BenchNTT, unsafe.Pointer(&big[0]), nil, nil, n, runs+1)
+		ms, err := native.BenchNTT(0, big[:n], runs+1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +356,7 @@ func TestBenchTable(t *testing.T) {
 		m := 1 << hLog
 		b2 := nativetest.Scalars(m)
 		c2 := nativetest.Scalars(m)
-		ms, err := native.BenchResident(0, native.BenchH, unsafe.Pointer(&big[0]), unsafe.Pointer(&b2[0]), unsafe.Pointer(&c2[0]), m, runs+1)
+		ms, err := native.BenchH(0, big[:m], b2, c2, runs+1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,15 +369,14 @@ func TestBenchTable(t *testing.T) {
 // pinnedMSM times, in ms, copying points and scalars from pinned host
 // memory to the device and running the MSM there (the wall time of both).
 func pinnedMSM(t *testing.T, pts []bls12381.G1Affine, scal []fr.Element, runs int) []float64 {
-	n := int64(len(pts))
-	ptsBytes, scBytes := n*96, n*32
+	ptsBytes, scBytes := int64(len(native.AsBytes(pts))), int64(len(native.AsBytes(scal)))
 	pin, err := native.AllocPinned(ptsBytes + scBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pin.Free()
-	copy(pin.Bytes(), unsafe.Slice((*byte)(unsafe.Pointer(&pts[0])), ptsBytes))
-	copy(pin.Bytes()[ptsBytes:], unsafe.Slice((*byte)(unsafe.Pointer(&scal[0])), scBytes))
+	copy(pin.Bytes(), native.AsBytes(pts))
+	copy(pin.Bytes()[ptsBytes:], native.AsBytes(scal))
 	s, err := native.NewStream(0)
 	if err != nil {
 		t.Fatal(err)
@@ -372,10 +393,10 @@ func pinnedMSM(t *testing.T, pts []bls12381.G1Affine, scal []fr.Element, runs in
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CopyToDevice(b, 0, unsafe.Pointer(&pin.Bytes()[0]), ptsBytes); err != nil {
+		if err := s.CopyToDeviceAsync(b, 0, pin, 0, ptsBytes); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CopyToDevice(sc, 0, unsafe.Pointer(&pin.Bytes()[ptsBytes]), scBytes); err != nil {
+		if err := s.CopyToDeviceAsync(sc, 0, pin, ptsBytes, scBytes); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.MSMG1(native.DeviceMSM{Bases: b, NBases: len(pts), Scalars: sc, NScalars: len(pts)}); err != nil {

@@ -30,6 +30,7 @@ func TestNoCgoNotAvailable(t *testing.T) {
 		"LibraryPath": func() error { _, err := native.LibraryPath(); return err },
 		"Version":     func() error { _, err := native.Version(); return err },
 		"Devices":     func() error { _, err := native.Devices(); return err },
+		"DeviceCount": func() error { _, err := native.DeviceCount(); return err },
 		"MSMG1": func() error {
 			_, err := native.MSMG1(0, make([]bls12381.G1Affine, 4), sc, nil)
 			return err
@@ -40,26 +41,36 @@ func TestNoCgoNotAvailable(t *testing.T) {
 		},
 		"NTT": func() error { return native.NTT(0, sc, native.Forward) },
 		"H":   func() error { return native.H(0, sc, sc, sc, sc) },
-		"BenchResident": func() error {
-			_, err := native.BenchResident(0, native.BenchNTT, nil, nil, nil, 4, 1)
+		"MSMScratchBytes": func() error {
+			_, err := native.MSMScratchBytes(0, native.G1, native.DeviceMSM{NBases: 4, NScalars: 4})
 			return err
 		},
+		"BenchMSMG1": func() error {
+			_, err := native.BenchMSMG1(0, make([]bls12381.G1Affine, 4), sc, 1)
+			return err
+		},
+		"BenchNTT": func() error {
+			_, err := native.BenchNTT(0, sc, 1)
+			return err
+		},
+		"PoolPeak": func() error { _, err := native.PoolPeak(0); return err },
 		"FixedBaseG1": func() error {
 			return native.FixedBaseG1(0, &bls12381.G1Affine{}, sc, make([]bls12381.G1Affine, 4))
 		},
 		"FixedBaseG2": func() error {
 			return native.FixedBaseG2(0, &bls12381.G2Affine{}, sc, make([]bls12381.G2Affine, 4))
 		},
-		"NewStream":   func() error { _, err := native.NewStream(0); return err },
-		"Alloc":       func() error { _, err := native.Alloc(0, nil, 8); return err },
-		"AllocPinned": func() error { _, err := native.AllocPinned(8); return err },
-		"MemInfo":     func() error { _, _, err := native.MemInfo(0); return err },
-		"PoolInfo":    func() error { _, _, err := native.PoolInfo(0); return err },
-		"Stream.Sync": s.Sync,
-		"Stream.CopyToDevice": func() error {
-			return s.CopyToDevice(b, 0, nil, 0)
+		"NewStream":           func() error { _, err := native.NewStream(0); return err },
+		"Alloc":               func() error { _, err := native.Alloc(0, nil, 8); return err },
+		"AllocPinned":         func() error { _, err := native.AllocPinned(8); return err },
+		"MemInfo":             func() error { _, _, err := native.MemInfo(0); return err },
+		"PoolInfo":            func() error { _, _, err := native.PoolInfo(0); return err },
+		"Stream.Sync":         s.Sync,
+		"Stream.CopyToDevice": func() error { return s.CopyToDevice(b, 0, nil) },
+		"Stream.CopyToDeviceAsync": func() error {
+			return s.CopyToDeviceAsync(b, 0, &native.Pinned{}, 0, 0)
 		},
-		"Stream.CopyToHost": func() error { return s.CopyToHost(nil, b, 0, 0) },
+		"Stream.CopyToHost": func() error { return s.CopyToHost(nil, b, 0) },
 		"Stream.Zero":       func() error { return s.Zero(b, 0, 0) },
 		"Stream.FrFromMont": func() error { return s.FrFromMont(b, 0, 0) },
 		"Stream.HDevice":    func() error { return s.HDevice(b, b, b, 1) },

@@ -8,7 +8,11 @@
 // Points are 2^16 random points repeated (generating millions of distinct
 // points takes minutes); scalars are random, or mostly 0/1 with one wide
 // scalar in 40 (-scalars bits). GPU times are wall times of the synchronous
-// call, the upload from ordinary (pageable) memory included.
+// call, the upload from ordinary (pageable) memory included. -window, -trace
+// and -no-split tune the GPU's MSM (native.WithWindow, WithTrace,
+// WithoutSplit):
+//
+//	go run ./examples/msmbench -log 24 -backend cuda -window 18 -trace
 package main
 
 import (
@@ -34,14 +38,27 @@ func main() {
 	runs := flag.Int("runs", 3, "timed runs per backend (after one untimed warm-up on the GPU)")
 	kind := flag.String("scalars", "random", "random or bits")
 	device := flag.Int("device", 0, "CUDA device ordinal")
+	window := flag.Int("window", 0, fmt.Sprintf("force the GPU's Pippenger window (%d…%d; 0: the library's choice)", native.MSMWindowMin, native.MSMWindowMax))
+	trace := flag.Bool("trace", false, "print the GPU MSM's phase times to stderr (adds stream synchronizations)")
+	noSplit := flag.Bool("no-split", false, "GPU: Pippenger over every scalar, without summing the 0/1 scalars apart")
 	flag.Parse()
-	if err := run(*logN, *group, *backend, *runs, *kind, *device); err != nil {
+	var opts []native.MSMOption
+	if *window != 0 {
+		opts = append(opts, native.WithWindow(*window))
+	}
+	if *trace {
+		opts = append(opts, native.WithTrace())
+	}
+	if *noSplit {
+		opts = append(opts, native.WithoutSplit())
+	}
+	if err := run(*logN, *group, *backend, *runs, *kind, msm.CUDA{Device: *device, Options: opts}); err != nil {
 		fmt.Fprintln(os.Stderr, "msmbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(logN int, group, backend string, runs int, kind string, device int) error {
+func run(logN int, group, backend string, runs int, kind string, gpu msm.CUDA) error {
 	if logN < 1 || logN > 28 || runs < 1 {
 		return fmt.Errorf("-log %d, -runs %d: want 1…28 and ≥ 1", logN, runs)
 	}
@@ -65,7 +82,7 @@ func run(logN int, group, backend string, runs int, kind string, device int) err
 	default:
 		return fmt.Errorf("-scalars %q: want random or bits", kind)
 	}
-	engines := map[string]msm.Engine{"cpu": msm.CPU{}, "cuda": msm.CUDA{Device: device}}
+	engines := map[string]msm.Engine{"cpu": msm.CPU{}, "cuda": gpu}
 	var order []string
 	switch backend {
 	case "cpu", "cuda":

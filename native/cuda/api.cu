@@ -40,7 +40,7 @@ int guard(char* msg, size_t msg_len, Fn&& fn) {
   }
 }
 
-const char* api_version() { return "gpuc2cuda 0.2 (abi 2)"; }
+const char* api_version() { return "gpuc2cuda 0.3 (abi 3)"; }
 
 int api_device_count(int32_t* count, char* msg, size_t msg_len) {
   return guard(msg, msg_len, [&] {
@@ -98,15 +98,15 @@ int api_h(int32_t device, const void* a, const void* b, const void* c, uint64_t 
 }
 
 int api_bench(int32_t device, int32_t op, const void* in0, const void* in1, const void* in2, uint64_t n,
-              uint32_t log_m, uint32_t iters, float* ms, char* msg, size_t msg_len) {
+              uint32_t log_m, uint32_t iters, uint32_t msm_flags, float* ms, char* msg, size_t msg_len) {
   return guard(msg, msg_len, [&] {
     if (!ms || !in0 || iters == 0) fail(GPUC2_ERR_INVALID_ARGUMENT, "bench: bad arguments");
     switch (op) {
       case 0:
-        msm_bench<Fp>(device, in0, in1, n, iters, ms);
+        msm_bench<Fp>(device, in0, in1, n, iters, msm_flags, ms);
         break;
       case 1:
-        msm_bench<Fp2>(device, in0, in1, n, iters, ms);
+        msm_bench<Fp2>(device, in0, in1, n, iters, msm_flags, ms);
         break;
       case 2:
       case 3:
@@ -285,6 +285,36 @@ int api_fixed_base_g2(int32_t device, const void* base, const void* scalars, uin
   return guard(msg, msg_len, [&] { fixed_base_host<Fp2>(device, base, scalars, n, out); });
 }
 
+int api_msm_scratch_bytes(int32_t device, int32_t group, uint64_t n_bases, uint64_t n_scalars, uint32_t flags,
+                          uint64_t* bytes, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!bytes) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm_scratch_bytes: bytes is NULL");
+    switch (group) {
+      case GPUC2_G1:
+        *bytes = msm_scratch<Fp>(device, n_bases, n_scalars, flags);
+        break;
+      case GPUC2_G2:
+        *bytes = msm_scratch<Fp2>(device, n_bases, n_scalars, flags);
+        break;
+      default:
+        fail(GPUC2_ERR_INVALID_ARGUMENT, "msm_scratch_bytes: unknown group");
+    }
+  });
+}
+
+int api_pool_peak(int32_t device, uint64_t* peak, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!peak) fail(GPUC2_ERR_INVALID_ARGUMENT, "pool_peak: NULL output");
+    set_device(device);
+    cudaMemPool_t pool;
+    CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    unsigned long long h = 0, zero = 0;  // the attributes are 64-bit
+    CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &h));
+    CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));
+    *peak = h;
+  });
+}
+
 const gpuc2_api_t table = {
     GPUC2_ABI_VERSION,
     (uint32_t)sizeof(gpuc2_api_t),
@@ -314,6 +344,8 @@ const gpuc2_api_t table = {
     api_pool_info,
     api_fixed_base_g1,
     api_fixed_base_g2,
+    api_msm_scratch_bytes,
+    api_pool_peak,
 };
 
 }  // namespace

@@ -46,6 +46,13 @@ struct StreamScope {
 };
 inline void sync_stream() { CUDA_CHECK(cudaStreamSynchronize(cur_stream())); }
 
+// device_bytes is what DeviceBuffer<T>::alloc(count) takes from the pool
+// (an empty buffer still holds one element); memory models use it too.
+template <class T>
+inline uint64_t device_bytes(uint64_t count) {
+  return (count ? count : 1) * sizeof(T);
+}
+
 // DeviceBuffer owns device memory from the device's stream-ordered pool,
 // allocated and freed on the current stream (freed on scope exit, also on
 // error paths). The pool keeps freed memory for reuse (see set_device), so
@@ -62,7 +69,7 @@ struct DeviceBuffer {
     if (count == 0) count = 1;
     void* q = nullptr;
     cudaStream_t st = cur_stream();
-    cudaError_t e = cudaMallocAsync(&q, count * sizeof(T), st);
+    cudaError_t e = cudaMallocAsync(&q, device_bytes<T>(count), st);
     if (e != cudaSuccess) {
       cudaGetLastError();
       char buf[256];

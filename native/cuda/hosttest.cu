@@ -152,6 +152,19 @@ int main(int argc, char** argv) {
       check("g2 neg", ln, P.add_affine(p.neg()).is_inf(), true);
     }
   }
+  // The header's promises about windows: the library's choice stays in
+  // [WINDOW_MIN, WINDOW_MAX] and does not shrink as n grows, and the bucket
+  // table ceil(256/c)·2^(c-1) grows with c, so it is largest at WINDOW_MAX.
+  for (int c = GPUC2_MSM_WINDOW_MIN; c < GPUC2_MSM_WINDOW_MAX; c++)
+    check("bucket table grows with c", __LINE__,
+          (uint64_t)msm_num_windows(c) << (c - 1) < (uint64_t)msm_num_windows(c + 1) << c, true);
+  int prev = GPUC2_MSM_WINDOW_MIN;
+  for (uint64_t n = 1; n < (1ull << 32); n += n / 8 + 1) {
+    const int c = choose_window(n);
+    check("window in range", __LINE__, c >= GPUC2_MSM_WINDOW_MIN && c <= GPUC2_MSM_WINDOW_MAX, true);
+    check("window grows with n", __LINE__, c >= prev, true);
+    prev = c;
+  }
   printf("hosttest: %d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
 }

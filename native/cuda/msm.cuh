@@ -10,12 +10,16 @@ namespace gpuc2 {
 template <class F>
 void msm_call(int32_t device, void* stream, bool resident, const void* bases, uint64_t n_bases, const void* scalars,
               uint64_t n_scalars, const uint64_t* density, uint64_t density_words, uint32_t flags, void* out_jac);
+// msm_scratch_bytes of gpuc2.h: msm_call's peak pool use over device buffers.
+template <class F>
+uint64_t msm_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars, uint32_t flags);
 // out[i] = scalars[i]·base (affine, gnark layout); host pointers, synchronous.
 template <class F>
 void fixed_base_host(int32_t device, const void* base, const void* scalars, uint64_t n, void* out);
 void fr_from_mont_device(int32_t device, void* stream, void* data, uint64_t n);
 template <class F>
-void msm_bench(int32_t device, const void* bases, const void* scalars, uint64_t n, uint32_t iters, float* ms);
+void msm_bench(int32_t device, const void* bases, const void* scalars, uint64_t n, uint32_t iters, uint32_t flags,
+               float* ms);
 
 void ntt_host(int32_t device, void* data, uint32_t log_m, int32_t dir);
 void h_host(int32_t device, const void* a, const void* b, const void* c, uint64_t n, uint32_t log_m, void* h_out);

@@ -5,6 +5,7 @@
 // holds at most c-1 bits of s, so no carry leaves it.
 #pragma once
 #include <stdint.h>
+#include "../include/gpuc2.h"
 
 #ifndef GPUC2_HD
 #define GPUC2_HD __host__ __device__ __forceinline__
@@ -33,6 +34,25 @@ GPUC2_HD int32_t msm_digit(const uint32_t* s, int c, int w) {
     carry = v > half ? 1u : 0u;
     if (i == w) return carry ? (int32_t)v - (int32_t)(1u << c) : (int32_t)v;
   }
+}
+
+// choose_window returns the window c for n points that minimizes the
+// estimated additions: per window, one per point plus ~4 per bucket (a
+// bucket costs about two full additions in the bucket reduction, ~4
+// level-1 mixed additions). It lies in [GPUC2_MSM_WINDOW_MIN,
+// GPUC2_MSM_WINDOW_MAX] and grows with n (hosttest checks both).
+inline int choose_window(uint64_t n) {
+  int best = GPUC2_MSM_WINDOW_MIN;
+  double best_cost = 1e300;
+  for (int c = GPUC2_MSM_WINDOW_MIN; c <= GPUC2_MSM_WINDOW_MAX; c++) {
+    double W = (double)msm_num_windows(c);
+    double cost = W * ((double)n + 4.0 * (double)(1u << (c - 1)));
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = c;
+    }
+  }
+  return best;
 }
 
 }  // namespace gpuc2

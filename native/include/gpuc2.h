@@ -10,8 +10,8 @@
  *  - fills the caller-owned buffer msg (msg_len bytes, NUL-terminated,
  *    truncated) with a message on error; msg may be NULL when msg_len is 0;
  *  - takes an explicit device ordinal and sets it on the calling thread;
- *  - the host-pointer entries (msm_g1, msm_g2, ntt, h) are synchronous: host
- *    buffers may be released when the call returns;
+ *  - the host-pointer entries (msm_g1, msm_g2, ntt, h, fixed_base_*) are
+ *    synchronous: host buffers may be released when the call returns;
  *  - the stream entries take an explicit stream (NULL: the calling thread's
  *    default stream) and work on device buffers; they enqueue and return,
  *    except where the entry says it waits. No entry synchronizes the whole
@@ -36,7 +36,10 @@
 extern "C" {
 #endif
 
-#define GPUC2_ABI_VERSION 2u
+/* ABI 3: MSM tuning flags (window, trace, no split), msm_scratch_bytes,
+ * pool_peak, and bench_resident's flags argument. The table is checked for
+ * this exact version: an ABI 2 library is refused. */
+#define GPUC2_ABI_VERSION 3u
 
 typedef enum gpuc2_status {
   GPUC2_OK = 0,
@@ -69,8 +72,37 @@ typedef enum gpuc2_ntt_dir {
   GPUC2_NTT_COSET_INVERSE = 3
 } gpuc2_ntt_dir;
 
-/* MSM flags. */
+/* Curve groups of the MSM queries. */
+typedef enum gpuc2_group { GPUC2_G1 = 1, GPUC2_G2 = 2 } gpuc2_group;
+
+/* MSM flags: the flags argument of msm_g1, msm_g2, msm_g1_device,
+ * msm_g2_device, msm_scratch_bytes and bench_resident. 0 is what a prover
+ * wants; TRACE, NO_SPLIT and a forced window are tuning knobs for experiments
+ * and benchmarks (the library reads no environment variables). Unknown bits
+ * and a window outside [GPUC2_MSM_WINDOW_MIN, GPUC2_MSM_WINDOW_MAX] are
+ * GPUC2_ERR_INVALID_ARGUMENT. */
 #define GPUC2_MSM_SCALARS_CANONICAL 1u /* scalars are canonical, not Montgomery */
+#define GPUC2_MSM_TRACE 2u             /* per-phase times to stderr; synchronizes the stream at each phase */
+#define GPUC2_MSM_NO_SPLIT 4u          /* Pippenger over every scalar, without the 0/1 split */
+/* Bits 8..12: a forced Pippenger window c (GPUC2_MSM_WINDOW(c)); 0 lets the
+ * library choose. */
+#define GPUC2_MSM_WINDOW_SHIFT 8u
+#define GPUC2_MSM_WINDOW_MASK 0x1f00u
+#define GPUC2_MSM_WINDOW(c) (((uint32_t)(c) << GPUC2_MSM_WINDOW_SHIFT) & GPUC2_MSM_WINDOW_MASK)
+
+/* MSM limits. The library's own window choice and a forced window lie in
+ * [WINDOW_MIN, WINDOW_MAX]; the bucket table of window c holds
+ * ceil(256/c)·2^(c-1) XYZZ points of BUCKET_BYTES_G1/G2 bytes, so it is
+ * largest at WINDOW_MAX. Pippenger sorts the digits of at most
+ * max(GROUP_ENTRIES, n_scalars) (window, scalar) pairs at once and keeps at
+ * most PARTIALS_MAX partial bucket sums. Callers without a device bound
+ * msm_scratch_bytes from these (package native: MSMScratchBound). */
+#define GPUC2_MSM_WINDOW_MIN 4
+#define GPUC2_MSM_WINDOW_MAX 20
+#define GPUC2_MSM_BUCKET_BYTES_G1 192u
+#define GPUC2_MSM_BUCKET_BYTES_G2 384u
+#define GPUC2_MSM_GROUP_ENTRIES (1u << 28)
+#define GPUC2_MSM_PARTIALS_MAX (1u << 21)
 
 /* A CUDA stream (cudaStream_t), opaque to callers. */
 typedef struct gpuc2_stream_s* gpuc2_stream;
@@ -110,11 +142,12 @@ typedef struct gpuc2_api_t {
   /* Timing helper for benchmarks: runs the operation iters times with its
    * inputs already on the device (uploaded once) and writes the per-run
    * device times in milliseconds (CUDA events) to ms_out[iters].
-   * op: 0 = msm_g1, 1 = msm_g2 (bases, scalars as for msm_*, no density),
-   * 2 = ntt forward (data), 3 = h (a, b, c with n = m). */
+   * op: 0 = msm_g1, 1 = msm_g2 (bases, scalars as for msm_*, no density;
+   * msm_flags as for msm_*, Montgomery scalars converted once before the
+   * runs), 2 = ntt forward (data), 3 = h (a, b, c with n = m). */
   int (*bench_resident)(int32_t device, int32_t op, const void* in0, const void* in1,
                         const void* in2, uint64_t n, uint32_t log_m, uint32_t iters,
-                        float* ms_out, char* msg, size_t msg_len);
+                        uint32_t msm_flags, float* ms_out, char* msg, size_t msg_len);
 
   /* ---- ABI 2: streams, device and pinned memory, stream entries ---- */
 
@@ -168,6 +201,28 @@ typedef struct gpuc2_api_t {
                        size_t msg_len);
   int (*fixed_base_g2)(int32_t device, const void* base, const void* scalars, uint64_t n, void* out, char* msg,
                        size_t msg_len);
+
+  /* ---- ABI 3 ---- */
+
+  /* The device memory msm_g1_device (group GPUC2_G1) or msm_g2_device
+   * (GPUC2_G2) with these sizes and flags allocates on the device at its
+   * peak beyond its bases and scalars: digit keys and values and their sort,
+   * bucket table, partial sums, bucket reduction, the 0/1 split's arrays, a
+   * converted copy of Montgomery scalars, the density bitmap's copy (counted
+   * whether or not the call passes one). It holds for every value of the
+   * scalars and bitmap, with the window the library would choose for n_bases
+   * (or the flags' forced one), and counts each allocation rounded up to
+   * 2 MiB (at least what the pool charges for it). n_bases > n_scalars is
+   * GPUC2_ERR_INVALID_ARGUMENT. msm_g1/msm_g2 (host pointers)
+   * allocate this with GPUC2_MSM_SCALARS_CANONICAL set, plus their copies of
+   * the bases and scalars. Depends on the device (CUB's temporary storage,
+   * its thread count); a host computation that enqueues nothing. */
+  int (*msm_scratch_bytes)(int32_t device, int32_t group, uint64_t n_bases, uint64_t n_scalars, uint32_t flags,
+                           uint64_t* bytes, char* msg, size_t msg_len);
+  /* The high-water mark of bytes allocated from the device's stream-ordered
+   * pool since the previous pool_peak call (or the pool's first use); then
+   * resets the mark. For tests of msm_scratch_bytes, not the proving path. */
+  int (*pool_peak)(int32_t device, uint64_t* peak_bytes, char* msg, size_t msg_len);
 } gpuc2_api_t;
 
 /* The only exported symbol. */

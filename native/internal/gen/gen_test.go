@@ -130,7 +130,7 @@ func TestHeadersUpToDate(t *testing.T) {
 			t.Fatal(err)
 		}
 		if string(got) != want {
-			t.Errorf("%s is stale: run go run ./native/internal/gen -constants native/cuda/constants.cuh", file)
+			t.Errorf("%s is stale: run go generate ./native", file)
 		}
 	}
 }

@@ -4,7 +4,7 @@
 // the CUDA arithmetic (native/cuda/hosttest.cu). All are derived from
 // gnark-crypto so that the native code agrees with it bit for bit.
 //
-//	go run ./native/internal/gen -constants native/cuda/constants.cuh
+//	go generate ./native    # go run ./internal/gen -constants cuda/constants.cuh, from native/
 //	go run ./native/internal/gen -vectors native/build/vectors.txt
 package main
 
