@@ -151,12 +151,16 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 		return nil, err
 	}
 	defer p.keys.release(a.c1.RegisteredProof)
+	var verifier *partitionVerifier
+	if !p.cfg.SkipSelfVerify { // before enqueue: once enqueued, the job must be collected
+		verifier = &partitionVerifier{pvk: a.key.prepared(), c1: a.c1}
+	}
 	job, err := p.enqueue(ctx, req, a)
 	if err != nil {
 		return nil, err
 	}
 	defer p.events.flush(p.closing) // the last reports of this call, before it returns
-	if err := p.collect(job, req, a, res); err != nil {
+	if err := p.collect(job, req, verifier, res); err != nil {
 		return nil, err
 	}
 	if err := p.result(res, req, a); err != nil {
@@ -249,35 +253,41 @@ func (p *Prover) enqueue(ctx context.Context, req SealRequest, a *admission) (*p
 }
 
 // collect gathers the job's partition proofs into res, self-verifying each
-// (unless SkipSelfVerify) as it comes: the first that fails ends the job.
-func (p *Prover) collect(job *pipeline.Job, req SealRequest, a *admission, res *SealResult) error {
-	n := len(a.c1.VanillaProofs)
+// with verifier (nil: SkipSelfVerify) as it comes: the first that fails
+// ends the job.
+func (p *Prover) collect(job *pipeline.Job, req SealRequest, verifier *partitionVerifier, res *SealResult) error {
+	n := job.Partitions()
 	res.Partitions = make([]groth16.Proof, n)
 	res.PartitionDevices = make([]int, n)
-	var verifier *partitionVerifier
-	if !p.cfg.SkipSelfVerify {
-		verifier = &partitionVerifier{pvk: a.key.prepared(), c1: a.c1}
-	}
 	return job.Collect(func(r pipeline.Result) error {
 		res.Timings.Queue += r.Queue
 		res.Timings.Synthesis += r.Synthesis
 		res.Timings.Prove += r.Prove
 		res.PartitionDevices[r.Partition] = r.Device
 		if verifier != nil {
-			span := p.tracer.Begin(requestTrack, "self-verify", "sector", uint64(req.Sector), "proof", job.Seq(), "partition", r.Partition)
-			start := time.Now()
-			err := verifier.verify(r.Proof, r.Partition)
-			res.Timings.Verify += time.Since(start)
-			span.End()
-			if err != nil {
+			if err := p.selfVerify(verifier, job, req, r, &res.Timings); err != nil {
 				return err
 			}
-			p.events.send(Progress{Proof: job.Seq(), Sector: req.Sector, Miner: req.Miner, Partition: r.Partition,
-				Partitions: n, Stage: StageVerified, Device: r.Device})
 		}
 		res.Partitions[r.Partition] = *r.Proof
 		return nil
 	})
+}
+
+// selfVerify checks partition r's proof with v, timed and traced, and
+// reports it verified.
+func (p *Prover) selfVerify(v *partitionVerifier, job *pipeline.Job, req SealRequest, r pipeline.Result, timings *SealTimings) error {
+	span := p.tracer.Begin(requestTrack, "self-verify", "sector", uint64(req.Sector), "proof", job.Seq(), "partition", r.Partition)
+	start := time.Now()
+	err := v.verify(r.Proof, r.Partition)
+	timings.Verify += time.Since(start)
+	span.End()
+	if err != nil {
+		return err
+	}
+	p.events.send(Progress{Proof: job.Seq(), Sector: req.Sector, Miner: req.Miner, Partition: r.Partition,
+		Partitions: job.Partitions(), Stage: StageVerified, Device: r.Device})
+	return nil
 }
 
 // result completes res: the proof's bytes, the GPUs used and the

@@ -35,12 +35,12 @@ type Stage int
 
 // Stages, in order; Failed ends a partition that did not finish.
 const (
-	Queued       Stage = iota // waiting for a synthesis worker
-	Scheduled                 // host memory reserved, handed to a synthesis worker
-	Synthesizing              //
-	Proving                   // on a prover worker
-	Proved                    //
-	Failed                    //
+	Queued    Stage = iota // waiting for a synthesis worker
+	Scheduled              // host memory reserved, handed to a synthesis worker
+	Synthesizing
+	Proving // on a prover worker
+	Proved
+	Failed
 )
 
 // Event is a partition's stage, for Spec.Report.
@@ -75,6 +75,9 @@ type Job struct {
 // Seq is the job's sequence number in its pipeline, from 1: jobs are served
 // in this order.
 func (j *Job) Seq() uint64 { return j.seq }
+
+// Partitions is the job's number of partitions.
+func (j *Job) Partitions() int { return j.spec.Partitions }
 
 // Enqueue queues a proof's partitions behind those of the jobs before it.
 // ctx ends the job. Every job enqueued must be collected (Collect). It fails
