@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
-	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -26,7 +26,7 @@ type keyEntry struct {
 	bytes int64 // file size: what the decoded sections occupy on the host
 	refs  int   // proofs using it now, of every type bound to it
 	// onDevices: every GPU holds the key and its host sections were
-	// dropped (Preload), so it no longer counts against the host budget.
+	// dropped (preload), so it no longer counts against the host budget.
 	onDevices bool
 
 	pvkOnce sync.Once
@@ -38,75 +38,60 @@ func (e *keyEntry) prepared() *groth16.PreparedVerifyingKey {
 	return e.pvk
 }
 
-// shape is what the pipeline needs to know of a proof type's partition circuit.
-type shape struct {
-	sizes      synth.Sizes // inputs (with ONE), aux, rows without the input rows
-	hint       synth.Sizes // capacity of a proving assignment: rows padded to the domain
-	domain     int64
-	bytes      int64 // host bytes of one partition's working set
-	partitions int
+// keyCache holds the loaded parameters: each file loaded once, on first
+// use, and kept until evicted or closed.
+type keyCache struct {
+	paramsDir, testParamsDir string
+	log                      *slog.Logger
+	devices                  []*groth16.CUDAProver // the GPUs that may hold a copy of a key
+	closing                  <-chan struct{}       // closed when the Prover closes: no more loads
+	// resident, if set, is told the host bytes of the loaded keys (an
+	// automatic host budget leaves room for them).
+	resident func(int64)
+
+	loadMu sync.Mutex // one load at a time
+	mu     sync.Mutex
+	byType map[abi.RegisteredSealProof]*keyEntry // each type's entry of byFile
+	byFile map[string]*keyEntry                  // by the file's path
 }
 
-func newShape(t abi.RegisteredSealProof) (*shape, error) {
-	cp, err := porep.CircuitParams(t)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
-	}
-	sp, err := porep.ParamsFor(t)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
-	}
-	s := &shape{sizes: cp.Sizes(), partitions: sp.Partitions}
-	s.domain = domainSize(s.sizes)
-	s.hint = s.sizes
-	s.hint.Rows = int(s.domain)
-	s.bytes = groth16.PartitionHostBytes(s.sizes)
-	return s, nil
+func newKeyCache(cfg Config, devices []*groth16.CUDAProver, closing <-chan struct{}) *keyCache {
+	return &keyCache{paramsDir: cfg.ParamsDir, testParamsDir: cfg.TestParamsDir, log: cfg.Logger, devices: devices,
+		closing: closing, byType: map[abi.RegisteredSealProof]*keyEntry{}, byFile: map[string]*keyEntry{}}
 }
 
-// domainSize is the evaluation domain of a circuit: the rows, with one
-// input row per input, rounded up to a power of two.
-func domainSize(sz synth.Sizes) int64 {
-	return int64(sz.Domain())
+func (c *keyCache) closed() bool {
+	select {
+	case <-c.closing:
+		return true
+	default:
+		return false
+	}
 }
 
-func (p *Prover) shape(t abi.RegisteredSealProof) (*shape, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if s := p.shapes[t]; s != nil {
-		return s, nil
-	}
-	s, err := newShape(t)
-	if err != nil {
-		return nil, err
-	}
-	p.shapes[t] = s
-	return s, nil
-}
-
-// acquireKey returns t's parameters, loading them on first use, and counts
-// a user until releaseKey. Keys are cached per file: a type whose file is
-// already loaded for another type (V1 and V1_1) shares that load.
-func (p *Prover) acquireKey(ctx context.Context, t abi.RegisteredSealProof) (*keyEntry, error) {
-	if e, err := p.cachedKey(t); e != nil || err != nil {
+// acquire returns t's parameters, loading them on first use, and counts
+// a user until release. A type whose file is already loaded for another
+// type (V1 and V1_1) shares that load.
+func (c *keyCache) acquire(ctx context.Context, t abi.RegisteredSealProof) (*keyEntry, error) {
+	if e, err := c.cached(t); e != nil || err != nil {
 		return e, err // loaded: no wait behind another type's load
 	}
-	p.loadMu.Lock()
-	defer p.loadMu.Unlock()
-	if e, err := p.cachedKey(t); e != nil || err != nil {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	if e, err := c.cached(t); e != nil || err != nil {
 		return e, err
 	}
 
-	src, err := p.findKey(t)
+	src, err := c.find(t)
 	if err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	e := p.files[src.params]
-	p.mu.Unlock()
+	c.mu.Lock()
+	e := c.byFile[src.params]
+	c.mu.Unlock()
 	loaded := e == nil
 	if loaded {
-		if e, err = p.openKey(ctx, t, src); err != nil {
+		if e, err = c.open(ctx, t, src); err != nil {
 			return nil, err
 		}
 	}
@@ -116,58 +101,76 @@ func (p *Prover) acquireKey(ctx context.Context, t abi.RegisteredSealProof) (*ke
 		}
 		return nil, fmt.Errorf("%s: %w", e.path, err)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed() {
 		if loaded {
 			e.pk.Close()
 		}
 		return nil, ErrClosed
 	}
 	e.refs++
-	p.keys[t] = e
+	c.byType[t] = e
 	if loaded {
-		p.files[e.path] = e
-		p.updateResident()
+		c.byFile[e.path] = e
+		c.updateResidentLocked()
 	}
 	return e, nil
 }
 
-// cachedKey returns t's loaded parameters with a user counted, or nil.
-func (p *Prover) cachedKey(t abi.RegisteredSealProof) (*keyEntry, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+// cached returns t's loaded parameters with a user counted, or nil.
+func (c *keyCache) cached(t abi.RegisteredSealProof) (*keyEntry, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed() {
 		return nil, ErrClosed
 	}
-	e := p.keys[t]
+	e := c.byType[t]
 	if e != nil {
 		e.refs++
 	}
 	return e, nil
 }
 
-func (p *Prover) releaseKey(t abi.RegisteredSealProof) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if e := p.keys[t]; e != nil {
+func (c *keyCache) release(t abi.RegisteredSealProof) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.byType[t]; e != nil {
 		e.refs--
 	}
 }
 
-// updateResident shrinks an automatic host budget by the loaded parameters.
-// p.mu is held.
-func (p *Prover) updateResident() {
-	if !p.budgetAuto {
+// loaded returns t's parameters if they are loaded, without counting a user.
+func (c *keyCache) loaded(t abi.RegisteredSealProof) *keyEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byType[t]
+}
+
+// types are the proof types whose parameters are loaded, in order.
+func (c *keyCache) types() []abi.RegisteredSealProof {
+	c.mu.Lock()
+	var out []abi.RegisteredSealProof
+	for t := range c.byType {
+		out = append(out, t)
+	}
+	c.mu.Unlock()
+	slices.Sort(out)
+	return out
+}
+
+// updateResidentLocked tells resident the host bytes of the loaded keys.
+func (c *keyCache) updateResidentLocked() {
+	if c.resident == nil {
 		return
 	}
 	var n int64
-	for _, e := range p.files {
+	for _, e := range c.byFile {
 		if !e.onDevices {
 			n += e.bytes
 		}
 	}
-	p.budget.setResident(n)
+	c.resident(n)
 }
 
 // keySource is where a proof type's parameters come from: Filecoin's
@@ -177,111 +180,56 @@ type keySource struct {
 	params, vk string
 }
 
-// findKey locates t's parameters without opening them: the real files
-// first; else, with TestParamsDir set, an existing TEST-ONLY file of any
+// find locates t's parameters without opening them: the real files
+// first; else, with a TEST-ONLY directory, an existing TEST-ONLY file of any
 // size, or the path where one is created for a test size. A larger size
 // without either is an error wrapping ErrParamsMissing that says how to
 // make a TEST-ONLY file.
-func (p *Prover) findKey(t abi.RegisteredSealProof) (keySource, error) {
-	params, vk, err := FindParams(p.cfg.ParamsDir, t)
+func (c *keyCache) find(t abi.RegisteredSealProof) (keySource, error) {
+	params, vk, err := FindParams(c.paramsDir, t)
 	if err == nil {
 		return keySource{params: params, vk: vk}, nil
 	}
-	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" {
+	if !errors.Is(err, ErrParamsMissing) || c.testParamsDir == "" {
 		return keySource{}, err
 	}
-	path := TestParamsPath(p.cfg.TestParamsDir, t)
+	path := TestParamsPath(c.testParamsDir, t)
 	if _, statErr := os.Stat(path); statErr == nil || IsTestSize(t) {
 		return keySource{params: path}, nil
 	}
-	return keySource{}, fmt.Errorf("%w; and no TEST-ONLY setup at %s: %s", err, path, testSetupHint(t, p.cfg.TestParamsDir))
+	return keySource{}, fmt.Errorf("%w; and no TEST-ONLY setup at %s: %s", err, path, testSetupHint(t, c.testParamsDir))
 }
 
-func (p *Prover) openKey(ctx context.Context, t abi.RegisteredSealProof, src keySource) (*keyEntry, error) {
+func (c *keyCache) open(ctx context.Context, t abi.RegisteredSealProof, src keySource) (*keyEntry, error) {
 	if src.vk != "" {
 		pk, err := OpenParamsContext(ctx, src.params, src.vk)
 		if err != nil {
 			return nil, paramsError(src.params, err)
 		}
-		p.log.Info("parameters opened", "proof", porep.ProofName(t), "file", src.params)
+		c.log.Info("parameters opened", "proof", porep.ProofName(t), "file", src.params)
 		return &keyEntry{pk: pk, path: src.params, bytes: fileSize(src.params)}, nil
 	}
-	pk, path, created, err := TestParams(ctx, p.cfg.TestParamsDir, t)
+	pk, path, created, err := TestParams(ctx, c.testParamsDir, t)
 	if err != nil {
 		return nil, paramsError(src.params, err)
 	}
-	p.log.Warn("using TEST-ONLY parameters (local toxic waste: proofs are not valid on chain)", "proof", porep.ProofName(t), "file", path, "created", created)
+	c.log.Warn("using TEST-ONLY parameters (local toxic waste: proofs are not valid on chain)", "proof", porep.ProofName(t), "file", path, "created", created)
 	return &keyEntry{pk: pk, path: path, bytes: fileSize(path)}, nil
 }
 
-// paramsError classifies an error of opening a parameter file.
-func paramsError(path string, err error) error {
-	switch {
-	case errors.Is(err, ErrParamsMissing), errors.Is(err, ErrParamsCorrupt):
-		return err
-	case errors.Is(err, groth16.ErrMalformedKey), errors.Is(err, groth16.ErrKeyMismatch):
-		return fmt.Errorf("%w: %s: %w", ErrParamsCorrupt, path, err)
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %w", ErrParamsMissing, err)
-	}
-	return err
-}
-
-func fileSize(path string) int64 {
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return st.Size()
-}
-
-// checkKeyShape checks the section counts a key must have for t's circuit,
-// so a key of another circuit is refused before any synthesis.
-func checkKeyShape(pk *groth16.ProvingKey, t abi.RegisteredSealProof) error {
-	s, err := newShape(t)
+// preload loads t's parameters and decodes every section now, with prepare
+// also the prepared verifying key, and uploads them to every GPU. Once
+// every GPU holds them, their host sections are dropped.
+func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepare bool) error {
+	e, err := c.acquire(ctx, t)
 	if err != nil {
 		return err
 	}
-	c := pk.Counts()
-	ic := len(pk.VerifyingKey().IC)
-	switch {
-	case ic != s.sizes.Inputs:
-		return fmt.Errorf("%w: the key has %d public inputs, the %v circuit %d", ErrParamsCorrupt, ic, porep.ProofName(t), s.sizes.Inputs)
-	case int64(c.H) != s.domain-1:
-		return fmt.Errorf("%w: the key has %d h points, the %v circuit needs %d", ErrParamsCorrupt, c.H, porep.ProofName(t), s.domain-1)
-	case c.L != s.sizes.Aux:
-		return fmt.Errorf("%w: the key has %d l points, the %v circuit has %d aux variables", ErrParamsCorrupt, c.L, porep.ProofName(t), s.sizes.Aux)
-	case c.A > s.sizes.Inputs+s.sizes.Aux || c.B > s.sizes.Inputs+s.sizes.Aux:
-		return fmt.Errorf("%w: the key's a (%d) or b (%d) section is larger than the %v circuit", ErrParamsCorrupt, c.A, c.B, porep.ProofName(t))
-	}
-	return nil
-}
-
-// Preload loads t's parameters and decodes every section now, so that the
-// first proof of t does not pay for it, and with the CUDA backend uploads
-// them to each GPU (an error wrapping ErrOutOfDeviceMemory when they do not
-// fit; proofs then stream them from the host). They stay loaded until Evict
-// or Close.
-func (p *Prover) Preload(ctx context.Context, t abi.RegisteredSealProof) error {
-	return guard(p.log, "Preload", func() error { return p.preload(ctx, t) })
-}
-
-func (p *Prover) preload(ctx context.Context, t abi.RegisteredSealProof) error {
-	if err := p.enter(); err != nil {
-		return err
-	}
-	defer p.leave()
-	span := p.tracer.Begin(requestTrack, "parameter load", "proof", porep.ProofName(t), "preload", true)
-	defer span.End()
-	e, err := p.acquireKey(ctx, t)
-	if err != nil {
-		return err
-	}
-	defer p.releaseKey(t)
-	p.mu.Lock()
+	defer c.release(t)
+	c.mu.Lock()
 	done := e.onDevices
-	p.mu.Unlock()
-	if done { // an earlier Preload put it on every GPU: decoding it again would only be dropped
+	c.mu.Unlock()
+	if done { // an earlier preload put it on every GPU: decoding it again would only be dropped
 		return nil
 	}
 	g1 := []func(context.Context) ([]bls12381.G1Affine, error){e.pk.H, e.pk.L, e.pk.A, e.pk.BG1}
@@ -293,67 +241,71 @@ func (p *Prover) preload(ctx context.Context, t abi.RegisteredSealProof) error {
 	if _, err := e.pk.BG2(ctx); err != nil {
 		return paramsError(e.path, err)
 	}
-	if !p.cfg.SkipSelfVerify {
+	if prepare {
 		e.prepared()
 	}
-	uploaded := len(p.deviceProvers) > 0
-	for _, d := range p.deviceProvers {
+	if len(c.devices) == 0 {
+		return nil
+	}
+	for _, d := range c.devices {
 		if err := d.Preload(ctx, e.pk); err != nil {
-			return classify(err)
+			return err
 		}
 	}
-	if uploaded {
-		// Every GPU holds the key: drop the decoded host sections of a
-		// file-backed key (about 44 GiB at 32 GiB); they are decoded again
-		// only if a proof ever has to stream them. The mapped file's pages
-		// leave the resident set too, and the freed heap goes back to the
-		// OS now rather than at the scavenger's pace.
-		e.pk.Evict()
-		p.mu.Lock()
-		e.onDevices = true
-		p.updateResident()
-		p.mu.Unlock()
-		debug.FreeOSMemory()
-	}
+	// Every GPU holds the key: drop the decoded host sections of a
+	// file-backed key (about 44 GiB at 32 GiB); they are decoded again only
+	// if a proof ever has to stream them. The mapped file's pages leave the
+	// resident set too, and the freed heap goes back to the OS now rather
+	// than at the scavenger's pace.
+	e.pk.Evict()
+	c.mu.Lock()
+	e.onDevices = true
+	c.updateResidentLocked()
+	c.mu.Unlock()
+	debug.FreeOSMemory()
 	return nil
 }
 
-// Evict releases t's parameters (those of its file, so also of another
-// proof type sharing the file, as V1 and V1_1 do): unused ones leave the
-// GPUs, are unmapped and forgotten (the next proof loads them again); ones
-// in use by a proof drop their decoded host sections, which are decoded
-// again on demand. Cached proving assignments of t's shape are freed too.
-func (p *Prover) Evict(t abi.RegisteredSealProof) error {
-	if err := p.enter(); err != nil {
-		return err
+// evict releases t's parameters (those of its file): unused ones leave
+// the GPUs, are unmapped and forgotten; ones in use drop their decoded host
+// sections, which are decoded again on demand.
+func (c *keyCache) evict(t abi.RegisteredSealProof) error {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.byType[t]
+	switch {
+	case e == nil:
+		return nil
+	case e.refs > 0:
+		e.pk.Evict()
+		return nil
 	}
-	defer p.leave()
-	p.loadMu.Lock()
-	defer p.loadMu.Unlock()
-	p.mu.Lock()
-	e := p.keys[t]
-	s := p.shapes[t]
-	var err error
-	if e != nil {
-		if e.refs > 0 {
-			e.pk.Evict()
-		} else {
-			for u, f := range p.keys {
-				if f == e {
-					delete(p.keys, u)
-				}
-			}
-			delete(p.files, e.path)
-			for _, d := range p.deviceProvers {
-				d.Evict(e.pk)
-			}
-			err = e.pk.Close()
-			p.updateResident()
+	for u, f := range c.byType {
+		if f == e {
+			delete(c.byType, u)
 		}
 	}
-	p.mu.Unlock()
-	if s != nil {
-		p.budget.dropPool(&s.hint)
+	delete(c.byFile, e.path)
+	for _, d := range c.devices {
+		d.Evict(e.pk)
 	}
+	err := e.pk.Close()
+	c.updateResidentLocked()
 	return err
+}
+
+// close unmaps every loaded file. The Prover calls it once no call is in
+// flight, after closing the GPUs.
+func (c *keyCache) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, e := range c.byFile {
+		errs = append(errs, e.pk.Close())
+	}
+	clear(c.byType)
+	clear(c.byFile)
+	return errors.Join(errs...)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -181,4 +182,26 @@ func testSetupHint(p abi.RegisteredSealProof, cacheDir string) string {
 	return fmt.Sprintf("test setups are made on demand only up to 512 MiB sectors; make this one beforehand with "+
 		"`go run ./examples/testsetup -sector-size %s -cache %s` (it needs a GPU — about 3 minutes on an H200 at 32 GiB —%s)",
 		size, cacheDir, disk)
+}
+
+// paramsError classifies an error of opening a parameter file.
+func paramsError(path string, err error) error {
+	switch {
+	case errors.Is(err, ErrParamsMissing), errors.Is(err, ErrParamsCorrupt):
+		return err
+	case errors.Is(err, groth16.ErrMalformedKey), errors.Is(err, groth16.ErrKeyMismatch):
+		return fmt.Errorf("%w: %s: %w", ErrParamsCorrupt, path, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %w", ErrParamsMissing, err)
+	}
+	return err
+}
+
+// fileSize is the size of the file at path; 0 if it cannot be read.
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
 }

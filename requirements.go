@@ -8,7 +8,6 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // Resources are the resources one proof of a proof type needs, for a
@@ -113,9 +112,6 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	return r, cfg, nil
 }
 
-// The published section counts of the 32 GiB circuit (FILECOIN-C2-FACTS §5).
-var counts32GiB = groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282}
-
 // paramsShape returns t's key section counts, public inputs and .params
 // size: from the file when cfg's directories hold it, else from the circuit.
 // cfg has its defaults resolved (withDefaults).
@@ -140,17 +136,4 @@ func paramsShape(t abi.RegisteredSealProof, cfg Config, sh *shape) (c groth16.Se
 	}
 	c, ic, size = estimatedKeyShape(t, sh)
 	return c, ic, size, false, nil
-}
-
-// estimatedKeyShape is t's key section counts, public inputs and .params
-// size from its circuit: the published counts at 32 GiB, upper bounds on
-// the a and b sections for other sizes.
-func estimatedKeyShape(t abi.RegisteredSealProof, sh *shape) (c groth16.SectionCounts, ic int, size int64) {
-	ic = sh.sizes.Inputs
-	vars := sh.sizes.Inputs + sh.sizes.Aux
-	c = groth16.SectionCounts{H: int(sh.domain - 1), L: sh.sizes.Aux, A: vars, B: vars}
-	if sp, _ := porep.ParamsFor(t); sp.SectorSize == 32<<30 && counts32GiB.L == sh.sizes.Aux {
-		c = counts32GiB
-	}
-	return c, ic, groth16.ParamsFileBytes(c, ic)
 }

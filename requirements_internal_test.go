@@ -63,8 +63,8 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 			}
 			// What the Prover runs is what it was configured with.
 			assert.Equal(t, tc.want.Backend, p.Backend())
-			assert.Len(t, p.provers, tc.want.WorkersPerDevice*max(len(p.devices), 1))
-			assert.Equal(t, tc.want.SynthesisConcurrency, p.synthCount)
+			assert.Len(t, p.pipe.Stats().Provers, tc.want.WorkersPerDevice*max(len(p.devices), 1))
+			assert.Equal(t, tc.want.SynthesisConcurrency, p.pipe.Stats().SynthesisWorkers)
 			st := p.Status()
 			assert.Equal(t, tc.want.HostMemoryBudget, st.HostBudgetBytes)
 			assert.Equal(t, tc.cfg.HostMemoryBudget <= 0, p.budgetAuto)
@@ -86,8 +86,8 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 		p, err := New(ctx, Config{WorkersPerDevice: 2})
 		require.NoError(t, err)
 		assert.Len(t, p.devices, len(devs))
-		assert.Len(t, p.provers, 2*len(devs))
-		assert.Equal(t, 2*len(devs)+1, p.synthCount)
+		assert.Len(t, p.pipe.Stats().Provers, 2*len(devs))
+		assert.Equal(t, 2*len(devs)+1, p.pipe.Stats().SynthesisWorkers)
 		require.NoError(t, p.Close())
 		_, err = New(ctx, Config{Devices: []int{0, len(devs)}})
 		assert.ErrorContains(t, err, fmt.Sprintf("no CUDA device %d", len(devs)))
@@ -97,4 +97,12 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 	assert.ErrorContains(t, err, `unknown backend "tpu"`)
 	_, err = Requirements(spt, Config{Backend: "tpu"})
 	assert.ErrorContains(t, err, `unknown backend "tpu"`, "Requirements refuses what New refuses")
+}
+
+func TestDefaultHostBudget(t *testing.T) {
+	n := defaultHostBudget()
+	assert.GreaterOrEqual(t, n, int64(1<<30))
+	if total := memTotal(); total > 0 {
+		assert.Less(t, n, total)
+	}
 }

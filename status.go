@@ -1,8 +1,6 @@
 package gpuc2
 
 import (
-	"slices"
-
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
@@ -49,37 +47,34 @@ type DeviceStatus struct {
 // Status returns a snapshot of the pipeline: queues, workers, devices and
 // host memory.
 func (p *Prover) Status() Status {
+	ps := p.pipe.Stats()
 	s := Status{
-		Backend:                 p.cfg.Backend,
-		ProofsInFlight:          int(p.stats.proofs.Load()),
-		PartitionsQueued:        p.synthQueue.len(),
-		PartitionsSynthesizing:  int(p.stats.synthesizing.Load()),
-		PartitionsWaitingProver: p.proveQueue.len(),
-		PartitionsProving:       int(p.stats.proving.Load()),
-		SynthesisWorkers:        p.synthCount,
-		ProverWorkers:           len(p.provers),
+		Backend:                    p.cfg.Backend,
+		ProofsInFlight:             ps.Jobs,
+		PartitionsQueued:           ps.Queued,
+		PartitionsWaitingForMemory: ps.WaitingForMemory,
+		PartitionsSynthesizing:     ps.Synthesizing,
+		PartitionsWaitingProver:    ps.WaitingProver,
+		PartitionsProving:          ps.Proving,
+		SynthesisWorkers:           ps.SynthesisWorkers,
+		ProverWorkers:              len(ps.Provers),
+		Loaded:                     p.keys.types(),
+		HostBudgetBytes:            ps.Budget.Limit,
+		HostReservedBytes:          ps.Budget.Reserved,
+		HostPeakBytes:              ps.Budget.Peak,
+		HostParkedBytes:            ps.Budget.Spare,
 	}
-	s.PartitionsWaitingForMemory = int(p.stats.waitingMemory.Load())
-	s.PartitionsQueued += s.PartitionsWaitingForMemory
-	for i, ord := range p.devices {
-		d := DeviceStatus{Ordinal: ord, Gate: p.deviceProvers[i].Metrics()}
-		for _, w := range p.provers {
-			if w.device == ord {
-				d.Workers++
-				if w.busy.Load() {
-					d.Busy++
+	for _, d := range p.devices {
+		ds := DeviceStatus{Ordinal: d.Device(), Gate: d.Metrics()}
+		for _, w := range ps.Provers {
+			if w.Device == d.Device() {
+				ds.Workers++
+				if w.Busy {
+					ds.Busy++
 				}
 			}
 		}
-		s.Devices = append(s.Devices, d)
+		s.Devices = append(s.Devices, ds)
 	}
-	p.mu.Lock()
-	for t := range p.keys {
-		s.Loaded = append(s.Loaded, t)
-	}
-	p.mu.Unlock()
-	slices.Sort(s.Loaded)
-	b := p.budget.snapshot()
-	s.HostBudgetBytes, s.HostReservedBytes, s.HostPeakBytes, s.HostParkedBytes = b.limit, b.used, b.peak, b.parked
 	return s
 }

@@ -54,10 +54,7 @@ func (p *Prover) verifySeal(info proof.SealVerifyInfo) (bool, error) {
 // verifyingKey returns t's verifying key: the loaded key's, the real .vk
 // file's, or an existing TEST-ONLY setup's. It never creates a setup.
 func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey, error) {
-	p.mu.Lock()
-	e := p.keys[t]
-	p.mu.Unlock()
-	if e != nil {
+	if e := p.keys.loaded(t); e != nil {
 		return e.pk.VerifyingKey(), nil
 	}
 	_, vkPath, err := FindParams(p.cfg.ParamsDir, t)
@@ -74,12 +71,45 @@ func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey,
 	if _, statErr := os.Stat(TestParamsPath(p.cfg.TestParamsDir, t)); statErr != nil { // of any size
 		return nil, err
 	}
-	key, err := p.acquireKey(context.Background(), t)
+	key, err := p.keys.acquire(context.Background(), t)
 	if err != nil {
 		return nil, err
 	}
-	p.releaseKey(t)
+	p.keys.release(t)
 	return key.pk.VerifyingKey(), nil
+}
+
+// partitionVerifier self-verifies the partition proofs of one C1 as they
+// come, computing the public inputs with one graph.
+type partitionVerifier struct {
+	pvk   *groth16.PreparedVerifyingKey
+	c1    *porep.C1
+	graph *porep.Graph
+}
+
+// verify returns an error wrapping ErrProofInvalid unless proof is
+// partition k's.
+func (v *partitionVerifier) verify(proof *groth16.Proof, k int) error {
+	if v.graph == nil {
+		g, err := porep.NewGraph(v.c1.RegisteredProof)
+		if err != nil {
+			return err
+		}
+		v.graph = g
+	}
+	c := v.c1
+	public, err := porep.PublicInputsFor(v.graph, c.RegisteredProof, frBytesLE(&c.ReplicaID), c.CommD, frBytesLE(&c.CommR), c.Seed, k)
+	if err != nil {
+		return err
+	}
+	ok, err := v.pvk.Verify(proof, public)
+	if err != nil {
+		return fmt.Errorf("%w: partition %d: %w", ErrProofInvalid, k, err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: partition %d", ErrProofInvalid, k)
+	}
+	return nil
 }
 
 // VerifySealVK is VerifySeal with a given verifying key.

@@ -21,15 +21,21 @@
 // two gates cannot deadlock. The package never calls the GPU: the caller's
 // allocations come from its own arenas, and gpulock only accounts for them.
 //
+//	dev, err := gpulock.NewDevice(gpulock.Config{Ordinal: 0, TotalBytes: total, MarginBytes: margin})
+//	…
 //	job := dev.NewJob()
 //	defer job.Done()                       // releases whatever is still held
 //	if err := job.Reserve(ctx, bytes); err != nil { … }
 //	if err := job.Upload(func() error { … }); err != nil { … } // copy stream, overlaps others' compute
 //	if err := job.Compute(ctx); err != nil { … }
 //	… kernels …
-//	job.EndCompute()
+//	if err := job.EndCompute(); err != nil { … }
 //	if err := job.ReadBack(func() error { … }); err != nil { … }
 //	job.Done()
+//
+// TryReserve is Reserve that never blocks: it takes only bytes free now,
+// with no job waiting before it, for long-lived reservations such as a
+// resident key.
 //
 // Metrics (wait and hold times, bytes reserved, upload/compute overlap, busy
 // fraction) are kept per device so benchmarks can show the overlap instead of

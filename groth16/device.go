@@ -84,6 +84,9 @@ func NewCUDAProver(cfg CUDAConfig) (*CUDAProver, error) {
 	return newCUDAProver(cfg, gate), nil
 }
 
+// Device returns the prover's CUDA ordinal.
+func (p *CUDAProver) Device() int { return p.device }
+
 // Metrics returns the device's ledger and compute-lock counters (zero for
 // a CUDAProver not made by NewCUDAProver).
 func (p *CUDAProver) Metrics() DeviceMetrics {

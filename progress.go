@@ -4,8 +4,54 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2/internal/par"
+	"github.com/gpuc2/gpuc2/internal/pipeline"
+	"github.com/gpuc2/gpuc2/trace"
 )
+
+// Stage is a step of a partition through the pipeline.
+type Stage string
+
+// Stages, in order; StageFailed ends a partition that did not finish.
+const (
+	StageQueued    Stage = "queued"    // waiting for a synthesis worker
+	StageScheduled Stage = "scheduled" // host memory reserved, handed to a synthesis worker
+	StageSynthesis Stage = "synthesis"
+	StageProving   Stage = "proving" // on a prover worker
+	StageProved    Stage = "proved"
+	StageVerified  Stage = "verified"
+	StageFailed    Stage = "failed"
+)
+
+// Progress reports a partition's stage to Config.Progress.
+type Progress struct {
+	Proof      uint64 // the proof's sequence number in this Prover, from 1
+	Sector     abi.SectorNumber
+	Miner      abi.ActorID
+	Partition  int
+	Partitions int
+	Stage      Stage
+	Device     int   // the GPU of StageProving and StageProved; -1 on the CPU
+	Err        error // with StageFailed
+}
+
+// requestTrack is the trace track of the steps a call takes itself (C1
+// parse and check, parameter load, self-verification); the pipeline's
+// workers have their own.
+var requestTrack = trace.Track{Process: "cpu", Thread: "requests"}
+
+// stages are the pipeline's stages as Progress reports them; StageVerified
+// is the facade's own.
+var stages = map[pipeline.Stage]Stage{
+	pipeline.Queued:       StageQueued,
+	pipeline.Scheduled:    StageScheduled,
+	pipeline.Synthesizing: StageSynthesis,
+	pipeline.Proving:      StageProving,
+	pipeline.Proved:       StageProved,
+	pipeline.Failed:       StageFailed,
+}
 
 // events delivers Progress reports to Config.Progress in order, on one
 // goroutine of its own: no pipeline goroutine runs the host's code, so a

@@ -19,48 +19,16 @@ import (
 	"github.com/gpuc2/gpuc2/trace"
 )
 
-// runPipeline proves o.count sectors at once through the facade: the given
-// C1 for each when it came from -c1, else synthetic sectors with
-// consecutive sector numbers from -sector-number.
-func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace.Tracer) error {
-	miner := abi.ActorID(o.miner)
-	reqs := make([]gpuc2.SealRequest, o.count)
-	for i := range reqs {
-		c1 := first
-		sector := abi.SectorNumber(o.sector)
-		if o.c1File == "" && i > 0 {
-			sector += abi.SectorNumber(i)
-			var err error
-			if c1, err = loadC1(ctx, o, miner, sector); err != nil {
-				return err
-			}
-		}
-		raw, err := c1.EncodeJSON()
-		if err != nil {
-			return err
-		}
-		reqs[i] = gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner}
-	}
-
-	cfg := gpuc2.Config{ParamsDir: o.paramsDir, Backend: gpuc2.Backend(o.backend), Tracer: tracer,
+// prove proves reqs (proofs of type spt) at once through a gpuc2.Prover,
+// checks each with VerifySeal, prints their timings and a summary, writes
+// the trace, and ends with the first proof's line.
+func prove(ctx context.Context, o *options, spt abi.RegisteredSealProof, reqs []gpuc2.SealRequest, tracer *trace.Tracer) error {
+	cfg := gpuc2.Config{ParamsDir: o.paramsDir, Backend: gpuc2.Backend(o.backend), Devices: o.devices, Tracer: tracer,
 		WorkersPerDevice: o.workers, TestParamsDir: o.testParams, // a TEST-ONLY setup when the real files are missing
 		// Which parameter file is used, and a warning for TEST-ONLY ones.
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
-	var mu sync.Mutex
-	stages := map[uint64]string{}
-	cfg.Progress = func(e gpuc2.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		stages[e.Proof] = fmt.Sprintf("%d/%d %s", e.Partition+1, e.Partitions, e.Stage)
-		line := ""
-		for i := uint64(1); i <= uint64(o.count); i++ {
-			if s, ok := stages[i]; ok {
-				line += fmt.Sprintf("  #%d %-16s", i, s)
-			}
-		}
-		fmt.Printf("\r\033[K%s", line)
-	}
-	need, err := gpuc2.Requirements(first.RegisteredProof, cfg)
+		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Progress: progressLine(len(reqs))}
+	need, err := gpuc2.Requirements(spt, cfg)
 	if err != nil {
 		return err
 	}
@@ -70,30 +38,15 @@ func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace
 	}
 	defer p.Close()
 	fmt.Printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded), %.1f GiB VRAM, %d GPU\n",
-		o.count, porep.ProofName(first.RegisteredProof), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
+		len(reqs), porep.ProofName(spt), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
 		gib(need.VRAMBytes), need.GPUs)
-	// The parameters decoded (and on the GPUs) before the clock starts, as a
-	// long-running prover would have them.
-	what := "parameters: loading"
-	if cfg.TestParamsDir != "" && gpuc2.IsTestSize(first.RegisteredProof) {
-		what += " (a TEST-ONLY setup is created once when the real files are missing)"
-	}
-	loadStart := time.Now()
-	done := ticker(what)
-	err = p.Preload(ctx, first.RegisteredProof)
-	done()
-	if err != nil {
+	if err := preload(ctx, p, spt, cfg.TestParamsDir != ""); err != nil {
 		return err
 	}
-	where := "decoded"
-	if p.Backend() == gpuc2.BackendCUDA {
-		where = "resident on the GPU"
-	}
-	fmt.Printf("parameters: %s in %.1f s\n", where, time.Since(loadStart).Seconds())
 
-	results := make([]*gpuc2.SealResult, o.count)
-	errs := make([]error, o.count)
-	doneAt := make([]time.Duration, o.count) // since start, when each proof returned
+	results := make([]*gpuc2.SealResult, len(reqs))
+	errs := make([]error, len(reqs))
+	doneAt := make([]time.Duration, len(reqs)) // since start, when each proof returned
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range reqs {
@@ -134,6 +87,47 @@ func runPipeline(ctx context.Context, o *options, first *porep.C1, tracer *trace
 	if !ok {
 		return errors.New("a proof does not verify")
 	}
+	return nil
+}
+
+// progressLine returns a Config.Progress that redraws one status line: each
+// proof's latest partition stage.
+func progressLine(count int) func(gpuc2.Progress) {
+	var mu sync.Mutex
+	stages := map[uint64]string{}
+	return func(e gpuc2.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		stages[e.Proof] = fmt.Sprintf("%d/%d %s", e.Partition+1, e.Partitions, e.Stage)
+		line := ""
+		for i := uint64(1); i <= uint64(count); i++ {
+			if s, ok := stages[i]; ok {
+				line += fmt.Sprintf("  #%d %-16s", i, s)
+			}
+		}
+		fmt.Printf("\r\033[K%s", line)
+	}
+}
+
+// preload loads the parameters (decoded, and on the GPUs) before the clock
+// starts, as a long-running prover would have them.
+func preload(ctx context.Context, p *gpuc2.Prover, spt abi.RegisteredSealProof, testParams bool) error {
+	what := "parameters: loading"
+	if testParams && gpuc2.IsTestSize(spt) {
+		what += " (a TEST-ONLY setup is created once when the real files are missing)"
+	}
+	start := time.Now()
+	done := ticker(what)
+	err := p.Preload(ctx, spt)
+	done()
+	if err != nil {
+		return err
+	}
+	where := "decoded"
+	if p.Backend() == gpuc2.BackendCUDA {
+		where = "resident on the GPU"
+	}
+	fmt.Printf("parameters: %s in %.1f s\n", where, time.Since(start).Seconds())
 	return nil
 }
 

@@ -1,0 +1,36 @@
+// Package pipeline is the facade's scheduler: it takes the partitions of
+// every proof in flight through synthesis and proving under a host memory
+// budget.
+//
+//	Enqueue ─▶ synthesis queue, in (proof, partition) order
+//	             │ dispatch: an idle synthesis worker, then the partition's
+//	             │ bytes of the Budget (a spare assignment of its shape, if any)
+//	             ▼
+//	           synthesis workers (Config.Synthesis): Spec.Circuit(k).Synthesize
+//	             ▼
+//	           prover queue, in (proof, partition) order
+//	             ▼
+//	           prover workers (Config.Provers: per GPU, or on the CPU): Prove,
+//	           then the bytes go back to the Budget, the assignment as a spare
+//	             ▼
+//	Collect ◀─ each partition's proof, in the order they finish
+//
+// A proof's partitions never wait behind those of a later proof, and one
+// dispatcher reserves memory for one partition at a time, so the budget
+// serves them in queue order too. The synthesis workers are bounded
+// separately from the provers so that, with a GPU, the next partitions are
+// synthesized while the current ones prove; the budget bounds what they all
+// hold of the host (at 32 GiB about 20 GiB a partition).
+//
+// The first error of a job (a partition's, the caller's in Collect, or its
+// context's end) cancels the job: its queued partitions are withdrawn, its
+// running ones stop at their next check, and Collect returns once all have
+// given their memory back. Close cuts every job short with ErrClosed.
+//
+// Every goroutine runs its work through par.Recover: a panic in a
+// partition's synthesis or proof fails that job with an error holding the
+// *par.PanicError; the pipeline goes on. Stage reports (Spec.Report) come
+// from the pipeline's goroutines, in each partition's order, and must not
+// block. The package knows nothing of the facade: its callers map ErrBudget
+// and ErrClosed onto their own errors.
+package pipeline

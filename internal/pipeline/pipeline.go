@@ -1,0 +1,189 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/par"
+	"github.com/gpuc2/gpuc2/trace"
+)
+
+// ErrClosed reports a job refused, or cut short, by Close.
+var ErrClosed = errors.New("pipeline: closed")
+
+// Config configures a Pipeline.
+type Config struct {
+	Synthesis  int      // synthesis workers, at least 1
+	Provers    []Prover // prover workers, at least 1
+	HostBudget int64    // the host memory budget's limit (NewBudget), bytes
+	Tracer     *trace.Tracer
+	Log        *slog.Logger // a panic in the pipeline's own code (not a partition's) is logged here
+}
+
+// Prover is a prover worker: a groth16.Prover on a GPU (the workers of a
+// GPU share its prover) or on the CPU.
+type Prover struct {
+	Device int // the GPU's ordinal; -1: the CPU
+	Prover groth16.Prover
+}
+
+// Pipeline schedules the partitions of every proof in flight (see the
+// package doc). All methods are safe for concurrent use.
+type Pipeline struct {
+	budget *Budget
+	tracer *trace.Tracer
+	log    *slog.Logger
+
+	synthQueue *queue // partitions waiting for a synthesis worker and host memory
+	proveQueue *queue // synthesized partitions waiting for a prover worker
+	idle       chan *synthWorker
+	synthesis  int
+	provers    []*proveWorker
+
+	mu     sync.Mutex
+	jobs   map[*Job]struct{}
+	seq    uint64
+	closed bool
+	active sync.WaitGroup // jobs, from Enqueue to the end of Collect
+
+	done      chan struct{} // closed by Close: the goroutines return
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+
+	// Counts for Stats.
+	proofs, waitingMemory, synthesizing, proving atomic.Int64
+}
+
+type synthWorker struct {
+	track trace.Track
+	tasks chan *task
+}
+
+type proveWorker struct {
+	Prover
+	track trace.Track
+	busy  atomic.Bool
+}
+
+// New starts a pipeline's workers; Close stops them.
+func New(cfg Config) (*Pipeline, error) {
+	if cfg.Synthesis < 1 || len(cfg.Provers) == 0 {
+		return nil, fmt.Errorf("pipeline: %d synthesis and %d prover workers: want at least 1 each", cfg.Synthesis, len(cfg.Provers))
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	p := &Pipeline{
+		budget:     NewBudget(cfg.HostBudget, cfg.Synthesis), // a spare per synthesis worker
+		tracer:     cfg.Tracer,
+		log:        cfg.Log,
+		synthQueue: newQueue(),
+		proveQueue: newQueue(),
+		idle:       make(chan *synthWorker, cfg.Synthesis),
+		synthesis:  cfg.Synthesis,
+		jobs:       map[*Job]struct{}{},
+		done:       make(chan struct{}),
+	}
+	perDevice := map[int]int{}
+	for _, pr := range cfg.Provers {
+		i := perDevice[pr.Device]
+		perDevice[pr.Device]++
+		w := &proveWorker{Prover: pr, track: trace.Track{Process: "cpu", Thread: fmt.Sprintf("prover %d", i)}}
+		if pr.Device >= 0 {
+			w.track.Process = fmt.Sprintf("cuda %d", pr.Device)
+		}
+		p.provers = append(p.provers, w)
+		p.goLoop("prover", func() { p.proveLoop(w) })
+	}
+	for i := range cfg.Synthesis {
+		w := &synthWorker{tasks: make(chan *task, 1), track: trace.Track{Process: "cpu", Thread: fmt.Sprintf("synthesis %d", i)}}
+		p.goLoop("synthesis", func() { p.synthLoop(w) })
+	}
+	p.goLoop("dispatch", p.dispatch)
+	return p, nil
+}
+
+// goLoop runs loop on a goroutine of the pipeline until it returns. A
+// partition's work fails only that partition (its errors and panics are
+// caught where it runs); a panic in the loop itself is a bug of the
+// pipeline's: it is logged and the loop restarted, so the other proofs go on.
+func (p *Pipeline) goLoop(name string, loop func()) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			var pe *par.PanicError
+			if err := par.Recover(func() error { loop(); return nil }); !errors.As(err, &pe) {
+				return
+			}
+			p.log.Error("gpuc2: recovered a panic in the pipeline", "in", name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+		}
+	}()
+}
+
+// Budget is the host memory budget the pipeline reserves partitions from.
+func (p *Pipeline) Budget() *Budget { return p.budget }
+
+// Close cuts short the jobs in flight (their Collect returns ErrClosed),
+// waits for them to be collected, stops the workers and frees the spare
+// assignments. Enqueue then returns ErrClosed. It is idempotent.
+func (p *Pipeline) Close() {
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		for j := range p.jobs {
+			j.cancel(ErrClosed)
+		}
+		p.mu.Unlock()
+		p.active.Wait()
+		close(p.done)
+		p.wg.Wait()
+		p.budget.DropSpares(nil)
+	})
+}
+
+// Stats is a snapshot of a Pipeline.
+type Stats struct {
+	Jobs int // enqueued and not yet collected
+	// Queued are waiting for a synthesis worker or for host memory;
+	// WaitingForMemory are those of them the dispatcher has taken, with a
+	// synthesis worker free, that wait for their bytes of the budget.
+	Queued           int
+	WaitingForMemory int
+	Synthesizing     int
+	WaitingProver    int // synthesized, waiting for a prover worker
+	Proving          int
+
+	SynthesisWorkers int
+	Provers          []ProverStats // in Config.Provers' order
+	Budget           BudgetStats
+}
+
+// ProverStats is one prover worker's state.
+type ProverStats struct {
+	Device int
+	Busy   bool // proving now
+}
+
+// Stats returns a snapshot of the queues, workers and budget.
+func (p *Pipeline) Stats() Stats {
+	queued := p.synthQueue.len() // before: a partition taken since then counts as waiting for memory
+	s := Stats{
+		Jobs:             int(p.proofs.Load()),
+		WaitingForMemory: int(p.waitingMemory.Load()),
+		Synthesizing:     int(p.synthesizing.Load()),
+		WaitingProver:    p.proveQueue.len(),
+		Proving:          int(p.proving.Load()),
+		SynthesisWorkers: p.synthesis,
+		Budget:           p.budget.Stats(),
+	}
+	s.Queued = queued + s.WaitingForMemory // taken from the queue, still waiting
+	for _, w := range p.provers {
+		s.Provers = append(s.Provers, ProverStats{Device: w.Device, Busy: w.busy.Load()})
+	}
+	return s
+}

@@ -1,0 +1,91 @@
+package pipeline
+
+import (
+	"slices"
+	"sync"
+)
+
+// queue holds tasks in (proof, partition) order: a proof's partitions
+// never wait behind those of a later proof.
+type queue struct {
+	mu     sync.Mutex
+	items  []*task
+	notify chan struct{} // capacity 1: the queue may have grown
+}
+
+func newQueue() *queue { return &queue{notify: make(chan struct{}, 1)} }
+
+func (q *queue) signal() {
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+func order(a, b *task) int {
+	if a.job.seq != b.job.seq {
+		if a.job.seq < b.job.seq {
+			return -1
+		}
+		return 1
+	}
+	return a.k - b.k
+}
+
+func (q *queue) push(ts ...*task) {
+	q.mu.Lock()
+	for _, t := range ts {
+		i, _ := slices.BinarySearchFunc(q.items, t, order)
+		q.items = slices.Insert(q.items, i, t)
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+// pop takes the first task, waiting for one; nil once done is closed.
+func (q *queue) pop(done <-chan struct{}) *task {
+	for {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			t := q.items[0]
+			q.items[0] = nil
+			q.items = q.items[1:]
+			more := len(q.items) > 0
+			q.mu.Unlock()
+			if more { // another popper may be waiting
+				q.signal()
+			}
+			return t
+		}
+		q.mu.Unlock()
+		select {
+		case <-q.notify:
+		case <-done:
+			return nil
+		}
+	}
+}
+
+// remove takes out the tasks of job j.
+func (q *queue) remove(j *Job) []*task {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []*task
+	kept := q.items[:0]
+	for _, t := range q.items {
+		if t.job == j {
+			out = append(out, t)
+		} else {
+			kept = append(kept, t)
+		}
+	}
+	clear(q.items[len(kept):])
+	q.items = kept
+	return out
+}
+
+func (q *queue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items)
+}

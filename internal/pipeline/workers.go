@@ -1,0 +1,154 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/par"
+	"github.com/gpuc2/gpuc2/synth"
+)
+
+// dispatch hands queued partitions, in (proof, partition) order, to idle
+// synthesis workers once their host memory is reserved. It alone reserves,
+// so the budget serves partitions in queue order.
+func (p *Pipeline) dispatch() {
+	for {
+		var w *synthWorker
+		select {
+		case w = <-p.idle:
+		case <-p.done:
+			return
+		}
+		t := p.synthQueue.pop(p.done)
+		if t == nil {
+			return
+		}
+		if err := par.Recover(func() error { return p.schedule(w, t) }); err != nil {
+			p.idle <- w
+			p.finish(t, err)
+			continue
+		}
+		w.tasks <- t
+	}
+}
+
+// schedule reserves t's host memory for worker w.
+func (p *Pipeline) schedule(w *synthWorker, t *task) error {
+	job := t.job
+	p.waitingMemory.Add(1) // still queued, for Stats
+	picked := time.Now()
+	p.tracer.Add(w.track, "queue", t.enqueued, picked, t.args()...)
+	err := context.Cause(job.ctx)
+	if err == nil {
+		t.w, err = p.budget.Reserve(job.ctx, job.spec.Shape, job.spec.Bytes)
+		t.reserved = err == nil
+	}
+	p.waitingMemory.Add(-1)
+	p.tracer.Add(w.track, "wait_budget", picked, time.Now(), t.args()...)
+	t.queue = time.Since(t.enqueued)
+	if err != nil {
+		return err
+	}
+	job.report(t, Scheduled, nil)
+	return nil
+}
+
+func (p *Pipeline) synthLoop(w *synthWorker) {
+	for {
+		p.idle <- w // never blocks: the channel has room for every worker
+		select {
+		case t := <-w.tasks:
+			if err := par.Recover(func() error { return p.synthesize(w, t) }); err != nil {
+				t.w = nil // a failed synthesis may leave the assignment half built: drop it
+				p.finish(t, err)
+				continue
+			}
+			p.proveQueue.push(t)
+		case <-p.done:
+			return
+		}
+	}
+}
+
+// synthesize fills t's proving assignment: a spare of its shape reset, or
+// a new one.
+func (p *Pipeline) synthesize(w *synthWorker, t *task) error {
+	p.synthesizing.Add(1)
+	defer p.synthesizing.Add(-1)
+	job := t.job
+	start := time.Now()
+	job.report(t, Synthesizing, nil)
+	err := par.Recover(func() error {
+		circuit, err := job.spec.Circuit(t.k)
+		if err != nil {
+			return err
+		}
+		if t.w == nil {
+			t.w = synth.NewProvingAssignment(job.spec.Shape) // the reserved bytes
+		} else {
+			t.w.Reset()
+		}
+		return circuit.Synthesize(job.ctx, t.w)
+	})
+	t.synthesized = time.Now()
+	t.synth = t.synthesized.Sub(start)
+	p.tracer.Add(w.track, "synthesis", start, t.synthesized, t.args()...)
+	if err != nil {
+		return fmt.Errorf("partition %d: synthesis: %w", t.k, job.failure(err))
+	}
+	return nil
+}
+
+func (p *Pipeline) proveLoop(w *proveWorker) {
+	for {
+		t := p.proveQueue.pop(p.done)
+		if t == nil {
+			return
+		}
+		p.finish(t, par.Recover(func() error { return p.prove(w, t) }))
+	}
+}
+
+func (p *Pipeline) prove(w *proveWorker, t *task) error {
+	job := t.job
+	start := time.Now()
+	t.queue += start.Sub(t.synthesized)
+	if err := context.Cause(job.ctx); err != nil {
+		return err
+	}
+	p.proving.Add(1)
+	w.busy.Store(true)
+	defer func() { w.busy.Store(false); p.proving.Add(-1) }()
+	t.device = w.Device
+	job.report(t, Proving, nil)
+	var opts []groth16.ProveOption
+	if p.tracer != nil {
+		opts = append(opts, groth16.WithPhases(func(name string, s, e time.Time, args ...any) {
+			p.tracer.Add(w.track, name, s, e, append(t.args(), args...)...)
+		}))
+	}
+	err := par.Recover(func() (err error) {
+		t.proof, err = w.Prover.Prover.Prove(job.ctx, job.spec.Key, t.w, opts...)
+		return err
+	})
+	end := time.Now()
+	p.tracer.Add(w.track, "partition", start, end, t.args()...)
+	t.prove = end.Sub(start)
+	if err != nil {
+		return fmt.Errorf("partition %d: %w", t.k, job.failure(err))
+	}
+	return nil
+}
+
+// finish reports t to its job with err (nil: proved), giving back its host
+// memory and keeping its assignment, if any, as a spare.
+func (p *Pipeline) finish(t *task, err error) {
+	if t.reserved {
+		p.budget.Release(t.job.spec.Shape, t.w, t.job.spec.Bytes)
+		t.reserved, t.w = false, nil
+	}
+	t.err = err
+	t.job.done <- t
+}

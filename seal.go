@@ -1,0 +1,323 @@
+package gpuc2
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/pipeline"
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// SealRequest is one sector's C2.
+type SealRequest struct {
+	C1     []byte // filecoin-ffi's C1 JSON or the Commit2In envelope
+	Sector abi.SectorNumber
+	Miner  abi.ActorID
+	// DealIDs are copied into the result's SealVerifyInfo (the proof does not
+	// depend on them).
+	DealIDs []abi.DealID
+}
+
+// SealResult is a finished, self-verified (unless SkipSelfVerify) proof.
+type SealResult struct {
+	Proof      []byte          // the partition proofs, 192 bytes each, in order
+	Partitions []groth16.Proof // the same, decoded
+	// VerifyInfo is ready for VerifySeal (and for the chain's
+	// ProveCommitSector): proof type, sector, randomness, CIDs, proof.
+	VerifyInfo proof.SealVerifyInfo
+	Backend    Backend
+	// Devices are the GPUs that proved partitions (ordinals, ascending);
+	// empty with the CPU backend. PartitionDevices[k] is partition k's (-1: CPU).
+	Devices          []int
+	PartitionDevices []int
+	Timings          SealTimings
+}
+
+// SealTimings break a proof's time down. Partition stages are summed over
+// the proof's partitions, which overlap, so the sum of the stages may
+// exceed Total.
+type SealTimings struct {
+	Parse     time.Duration // C1 parse and native checks
+	ParamLoad time.Duration // waiting for the parameters (0 once loaded)
+	Queue     time.Duration // waiting for a synthesis worker, host memory and a prover
+	Synthesis time.Duration
+	Prove     time.Duration // H and the MSMs (GPU or CPU)
+	Verify    time.Duration // self-verification
+	Total     time.Duration // wall time of the call
+}
+
+// Add adds u's durations to t (to sum or average the timings of many proofs).
+func (t *SealTimings) Add(u SealTimings) {
+	t.Parse += u.Parse
+	t.ParamLoad += u.ParamLoad
+	t.Queue += u.Queue
+	t.Synthesis += u.Synthesis
+	t.Prove += u.Prove
+	t.Verify += u.Verify
+	t.Total += u.Total
+}
+
+// SealCommitPhase2 proves a sector's C1 output (filecoin-ffi JSON or the
+// Commit2In envelope) and returns the concatenated partition proofs, 192
+// bytes each: filecoin-ffi's SealCommitPhase2, the call Curio makes. For
+// NI-PoRep types, where ffi returns an aggregate, the error wraps
+// ErrUnsupported.
+func (p *Prover) SealCommitPhase2(ctx context.Context, phase1Output []byte, sector abi.SectorNumber, miner abi.ActorID) ([]byte, error) {
+	res, err := p.ProveSeal(ctx, SealRequest{C1: phase1Output, Sector: sector, Miner: miner})
+	if err != nil {
+		return nil, err
+	}
+	return res.Proof, nil
+}
+
+// SealCommitPhase2CircuitProofs is filecoin-ffi's call of the same name: the
+// partition proofs of any proof type, NI-PoRep included, concatenated (192
+// bytes each), for an aggregator to combine. With no miner to derive it
+// from, the C1's replica_id is taken as it stands; everything that follows
+// from it is checked as in SealCommitPhase2.
+func (p *Prover) SealCommitPhase2CircuitProofs(ctx context.Context, phase1Output []byte, sector abi.SectorNumber) ([]byte, error) {
+	var res *SealResult
+	err := guard(p.log, "SealCommitPhase2CircuitProofs", func() (err error) {
+		res, err = p.proveSeal(ctx, SealRequest{C1: phase1Output, Sector: sector}, circuitOnly)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.Proof, nil
+}
+
+// ProveC1 is SealCommitPhase2 returning the partition proofs unencoded.
+func (p *Prover) ProveC1(ctx context.Context, c1 []byte, sector abi.SectorNumber, miner abi.ActorID) ([]groth16.Proof, error) {
+	res, err := p.ProveSeal(ctx, SealRequest{C1: c1, Sector: sector, Miner: miner})
+	if err != nil {
+		return nil, err
+	}
+	return res.Partitions, nil
+}
+
+// ProveSeal proves one sector's C2 through the pipeline, together with
+// whatever other proofs are in flight: its partitions queue behind those of
+// earlier calls. It returns when every partition is proven (and
+// self-verified), or at the first error, once the partitions still in the
+// pipeline have been withdrawn and their memory given back.
+func (p *Prover) ProveSeal(ctx context.Context, req SealRequest) (res *SealResult, err error) {
+	err = guard(p.log, "ProveSeal", func() error {
+		res, err = p.proveSeal(ctx, req, forMiner)
+		return err
+	})
+	return res, err
+}
+
+// c1Scope says what a proof request can be checked against.
+type c1Scope int
+
+const (
+	// forMiner: the C1's replica_id must derive from the request's miner and
+	// sector; NI-PoRep is refused (its chain proof is an aggregate).
+	forMiner c1Scope = iota
+	// circuitOnly: no miner is known (SealCommitPhase2CircuitProofs); the
+	// C1's replica_id is taken as it stands, and every proof type is served.
+	circuitOnly
+)
+
+// partitionCircuit is partition k's circuit; a variable so that a test can
+// make a circuit misbehave.
+var partitionCircuit = func(c1 *porep.C1, k int) (synth.Circuit, error) { return c1.Circuit(k) }
+
+// proveSeal is ProveSeal in four steps: admit (parse and check the C1,
+// load the parameters), enqueue (its partitions into the pipeline),
+// collect (their proofs, self-verified), result (the proof and its
+// SealVerifyInfo).
+func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) (*SealResult, error) {
+	start := time.Now()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &SealResult{Backend: p.cfg.Backend}
+	a, err := p.admit(ctx, req, scope, &res.Timings)
+	if err != nil {
+		return nil, err
+	}
+	defer p.keys.release(a.c1.RegisteredProof)
+	var verifier *partitionVerifier
+	if !p.cfg.SkipSelfVerify { // before enqueue: once enqueued, the job must be collected
+		verifier = &partitionVerifier{pvk: a.key.prepared(), c1: a.c1}
+	}
+	job, err := p.enqueue(ctx, req, a)
+	if err != nil {
+		return nil, err
+	}
+	defer p.events.flush(p.closing) // the last reports of this call, before it returns
+	if err := p.collect(job, req, verifier, res); err != nil {
+		return nil, err
+	}
+	if err := p.result(res, req, a); err != nil {
+		return nil, err
+	}
+	res.Timings.Total = time.Since(start)
+	return res, nil
+}
+
+// admission is a request admitted to the pipeline: its C1, checked, its
+// circuit's shape, and its parameters, with a user counted until
+// keys.release.
+type admission struct {
+	c1    *porep.C1
+	shape *shape
+	key   *keyEntry
+}
+
+// admit parses and checks req's C1, checks that a partition fits the host
+// budget, and loads the parameters, timing the parse and the load.
+func (p *Prover) admit(ctx context.Context, req SealRequest, scope c1Scope, timings *SealTimings) (*admission, error) {
+	parseStart := time.Now()
+	in, err := p.parse(ctx, req, scope)
+	timings.Parse = time.Since(parseStart)
+	if err != nil {
+		return nil, err
+	}
+	t := in.RegisteredProof
+	sh, err := newShape(t)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.VanillaProofs) != sh.partitions {
+		return nil, fmt.Errorf("%w: %d partitions, %v has %d", ErrBadInput, len(in.VanillaProofs), porep.ProofName(t), sh.partitions)
+	}
+	if err := p.pipe.Budget().Fits(sh.bytes); err != nil { // before minutes of loading
+		return nil, err
+	}
+	loadStart := time.Now()
+	span := p.tracer.Begin(requestTrack, "parameter load", "proof", porep.ProofName(t))
+	key, err := p.keys.acquire(ctx, t)
+	span.End()
+	timings.ParamLoad = time.Since(loadStart)
+	if err != nil {
+		return nil, err
+	}
+	return &admission{c1: in, shape: sh, key: key}, nil
+}
+
+// parse parses req's C1 for its sector and checks it as scope allows.
+func (p *Prover) parse(ctx context.Context, req SealRequest, scope c1Scope) (*porep.C1, error) {
+	span := p.tracer.Begin(requestTrack, "C1 parse and check", "sector", uint64(req.Sector), "bytes", len(req.C1))
+	defer span.End()
+	in, err := porep.ParseC1ForSector(req.C1, req.Sector)
+	if err == nil {
+		switch sp, _ := porep.ParamsFor(in.RegisteredProof); {
+		case scope == circuitOnly:
+			err = in.CheckAllButReplicaID(ctx)
+		case sp.NonInteractive():
+			err = errNonInteractive(in.RegisteredProof)
+		default:
+			err = in.CheckAll(ctx, req.Miner, req.Sector)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return in, nil
+}
+
+// enqueue puts the admitted request's partitions into the pipeline; their
+// stages go to Config.Progress.
+func (p *Prover) enqueue(ctx context.Context, req SealRequest, a *admission) (*pipeline.Job, error) {
+	n := len(a.c1.VanillaProofs)
+	return p.pipe.Enqueue(ctx, pipeline.Spec{
+		Partitions: n,
+		Circuit:    func(k int) (synth.Circuit, error) { return partitionCircuit(a.c1, k) },
+		Key:        a.key.pk,
+		Shape:      a.shape.hint,
+		Bytes:      a.shape.bytes,
+		Report: func(e pipeline.Event) {
+			p.events.send(Progress{Proof: e.Seq, Sector: req.Sector, Miner: req.Miner, Partition: e.Partition,
+				Partitions: n, Stage: stages[e.Stage], Device: e.Device, Err: e.Err})
+		},
+		TraceArgs: []any{"sector", uint64(req.Sector)},
+	})
+}
+
+// collect gathers the job's partition proofs into res, self-verifying each
+// with verifier (nil: SkipSelfVerify) as it comes: the first that fails
+// ends the job.
+func (p *Prover) collect(job *pipeline.Job, req SealRequest, verifier *partitionVerifier, res *SealResult) error {
+	n := job.Partitions()
+	res.Partitions = make([]groth16.Proof, n)
+	res.PartitionDevices = make([]int, n)
+	return job.Collect(func(r pipeline.Result) error {
+		res.Timings.Queue += r.Queue
+		res.Timings.Synthesis += r.Synthesis
+		res.Timings.Prove += r.Prove
+		res.PartitionDevices[r.Partition] = r.Device
+		if verifier != nil {
+			if err := p.selfVerify(verifier, job, req, r, &res.Timings); err != nil {
+				return err
+			}
+		}
+		res.Partitions[r.Partition] = *r.Proof
+		return nil
+	})
+}
+
+// selfVerify checks partition r's proof with v, timed and traced, and
+// reports it verified.
+func (p *Prover) selfVerify(v *partitionVerifier, job *pipeline.Job, req SealRequest, r pipeline.Result, timings *SealTimings) error {
+	span := p.tracer.Begin(requestTrack, "self-verify", "sector", uint64(req.Sector), "proof", job.Seq(), "partition", r.Partition)
+	start := time.Now()
+	err := v.verify(r.Proof, r.Partition)
+	timings.Verify += time.Since(start)
+	span.End()
+	if err != nil {
+		return err
+	}
+	p.events.send(Progress{Proof: job.Seq(), Sector: req.Sector, Miner: req.Miner, Partition: r.Partition,
+		Partitions: job.Partitions(), Stage: StageVerified, Device: r.Device})
+	return nil
+}
+
+// result completes res: the proof's bytes, the GPUs used and the
+// SealVerifyInfo.
+func (p *Prover) result(res *SealResult, req SealRequest, a *admission) error {
+	var err error
+	res.Proof, err = groth16.MarshalProofs(res.Partitions) // refuses a point off its curve, self-verify or not
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrProofInvalid, err)
+	}
+	for _, d := range res.PartitionDevices {
+		if d >= 0 && !slices.Contains(res.Devices, d) {
+			res.Devices = append(res.Devices, d)
+		}
+	}
+	slices.Sort(res.Devices)
+	in := a.c1
+	sealed, unsealed, err := commitmentCIDs(frBytesLE(&in.CommR), in.CommD)
+	if err != nil {
+		return err
+	}
+	res.VerifyInfo = proof.SealVerifyInfo{
+		SealProof:             in.RegisteredProof,
+		SectorID:              abi.SectorID{Miner: req.Miner, Number: req.Sector},
+		DealIDs:               slices.Clone(req.DealIDs),
+		Randomness:            slices.Clone(in.Ticket[:]),
+		InteractiveRandomness: slices.Clone(in.Seed[:]),
+		Proof:                 res.Proof,
+		SealedCID:             sealed,
+		UnsealedCID:           unsealed,
+	}
+	return nil
+}
