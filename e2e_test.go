@@ -66,9 +66,7 @@ func proveCPUAndGPU(t *testing.T, pk *groth16.ProvingKey, circuit synth.Circuit)
 // inputs derived from the C1 — and rejection of another sector's inputs.
 // With the native library the GPU proof must be the same bytes.
 func TestProveSynthetic2KiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 2.7 M-constraint setup and proof take minutes on 2 cores")
-	}
+	needFacadeProofs(t)
 	circuit, public, pk := syntheticPartition(t, abi.RegisteredSealProof_StackedDrg2KiBV1_1, 7, 1)
 	proof := proveCPUAndGPU(t, pk, circuit)
 	ok, err := groth16.Verify(pk.VerifyingKey(), proof, public)
@@ -88,9 +86,7 @@ func TestProveSynthetic2KiB(t *testing.T) {
 // VerifySeal, which derives the challenges from the info alone. A flipped
 // seed selects other challenges, so the proof no longer verifies.
 func TestProveSealSyntheticPoRep2KiB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 2 KiB setup and proof take minutes on 2 cores")
-	}
+	needFacadeProofs(t)
 	ctx := context.Background()
 	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1_Feat_SyntheticPoRep
 	miner, sector := abi.ActorID(1000), abi.SectorNumber(11)

@@ -35,6 +35,20 @@ func testParamsDir(t *testing.T) string {
 	return sharedParams.dir
 }
 
+// envTestFacade opts in to the facade's further 2 KiB proofs on the CPU (the
+// pipeline with several proofs in flight, Synthetic PoRep, a panic in
+// synthesis, CPU against GPU): beyond TestSealCommitPhase2's one proof they
+// would take the package past 3 minutes on 2 cores. .ci/run runs them in a
+// step of their own, native/device-test.sh on the GPU.
+const envTestFacade = "GPUC2_TEST_FACADE"
+
+func needFacadeProofs(t *testing.T) {
+	t.Helper()
+	if testing.Short() || os.Getenv(envTestFacade) == "" {
+		t.Skipf("set %s=1 to prove more 2 KiB sectors through the facade (a few CPU-minutes; .ci/run does)", envTestFacade)
+	}
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if sharedParams.dir != "" {

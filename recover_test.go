@@ -34,9 +34,7 @@ func (c panickyCircuit) Synthesize(ctx context.Context, cs synth.ConstraintSyste
 // A circuit that panics mid-synthesis, on a goroutine of the library, fails
 // that proof with ErrInternal; the Prover goes on and proves the next sector.
 func TestPanicInSynthesisFailsOneProof(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 2 KiB setup and proof take minutes on 2 cores")
-	}
+	needFacadeProofs(t)
 	ctx := context.Background()
 	miner, bad := abi.ActorID(1000), abi.SectorNumber(66)
 	badC1, raw := syntheticC1JSON(t, miner, bad)

@@ -160,9 +160,7 @@ func (l *progressLog) stage(s gpuc2.Stage) []gpuc2.Progress {
 // and rejects a flipped byte and another sector number; a proof cancelled
 // during its synthesis returns context.Canceled and gives everything back.
 func TestProveSealPipeline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("several 2 KiB proofs take minutes on 2 cores")
-	}
+	needFacadeProofs(t)
 	ctx := context.Background()
 	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	req, err := gpuc2.Requirements(spt, gpuc2.Config{Backend: gpuc2.BackendCPU})
