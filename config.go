@@ -61,7 +61,8 @@ type Config struct {
 	SkipSelfVerify bool
 	Logger         *slog.Logger // default: slog.Default(), so the TEST-ONLY warning is seen
 	// Progress, if set, is called at each stage of each partition (see
-	// Stage), in order, from one goroutine of the Prover's: a slow callback
+	// Stage), and as each phase of its proof starts (Progress.Phase), in
+	// order, from one goroutine of the Prover's: a slow callback
 	// delays later reports, not the proofs, and a callback may call Close. A
 	// call's reports are delivered before it returns, unless Close cuts it
 	// short; none starts after Close returns.

@@ -35,6 +35,13 @@ type Progress struct {
 	Stage      Stage
 	Device     int   // the GPU of StageProving and StageProved; -1 on the CPU
 	Err        error // with StageFailed
+	// Phase, with StageProving, is the prover's phase now running. A
+	// partition's first StageProving report, as it reaches a prover
+	// worker, has none; one more follows as each phase starts: "H" (the
+	// quotient polynomial's FFTs), then the multi-scalar multiplications
+	// "msm_h", "msm_l", "msm_a", "msm_b_g1" and "msm_b_g2". Other stages
+	// have none.
+	Phase string
 }
 
 // requestTrack is the trace track of the steps a call takes itself (C1

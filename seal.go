@@ -246,7 +246,7 @@ func (p *Prover) enqueue(ctx context.Context, req SealRequest, a *admission) (*p
 		Bytes:      a.shape.bytes,
 		Report: func(e pipeline.Event) {
 			p.events.send(Progress{Proof: e.Seq, Sector: req.Sector, Miner: req.Miner, Partition: e.Partition,
-				Partitions: n, Stage: stages[e.Stage], Device: e.Device, Err: e.Err})
+				Partitions: n, Stage: stages[e.Stage], Device: e.Device, Err: e.Err, Phase: e.Phase})
 		},
 		TraceArgs: []any{"sector", uint64(req.Sector)},
 	})

@@ -34,6 +34,7 @@ type proveConfig struct {
 	r, s    *fr.Element
 	timings *Timings
 	phases  PhaseFunc
+	starts  func(name string)
 }
 
 // PhaseFunc receives each phase of a proof when it ends (for tracing), with
@@ -45,6 +46,16 @@ type PhaseFunc func(name string, start, end time.Time, args ...any)
 // resident key), wait_vram, upload, wait_compute and readback.
 func WithPhases(f PhaseFunc) ProveOption {
 	return func(c *proveConfig) { c.phases = f }
+}
+
+// WithPhaseStart calls f as each of the proof's six sections begins — H,
+// msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2, in that order, once each — on
+// the proving goroutine, so f must return at once. It is for progress
+// displays: WithPhases reports a phase only when it ends. The GPU's own
+// steps (key_upload, wait_vram, upload, wait_compute, readback) are not
+// reported here.
+func WithPhaseStart(f func(name string)) ProveOption {
+	return func(c *proveConfig) { c.starts = f }
 }
 
 // report ends the phase name begun at begin: it calls the phase hook, if
@@ -210,7 +221,8 @@ func proveWith(ctx context.Context, cfg *proveConfig, vk *VerifyingKey, c Sectio
 }
 
 // runSections runs the six sections in order, checking ctx before each;
-// each is timed into cfg's Timings and reported as a phase.
+// each is announced as it starts (WithPhaseStart), timed into cfg's
+// Timings and reported as a phase when it ends (WithPhases).
 func runSections(ctx context.Context, cfg *proveConfig, c SectionCounts, sec sections, args []any) (*sums, error) {
 	var sum sums
 	t := cfg.timings
@@ -230,6 +242,9 @@ func runSections(ctx context.Context, cfg *proveConfig, c SectionCounts, sec sec
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if cfg.starts != nil {
+			cfg.starts(st.name)
 		}
 		begin := time.Now()
 		err := st.f()

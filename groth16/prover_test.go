@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/assert"
@@ -126,6 +127,42 @@ func TestProveCancelled(t *testing.T) {
 	cancel()
 	_, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, c)
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// WithPhaseStart announces each section once, in order, before the
+// section's end is reported (WithPhases); a section that never runs is
+// never announced.
+func TestPhaseStart(t *testing.T) {
+	c := &testcircuit.Chain{N: 20, Seed: 2, Inputs: 1}
+	pk := setup(t, c, 6)
+	var log []string
+	record := func(cancelAt string, cancel context.CancelFunc) []groth16.ProveOption {
+		return []groth16.ProveOption{
+			groth16.WithPhaseStart(func(name string) {
+				log = append(log, "start "+name)
+				if name == cancelAt {
+					cancel()
+				}
+			}),
+			groth16.WithPhases(func(name string, _, _ time.Time, _ ...any) { log = append(log, "end "+name) }),
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, c, record("", cancel)...)
+	require.NoError(t, err)
+	var want []string
+	for _, name := range []string{"H", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"} {
+		want = append(want, "start "+name, "end "+name)
+	}
+	assert.Equal(t, want, log)
+
+	log = nil
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	_, err = groth16.Prove(ctx, &groth16.CPUProver{}, pk, c, record("msm_l", cancel)...)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, want[:6], log, "cancelled as msm_l starts: nothing after it")
 }
 
 // unconstrained allocates an aux variable no row uses.

@@ -33,7 +33,7 @@
 # memory; "facade-sector" writes a TEST-ONLY ${FACADE_SIZE:-32GiB} setup made on the GPU to a .params
 # file (./testsetup, ~47 GB at 32 GiB, in ${FACADE_CACHE:-.dev/facade-cache}, deleted at the end) and
 # proves ${FACADE_COUNT:-3} synthetic sectors from that file through the facade in another process
-# (./c2prove -facade, ${FACADE_WORKERS:-2} GPU workers): peak VRAM sampled by nvidia-smi, peak RSS by
+# (./c2prove, ${FACADE_WORKERS:-2} GPU workers): peak VRAM sampled by nvidia-smi, peak RSS by
 # GNU time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -209,15 +209,17 @@ if has facade-sector; then
 		df -h "$fdir" >>"$summary" 2>&1
 		t0=$(date +%s)
 		vram_start "$OUT/facade-sector-vram.log"
-		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/c2prove" -sector-size "$fsize" -count "${FACADE_COUNT:-3}" -facade \
-			-workers "${FACADE_WORKERS:-2}" -backend cuda -params /nonexistent -test-params "$fdir" \
+		# No -params (a -params directory must hold real files): an empty default directory makes
+		# c2prove use the TEST-ONLY file under -test-params, and say so (params=TEST-ONLY).
+		FIL_PROOFS_PARAMETER_CACHE=/nonexistent GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/c2prove" -sector-size "$fsize" \
+			-count "${FACADE_COUNT:-3}" -workers "${FACADE_WORKERS:-2}" -backend cuda -test-params "$fdir" \
 			-trace "$OUT/facade-trace.json" >"$OUT/facade-sector.log" 2>&1
 		r=$?
 		vram_stop
 		note "facade-sector: c2prove $fsize × ${FACADE_COUNT:-3} rc=$r in $(($(date +%s) - t0)) s, peak VRAM $(vram_peak "$OUT/facade-sector-vram.log") MiB"
-		# progress redraws (\r, ESC[K) share lines with the output: keep what follows the last one
-		tr '\r' '\n' <"$OUT/facade-sector.log" | sed 's/^.*\x1b\[K//' | cut -c1-300 |
-			grep -E 'TEST-ONLY|^parameters:|^pipeline:|^proof [0-9]|^summary|^  [a-zA-Z]|verified=|Maximum resident|c2prove:|panic' |
+		# the log is not a terminal: c2prove writes plain lines (its progress lines start "progress")
+		cut -c1-300 <"$OUT/facade-sector.log" |
+			grep -E 'TEST-ONLY|^backend:|^parameters:|^pipeline:|^proof [0-9]|^summary|^  [a-zA-Z]|verified=|Maximum resident|c2prove:|panic' |
 			tee -a "$summary"
 	fi
 	[ $r -ne 0 ] && rc=1

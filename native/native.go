@@ -72,6 +72,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -127,34 +128,47 @@ func call(op string, entry func(msg *C.char, n C.size_t) C.int) error {
 	return &Error{Op: op, Code: int(rc), Msg: string(msg)}
 }
 
-func candidates() []string {
-	var out []string
-	if p := os.Getenv(EnvLibrary); p != "" {
-		out = append(out, p)
-	}
-	if exe, err := os.Executable(); err == nil {
-		out = append(out, filepath.Join(filepath.Dir(exe), LibraryName))
-	}
-	return append(out, LibraryName) // dynamic linker search path
+// candidate is a place Load looks for the library, and how the error of a
+// failed try names it.
+type candidate struct {
+	path, where string
 }
 
+// candidates are the places Load tries, in order: $GPUC2_NATIVE_LIB,
+// beside the running executable, the dynamic linker's search path.
+func candidates() []candidate {
+	var out []candidate
+	if p := os.Getenv(EnvLibrary); p != "" {
+		out = append(out, candidate{p, "$" + EnvLibrary})
+	}
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, candidate{filepath.Join(filepath.Dir(exe), LibraryName), "beside the executable"})
+	}
+	return append(out, candidate{LibraryName, "the dynamic linker's search path"})
+}
+
+// load tries each candidate; its error names every place tried and why
+// each failed.
 func load() (*library, error) {
 	var errs []string
-	for _, path := range candidates() {
-		if path != LibraryName {
-			if _, err := os.Stat(path); err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", path, err))
+	if os.Getenv(EnvLibrary) == "" {
+		errs = append(errs, "$"+EnvLibrary+" is not set")
+	}
+	for _, c := range candidates() {
+		if c.path != LibraryName {
+			if _, err := os.Stat(c.path); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", c.where, err))
 				continue
 			}
 		}
-		l, err := open(path)
+		l, err := open(c.path)
 		if err != nil {
-			errs = append(errs, err.Error())
+			errs = append(errs, fmt.Sprintf("%s: %v", c.where, err))
 			continue
 		}
 		return l, nil
 	}
-	return nil, fmt.Errorf("%w: %v", ErrNotAvailable, errs)
+	return nil, fmt.Errorf("%w: %s; %s", ErrNotAvailable, LibraryName, strings.Join(errs, "; "))
 }
 
 func open(path string) (*library, error) {

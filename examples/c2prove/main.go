@@ -5,7 +5,8 @@
 // sector), creates once a local test setup for the 2 KiB circuit in
 // bellperson's file format (cached under the user cache directory, named
 // TEST-ONLY), proves it on the CPU, checks it with VerifySeal, and prints
-// timings and, last, "proof=<hex> bytes=<n> verified=true".
+// timings and, last, "proof=<hex> bytes=<n> verified=true params=TEST-ONLY"
+// (with real parameters, params=<the .params file>).
 //
 // Every mode goes through the facade's pipeline (Prover.ProveSeal): the
 // parameters are loaded (and put on the GPUs) first, then -count proofs are
@@ -20,12 +21,29 @@
 // MSMs run on the GPUs of -devices (default: every visible one), -workers
 // prover workers each.
 //
-// Parameters: the real Filecoin files from -params take precedence; else
-// a TEST-ONLY setup under -test-params (default the user cache directory)
-// is used, for any sector size: one made by examples/testsetup (32 GiB:
-// `go run ./examples/testsetup -sector-size 32GiB`, on a GPU), or one
-// created on first use for test sizes (≤ 512 MiB). With -c1 it proves a
-// real C1 output (filecoin-ffi JSON or the Commit2In envelope).
+// Every flag is checked before any work, and a bad command line exits 2:
+// an unknown -backend, -backend cuda without the native library (the
+// message names every place it was looked for and how to build it), a
+// -params directory without the real files, stray arguments. -backend
+// auto says which backend it chose and, for the CPU, why.
+//
+// Parameters: -params DIR must hold the real Filecoin files for the proof
+// type (an error names the files looked for). Without -params, the real
+// files of the default directory ($FIL_PROOFS_PARAMETER_CACHE, else
+// /var/tmp/filecoin-proof-parameters) are used when there; else a
+// TEST-ONLY setup under -test-params (default the user cache directory),
+// which c2prove announces on stderr and in its last line (params=TEST-ONLY):
+// one made by examples/testsetup (32 GiB: `go run ./examples/testsetup
+// -sector-size 32GiB`, on a GPU), or one created on first use for test
+// sizes (≤ 512 MiB). Its proofs verify only against that local key. With
+// -c1 it proves a real C1 output (filecoin-ffi JSON or the Commit2In
+// envelope).
+//
+// Progress: on a terminal, one status line redrawn every second names
+// each proof's running phase — queued, synthesis, proving, H, msm_h,
+// msm_l, msm_a, msm_b_g1, msm_b_g2, verify — and how long it has run;
+// when stdout is not a terminal, each phase's start is a plain line
+// ("progress …"), without \r or escape codes.
 //
 // -facade is accepted for older scripts and does nothing: every mode
 // proves through the facade.
@@ -34,10 +52,13 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -45,15 +66,25 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "c2prove:", err)
-		os.Exit(1)
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if err == nil {
+		err = o.check()
 	}
+	if err == nil {
+		tty := cli.Terminal(os.Stdout)
+		d := newDisplay(os.Stdout, os.Stderr, tty, cli.Width(os.Stdout))
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		err = run(ctx, o, d)
+		stop()
+		d.end() // the error, if any, starts on a line of its own
+	}
+	cli.Exit("c2prove", err)
 }
 
 type options struct {
@@ -68,40 +99,144 @@ type options struct {
 	count      int
 	testParams string
 	workers    int
+	set        map[string]bool // the flags given on the command line
+
+	// Resolved by check.
+	spt        abi.RegisteredSealProof
+	c1Raw      []byte    // the -c1 file
+	c1         *porep.C1 // parsed, for -c1
+	backendWhy string    // why this backend
+	params     string    // the real .params file; "": the TEST-ONLY setup
+	testOnly   string    // the TEST-ONLY setup's path, when used
 }
 
-func run() error {
-	var o options
-	flag.StringVar(&o.sectorSize, "sector-size", "2KiB", "sector size of the synthetic sector: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
-	flag.StringVar(&o.c1File, "c1", "", "C1 output to prove (JSON or Commit2In envelope); default: a synthetic sector")
-	flag.Uint64Var(&o.sector, "sector-number", 1, "sector number")
-	flag.Uint64Var(&o.miner, "miner-id", 1000, "miner actor id")
-	flag.StringVar(&o.paramsDir, "params", gpuc2.DefaultParamsDir(), "directory of Filecoin's parameter files")
-	flag.StringVar(&o.backend, "backend", "auto", "where H and the MSMs run: auto (cuda when the native library loads), cpu or cuda")
-	flag.Func("devices", "GPUs to prove on, comma-separated ordinals (gpuc2.Config.Devices; default every visible one)", func(s string) error {
+// parseFlags parses c2prove's command line; usage and flag errors go to
+// output.
+func parseFlags(args []string, output io.Writer) (*options, error) {
+	o := &options{set: map[string]bool{}}
+	fs := flag.NewFlagSet("c2prove", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: c2prove [flags]\n\n"+
+			"Proves PoRep C2 through gpuc2 and verifies the proofs; with no flags, a synthetic\n"+
+			"2 KiB sector on the CPU with a TEST-ONLY setup made once under the user cache directory.\n\n")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&o.sectorSize, "sector-size", "2KiB", "sector size of the synthetic sector: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
+	fs.StringVar(&o.c1File, "c1", "", "C1 output to prove (JSON or Commit2In envelope); default: a synthetic sector")
+	fs.Uint64Var(&o.sector, "sector-number", 1, "sector number")
+	fs.Uint64Var(&o.miner, "miner-id", 1000, "miner actor id")
+	fs.StringVar(&o.paramsDir, "params", gpuc2.DefaultParamsDir(), "directory of Filecoin's parameter files; given, it must hold the proof type's real .params and .vk (no TEST-ONLY fallback)")
+	fs.StringVar(&o.backend, "backend", "auto", "where H and the MSMs run: auto (cuda when the native library loads, else cpu; says which and why), cpu or cuda")
+	fs.Func("devices", "GPUs to prove on, comma-separated ordinals (gpuc2.Config.Devices; default every visible one; needs the cuda backend)", func(s string) error {
 		for _, f := range strings.Split(s, ",") {
 			d, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil {
 				return err
 			}
+			if d < 0 {
+				return fmt.Errorf("negative ordinal %d", d)
+			}
 			o.devices = append(o.devices, d)
 		}
 		return nil
 	})
-	flag.StringVar(&o.traceFile, "trace", "", "write a Chrome trace of the run (open in Perfetto) to this file")
-	flag.IntVar(&o.count, "count", 1, "proofs in flight at once through the gpuc2 pipeline (synthetic sectors get consecutive sector numbers)")
+	fs.StringVar(&o.traceFile, "trace", "", "write a Chrome trace of the run (open in Perfetto) to this file")
+	fs.IntVar(&o.count, "count", 1, "proofs in flight at once through the gpuc2 pipeline (synthetic sectors get consecutive sector numbers)")
 	cache, _ := os.UserCacheDir()
-	flag.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used when -params has no real files; empty: none")
-	flag.Bool("facade", false, "no effect, kept for older scripts: every mode proves through the gpuc2 facade's pipeline")
-	flag.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (gpuc2.Config.WorkersPerDevice; 0: the facade's default)")
-	flag.Parse()
-	if o.count < 1 {
-		return fmt.Errorf("-count must be at least 1, not %d", o.count)
+	fs.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used without -params when the default directory has no real files; empty: none")
+	fs.Bool("facade", false, "no effect, kept for older scripts: every mode proves through the gpuc2 facade's pipeline")
+	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (gpuc2.Config.WorkersPerDevice; 0: the facade's default)")
+	if err := cli.Parse(fs, args); err != nil {
+		return nil, err
 	}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	return o, nil
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	spt, reqs, err := requests(ctx, &o)
+// check checks every option before any work, resolving the proof type (of
+// -c1, read and parsed here, or of -sector-size), the backend and the
+// parameters. Its errors are usage errors: c2prove exits 2.
+func (o *options) check() error {
+	switch {
+	case o.count < 1:
+		return cli.Usagef("-count must be at least 1, not %d", o.count)
+	case o.workers < 0:
+		return cli.Usagef("-workers must not be negative, not %d", o.workers)
+	case o.c1File != "" && o.set["sector-size"]:
+		return cli.Usagef("-sector-size is for synthetic sectors: the C1 of -c1 has its own")
+	case o.set["params"] && o.set["test-params"]:
+		return cli.Usagef("-test-params is used only without -params: a -params directory must hold the real files")
+	}
+	if o.c1File != "" {
+		raw, err := os.ReadFile(o.c1File)
+		if err != nil {
+			return cli.Usagef("-c1: %w", err)
+		}
+		c1, err := porep.ParseC1(raw)
+		if err != nil {
+			return cli.Usagef("-c1 %s: %w", o.c1File, err)
+		}
+		o.c1, o.c1Raw, o.spt = c1, raw, c1.RegisteredProof
+	} else {
+		spt, err := porep.ProofForSectorSize(o.sectorSize)
+		if err != nil {
+			return cli.Usagef("-sector-size: %w", err)
+		}
+		o.spt = spt
+	}
+	if o.traceFile != "" {
+		if st, err := os.Stat(filepath.Dir(o.traceFile)); err != nil || !st.IsDir() {
+			return cli.Usagef("-trace %s: no directory %s", o.traceFile, filepath.Dir(o.traceFile))
+		}
+	}
+	var err error
+	if o.backend, o.backendWhy, err = cli.Backend("backend", o.backend); err != nil {
+		return err
+	}
+	if len(o.devices) > 0 && o.backend != "cuda" {
+		return cli.Usagef("-devices needs the cuda backend; the backend is cpu (%s)", o.backendWhy)
+	}
+	if err := cli.Devices("devices", o.devices...); err != nil {
+		return err
+	}
+	return o.checkParams()
+}
+
+// checkParams finds the parameters: the real files of -params, which must
+// be there when -params is given; else those of the default directory, or
+// a TEST-ONLY setup under -test-params.
+func (o *options) checkParams() error {
+	params, _, err := gpuc2.FindParams(o.paramsDir, o.spt)
+	switch {
+	case err == nil:
+		o.params = params
+		return nil
+	case !errors.Is(err, gpuc2.ErrParamsMissing):
+		return cli.Usagef("-params %s: %w", o.paramsDir, err)
+	case o.set["params"]:
+		return cli.Usagef("-params %s has no real parameters for %v: %w (a TEST-ONLY setup is used only without -params)",
+			o.paramsDir, porep.ProofName(o.spt), err)
+	case o.testParams == "":
+		return cli.Usagef("no parameters for %v: %w, and -test-params is empty (no TEST-ONLY setup)", porep.ProofName(o.spt), err)
+	}
+	o.testOnly = gpuc2.TestParamsPath(o.testParams, o.spt)
+	if _, err := os.Stat(o.testOnly); err != nil && !gpuc2.IsTestSize(o.spt) {
+		size, _ := porep.SectorSizeName(o.spt)
+		return cli.Usagef("no parameters for %v in %s, and no TEST-ONLY setup at %s: make one first with "+
+			"`go run ./examples/testsetup -sector-size %s -cache %s` (on a GPU)", porep.ProofName(o.spt), o.paramsDir, o.testOnly, size, o.testParams)
+	}
+	return nil
+}
+
+func run(ctx context.Context, o *options, d *display) error {
+	if o.testOnly != "" {
+		fmt.Fprintf(d.stderr(), "c2prove: TEST-ONLY parameters: no real ones for %v in %s; using the local TEST-ONLY setup %s "+
+			"(made once if missing). Its proofs verify only against that local key, never on chain; -params DIR requires real files.\n",
+			porep.ProofName(o.spt), o.paramsDir, o.testOnly)
+	}
+	d.printf("backend: %s (%s)", o.backend, o.backendWhy)
+	reqs, err := requests(ctx, o, d)
 	if err != nil {
 		return err
 	}
@@ -109,61 +244,47 @@ func run() error {
 	if o.traceFile != "" {
 		tracer = trace.New()
 	}
-	return prove(ctx, &o, spt, reqs, tracer)
+	return prove(ctx, o, reqs, tracer, d)
 }
 
 // requests are the o.count sectors to prove: the C1 of -c1 for each, or
 // synthetic sectors with consecutive sector numbers from -sector-number.
-func requests(ctx context.Context, o *options) (abi.RegisteredSealProof, []gpuc2.SealRequest, error) {
+func requests(ctx context.Context, o *options, d *display) ([]gpuc2.SealRequest, error) {
 	miner := abi.ActorID(o.miner)
 	reqs := make([]gpuc2.SealRequest, o.count)
-	var c1 *porep.C1
-	if o.c1File != "" {
-		var raw []byte
-		var err error
-		if c1, raw, err = readC1(o.c1File); err != nil {
-			return 0, nil, err
-		}
+	c1 := o.c1
+	if c1 != nil {
 		for i := range reqs {
-			reqs[i] = gpuc2.SealRequest{C1: raw, Sector: abi.SectorNumber(o.sector), Miner: miner}
+			reqs[i] = gpuc2.SealRequest{C1: o.c1Raw, Sector: abi.SectorNumber(o.sector), Miner: miner}
 		}
 	} else {
-		fmt.Printf("sector: synthetic %s sector(s) (generated test data, not real sectors)\n", o.sectorSize)
+		d.printf("sector: synthetic %s sector(s) (generated test data, not real sectors)", o.sectorSize)
+		start := time.Now()
+		d.begin(func() string {
+			return fmt.Sprintf("sector: making the synthetic C1… %.0f s", time.Since(start).Seconds())
+		})
+		defer d.end()
 		for i := range reqs {
 			sector := abi.SectorNumber(o.sector) + abi.SectorNumber(i)
 			var raw []byte
 			var err error
-			if c1, raw, err = syntheticC1(ctx, o.sectorSize, miner, sector); err != nil {
-				return 0, nil, err
+			if c1, raw, err = syntheticC1(ctx, o.spt, miner, sector); err != nil {
+				return nil, err
 			}
 			reqs[i] = gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner}
 		}
 	}
 	sp, err := porep.ParamsFor(c1.RegisteredProof)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	fmt.Printf("C1: %v, %d partitions × %d challenges (checked by the facade)\n",
+	d.printf("C1: %v, %d partitions × %d challenges (checked by the facade)",
 		porep.ProofName(c1.RegisteredProof), len(c1.VanillaProofs), sp.ChallengesPerPartition)
-	return c1.RegisteredProof, reqs, nil
-}
-
-// readC1 reads and parses a C1 output (filecoin-ffi JSON or the Commit2In envelope).
-func readC1(path string) (*porep.C1, []byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	c1, err := porep.ParseC1(raw)
-	return c1, raw, err
+	return reqs, nil
 }
 
 // syntheticC1 makes a synthetic sector's C1 and its JSON.
-func syntheticC1(ctx context.Context, size string, miner abi.ActorID, sector abi.SectorNumber) (*porep.C1, []byte, error) {
-	spt, err := porep.ProofForSectorSize(size)
-	if err != nil {
-		return nil, nil, fmt.Errorf("-sector-size: %w", err)
-	}
+func syntheticC1(ctx context.Context, spt abi.RegisteredSealProof, miner abi.ActorID, sector abi.SectorNumber) (*porep.C1, []byte, error) {
 	seed := sha256.Sum256([]byte("c2prove synthetic sector"))
 	c1, err := porep.SyntheticC1(ctx, spt, miner, sector, seed)
 	if err != nil {
@@ -171,28 +292,6 @@ func syntheticC1(ctx context.Context, size string, miner abi.ActorID, sector abi
 	}
 	raw, err := c1.EncodeJSON()
 	return c1, raw, err
-}
-
-// ticker prints elapsed time on one line every few seconds until done is called.
-func ticker(what string) (done func()) {
-	start := time.Now()
-	stop := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(2 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				fmt.Print("\r\033[K")
-				return
-			case <-t.C:
-				fmt.Printf("\r%s… %v", what, time.Since(start).Round(time.Millisecond))
-			}
-		}
-	}()
-	return func() { close(stop); <-finished }
 }
 
 func writeTrace(path string, t *trace.Tracer) error {

@@ -7,28 +7,31 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
-// prove proves reqs (proofs of type spt) at once through a gpuc2.Prover,
-// checks each with VerifySeal, prints their timings and a summary, writes
-// the trace, and ends with the first proof's line.
-func prove(ctx context.Context, o *options, spt abi.RegisteredSealProof, reqs []gpuc2.SealRequest, tracer *trace.Tracer) error {
+// prove proves reqs at once through a gpuc2.Prover, checks each with
+// VerifySeal, prints their timings and a summary, writes the trace, and
+// ends with the first proof's line.
+func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *trace.Tracer, d *display) error {
+	track := newTracker(d)
 	cfg := gpuc2.Config{ParamsDir: o.paramsDir, Backend: gpuc2.Backend(o.backend), Devices: o.devices, Tracer: tracer,
-		WorkersPerDevice: o.workers, TestParamsDir: o.testParams, // a TEST-ONLY setup when the real files are missing
+		WorkersPerDevice: o.workers,
 		// Which parameter file is used, and a warning for TEST-ONLY ones.
-		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		Progress: progressLine(len(reqs))}
-	need, err := gpuc2.Requirements(spt, cfg)
+		Logger:   slog.New(slog.NewTextHandler(d.stderr(), &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Progress: track.report}
+	if o.testOnly != "" {
+		cfg.TestParamsDir = o.testParams // check found no real files: a TEST-ONLY setup
+	}
+	need, err := gpuc2.Requirements(o.spt, cfg)
 	if err != nil {
 		return err
 	}
@@ -37,10 +40,10 @@ func prove(ctx context.Context, o *options, spt abi.RegisteredSealProof, reqs []
 		return err
 	}
 	defer p.Close()
-	fmt.Printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded), %.1f GiB VRAM, %d GPU\n",
-		len(reqs), porep.ProofName(spt), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
+	d.printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded), %.1f GiB VRAM, %d GPU",
+		len(reqs), porep.ProofName(o.spt), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
 		gib(need.VRAMBytes), need.GPUs)
-	if err := preload(ctx, p, spt, cfg.TestParamsDir != ""); err != nil {
+	if err := preload(ctx, p, o, d); err != nil {
 		return err
 	}
 
@@ -48,6 +51,7 @@ func prove(ctx context.Context, o *options, spt abi.RegisteredSealProof, reqs []
 	errs := make([]error, len(reqs))
 	doneAt := make([]time.Duration, len(reqs)) // since start, when each proof returned
 	start := time.Now()
+	track.begin(start)
 	var wg sync.WaitGroup
 	for i := range reqs {
 		wg.Add(1)
@@ -59,7 +63,7 @@ func prove(ctx context.Context, o *options, spt abi.RegisteredSealProof, reqs []
 	}
 	wg.Wait()
 	wall := time.Since(start)
-	fmt.Print("\r\033[K")
+	d.end()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -72,7 +76,7 @@ func prove(ctx context.Context, o *options, spt abi.RegisteredSealProof, reqs []
 			return err
 		}
 		ok = ok && good
-		fmt.Printf("proof %d (sector %d): %.1f s = queue %.1f + params %.1f + synthesis %.1f + prove %.1f + verify %.1f (partition sums), devices %v, VerifySeal %t\n",
+		d.printf("proof %d (sector %d): %.1f s = queue %.1f + params %.1f + synthesis %.1f + prove %.1f + verify %.1f (partition sums), devices %v, VerifySeal %t",
 			i+1, reqs[i].Sector, t.Total.Seconds(), t.Queue.Seconds(), t.ParamLoad.Seconds(), t.Synthesis.Seconds(),
 			t.Prove.Seconds(), t.Verify.Seconds(), r.Devices, good)
 	}
@@ -83,43 +87,163 @@ func prove(ctx context.Context, o *options, spt abi.RegisteredSealProof, reqs []
 		}
 	}
 	b := results[0].Proof
-	fmt.Printf("proof=%s bytes=%d verified=%t\n", hex.EncodeToString(b), len(b), ok)
+	params := o.params
+	if o.testOnly != "" {
+		params = "TEST-ONLY"
+	}
+	d.printf("proof=%s bytes=%d verified=%t params=%s", hex.EncodeToString(b), len(b), ok, params)
 	if !ok {
 		return errors.New("a proof does not verify")
 	}
 	return nil
 }
 
-// progressLine returns a Config.Progress that redraws one status line: each
-// proof's latest partition stage.
-func progressLine(count int) func(gpuc2.Progress) {
-	var mu sync.Mutex
-	stages := map[uint64]string{}
-	return func(e gpuc2.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		stages[e.Proof] = fmt.Sprintf("%d/%d %s", e.Partition+1, e.Partitions, e.Stage)
-		line := ""
-		for i := uint64(1); i <= uint64(count); i++ {
-			if s, ok := stages[i]; ok {
-				line += fmt.Sprintf("  #%d %-16s", i, s)
-			}
-		}
-		fmt.Printf("\r\033[K%s", line)
+// tracker follows the partitions of the proofs in flight for the display
+// (gpuc2.Config.Progress): each one's phase, and since when. On a terminal
+// the status line shows, per proof, its partitions at work with their
+// phase and its time so far; elsewhere each phase's start is a line.
+type tracker struct {
+	d     *display
+	mu    sync.Mutex
+	start time.Time
+	parts map[[2]int]*partition // by (proof, partition)
+	order [][2]int              // the keys, in (proof, partition) order
+}
+
+func cmpKey(a, b [2]int) int {
+	if a[0] != b[0] {
+		return a[0] - b[0]
 	}
+	return a[1] - b[1]
+}
+
+// partition is a partition's running phase.
+type partition struct {
+	of    int
+	phase string
+	since time.Time
+	done  bool
+}
+
+func newTracker(d *display) *tracker {
+	return &tracker{d: d, parts: map[[2]int]*partition{}}
+}
+
+// begin starts the status line, the proofs being put in flight at start.
+func (t *tracker) begin(start time.Time) {
+	t.mu.Lock()
+	t.start = start
+	t.mu.Unlock()
+	t.d.begin(t.status)
+}
+
+// phase names what e starts: its stage, or with StageProving the prover's
+// phase (H, the MSMs); StageProved is followed by self-verification.
+func phase(e gpuc2.Progress) string {
+	switch e.Stage {
+	case gpuc2.StageProving:
+		switch {
+		case e.Phase != "":
+			return e.Phase
+		case e.Device >= 0:
+			return fmt.Sprintf("proving on GPU %d", e.Device)
+		}
+		return "proving"
+	case gpuc2.StageProved:
+		return "verify"
+	case gpuc2.StageFailed:
+		return fmt.Sprintf("failed: %v", e.Err)
+	}
+	return string(e.Stage)
+}
+
+func (t *tracker) report(e gpuc2.Progress) {
+	now := time.Now()
+	name := phase(e)
+	t.mu.Lock()
+	key := [2]int{int(e.Proof), e.Partition}
+	p := t.parts[key]
+	if p == nil {
+		p = &partition{of: e.Partitions}
+		t.parts[key] = p
+		i, _ := slices.BinarySearchFunc(t.order, key, cmpKey)
+		t.order = slices.Insert(t.order, i, key)
+	}
+	line := fmt.Sprintf("progress %.1f s: #%d partition %d/%d %s", now.Sub(t.start).Seconds(), e.Proof, e.Partition+1, e.Partitions, name)
+	if p.phase != "" {
+		line += fmt.Sprintf(" (%s took %.1f s)", p.phase, now.Sub(p.since).Seconds())
+	}
+	p.phase, p.since = name, now
+	p.done = e.Stage == gpuc2.StageVerified
+	started := !t.start.IsZero()
+	t.mu.Unlock()
+	if started {
+		t.d.change(line)
+	}
+}
+
+// status is the terminal's status line: per proof, the partitions at work
+// (queued ones only when none is), with their phase and its time so far,
+// and how many are done.
+func (t *tracker) status() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := time.Now()
+	var b strings.Builder
+	fmt.Fprintf(&b, "proving %.0fs", now.Sub(t.start).Seconds())
+	proof, done := -1, 0
+	var busy, queued []string
+	flush := func() {
+		if len(busy) == 0 {
+			busy = queued
+		}
+		switch {
+		case proof < 0:
+		case len(busy) == 0:
+			fmt.Fprintf(&b, " · #%d done", proof)
+		case done > 0:
+			fmt.Fprintf(&b, " · #%d %s (%d done)", proof, strings.Join(busy, ", "), done)
+		default:
+			fmt.Fprintf(&b, " · #%d %s", proof, strings.Join(busy, ", "))
+		}
+	}
+	for _, k := range t.order {
+		if k[0] != proof {
+			flush()
+			proof, done, busy, queued = k[0], 0, nil, nil
+		}
+		p := t.parts[k]
+		s := fmt.Sprintf("%d/%d %s %.1fs", k[1]+1, p.of, p.phase, now.Sub(p.since).Seconds())
+		switch {
+		case p.done:
+			done++
+		case p.phase == string(gpuc2.StageQueued):
+			queued = append(queued, s)
+		default:
+			busy = append(busy, s)
+		}
+	}
+	flush()
+	return b.String()
 }
 
 // preload loads the parameters (decoded, and on the GPUs) before the clock
 // starts, as a long-running prover would have them.
-func preload(ctx context.Context, p *gpuc2.Prover, spt abi.RegisteredSealProof, testParams bool) error {
-	what := "parameters: loading"
-	if testParams && gpuc2.IsTestSize(spt) {
-		what += " (a TEST-ONLY setup is created once when the real files are missing)"
+func preload(ctx context.Context, p *gpuc2.Prover, o *options, d *display) error {
+	verb, file := "loading", o.params
+	if o.testOnly != "" {
+		file = o.testOnly
+		if _, err := os.Stat(file); err != nil {
+			verb = "creating (once; minutes)"
+		}
 	}
 	start := time.Now()
-	done := ticker(what)
-	err := p.Preload(ctx, spt)
-	done()
+	d.printf("parameters: %s %s", verb, file)
+	d.begin(func() string {
+		return fmt.Sprintf("parameters: %s %s… %.0fs", verb, filepath.Base(file), time.Since(start).Seconds())
+	})
+	err := p.Preload(ctx, o.spt)
+	d.end()
 	if err != nil {
 		return err
 	}
@@ -127,7 +251,7 @@ func preload(ctx context.Context, p *gpuc2.Prover, spt abi.RegisteredSealProof, 
 	if p.Backend() == gpuc2.BackendCUDA {
 		where = "resident on the GPU"
 	}
-	fmt.Printf("parameters: %s in %.1f s\n", where, time.Since(start).Seconds())
+	d.printf("parameters: %s in %.1f s", where, time.Since(start).Seconds())
 	return nil
 }
 

@@ -21,63 +21,104 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/bits"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/stacked"
 	"github.com/gpuc2/gpuc2/synth/stacked/stackedtest"
 )
 
 func main() {
-	size := flag.String("sector-size", "2KiB", "sector size: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or bytes)")
-	check := flag.Bool("check", false, "synthesize a synthetic witness and require it to satisfy the circuit")
-	seed := flag.Uint64("seed", 1, "seed of the synthetic witness (with -check)")
-	quiet := flag.Bool("q", false, "no progress on stderr")
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, *size, *check, *seed, *quiet); err != nil {
-		fmt.Fprintln(os.Stderr, "circuitinfo:", err)
-		os.Exit(1)
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if err == nil {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		err = run(ctx, o)
+		stop()
 	}
+	cli.Exit("circuitinfo", err) // 2 after a usage error: nothing was done
 }
 
-func run(ctx context.Context, sizeArg string, check bool, seed uint64, quiet bool) error {
-	size, err := parseSize(sizeArg)
-	if err != nil {
-		return err
+type options struct {
+	check bool
+	seed  uint64
+	quiet bool
+
+	size   string
+	params stacked.Params // of size, resolved by parseFlags
+}
+
+// parseFlags parses and checks circuitinfo's command line; usage and flag
+// errors go to output.
+func parseFlags(args []string, output io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("circuitinfo", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: circuitinfo [flags]\n\nSynthesizes one PoRep partition circuit in counting mode and prints its shape on one line.\n\n")
+		fs.PrintDefaults()
 	}
-	p, err := stacked.ParamsForSectorSize(size)
-	if err != nil {
-		return err
+	fs.StringVar(&o.size, "sector-size", "2KiB", "sector size: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or bytes)")
+	fs.BoolVar(&o.check, "check", false, "synthesize a synthetic witness and require it to satisfy the circuit")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic witness (with -check)")
+	fs.BoolVar(&o.quiet, "q", false, "no progress on stderr")
+	if err := cli.Parse(fs, args); err != nil {
+		return o, err
 	}
-	c := &stacked.Circuit{Params: p, Workers: 1}
-	if check {
-		if c.Witness, err = stackedtest.Partition(p, seed); err != nil {
+	size, err := parseSize(o.size)
+	if err != nil {
+		return o, cli.Usagef("-sector-size: %w", err)
+	}
+	if o.params, err = stacked.ParamsForSectorSize(size); err != nil {
+		return o, cli.Usagef("-sector-size: %w", err)
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, o options) error {
+	c := &stacked.Circuit{Params: o.params, Workers: 1}
+	if o.check {
+		var err error
+		if c.Witness, err = stackedtest.Partition(o.params, o.seed); err != nil {
 			return err
 		}
 	}
 	start := time.Now()
-	if !quiet {
+	var open atomic.Bool // a progress line is drawn, without its newline
+	if !o.quiet {
+		tty, last := cli.Terminal(os.Stderr), start
 		c.Progress = func(done, total int) {
-			fmt.Fprintf(os.Stderr, "\rsynthesizing: challenge %d/%d, %.0fs", done, total, time.Since(start).Seconds())
-			if done == total {
-				fmt.Fprintln(os.Stderr)
+			now := time.Now()
+			switch {
+			case tty: // redrawn in place
+				fmt.Fprintf(os.Stderr, "\rsynthesizing: challenge %d/%d, %.0fs", done, total, now.Sub(start).Seconds())
+				open.Store(done < total)
+				if done == total {
+					fmt.Fprintln(os.Stderr)
+				}
+			case done == total || now.Sub(last) >= 10*time.Second: // plain lines
+				last = now
+				fmt.Fprintf(os.Stderr, "synthesizing: challenge %d/%d, %.0fs\n", done, total, now.Sub(start).Seconds())
 			}
 		}
 	}
 	ch := synth.NewChecker()
 	if err := c.Synthesize(ctx, ch); err != nil {
+		if open.Load() {
+			fmt.Fprintln(os.Stderr) // the error starts on a line of its own
+		}
 		return err
 	}
-	if check {
+	if o.check {
 		if err := ch.Err(); err != nil {
-			return fmt.Errorf("synthetic witness (seed %d): %w", seed, err)
+			return fmt.Errorf("synthetic witness (seed %d): %w", o.seed, err)
 		}
 		fmt.Fprintln(os.Stderr, "synthetic witness satisfies the circuit")
 	}
@@ -87,8 +128,8 @@ func run(ctx context.Context, sizeArg string, check bool, seed uint64, quiet boo
 	fmt.Printf("constraints=%d inputs=%d aux=%d rows=%d nnz_a=%d nnz_b=%d nnz_c=%d a_aux_density=%d b_aux_density=%d b_input_density=%d domain=2^%d\n",
 		constraints, st.Inputs, st.Aux, st.Constraints, st.NNZA, st.NNZB, st.NNZC,
 		st.AAuxDensity, st.BAuxDensity, st.BInputDensity, bits.Len(uint(st.Constraints-1)))
-	if !quiet {
-		fmt.Fprintf(os.Stderr, "%s in %.1fs\n", sizeArg, time.Since(start).Seconds())
+	if !o.quiet {
+		fmt.Fprintf(os.Stderr, "%s in %.1fs\n", o.size, time.Since(start).Seconds())
 	}
 	return nil
 }

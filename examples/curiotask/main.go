@@ -25,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"time"
@@ -35,6 +36,7 @@ import (
 	"github.com/filecoin-project/go-state-types/proof"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -154,22 +156,26 @@ func (t *C2Task) Do(ctx context.Context, c1 []byte, sector abi.SectorNumber, min
 func (t *C2Task) Close() error { return t.prover.Close() }
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "curiotask:", err)
-		os.Exit(1)
+	err := parseFlags(os.Args[1:], os.Stderr)
+	if err == nil {
+		err = run()
 	}
+	cli.Exit("curiotask", err) // 2 after a usage error: nothing was done
+}
+
+// parseFlags checks the command line: curiotask takes no flags but -h, and
+// no arguments. Usage and errors go to output.
+func parseFlags(args []string, output io.Writer) error {
+	fs := flag.NewFlagSet("curiotask", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: curiotask\n\nProves one synthetic 2 KiB sector through gpuc2 in the shape of a Curio C2 task\n"+
+			"(TEST-ONLY parameters, made on first use under the user cache directory). It takes no flags.")
+	}
+	return cli.Parse(fs, args)
 }
 
 func run() error {
-	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: curiotask\n\nProves one synthetic 2 KiB sector through gpuc2 in the shape of a Curio C2 task\n(TEST-ONLY parameters, made on first use under the user cache directory).")
-		flag.PrintDefaults()
-	}
-	flag.Parse()
-	if flag.NArg() > 0 {
-		flag.Usage()
-		return fmt.Errorf("unexpected arguments %q", flag.Args())
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cache, err := os.UserCacheDir()

@@ -20,56 +20,113 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
+	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/internal/nativetest"
 	"github.com/gpuc2/gpuc2/msm"
 	"github.com/gpuc2/gpuc2/native"
 )
 
 func main() {
-	logN := flag.Int("log", 20, "MSM size 2^log (1…28)")
-	group := flag.String("group", "g1", "g1 or g2")
-	backend := flag.String("backend", "both", "cpu, cuda or both")
-	runs := flag.Int("runs", 3, "timed runs per backend (after one untimed warm-up on the GPU)")
-	kind := flag.String("scalars", "random", "random or bits")
-	device := flag.Int("device", 0, "CUDA device ordinal")
-	window := flag.Int("window", 0, fmt.Sprintf("force the GPU's Pippenger window (%d…%d; 0: the library's choice)", native.MSMWindowMin, native.MSMWindowMax))
-	trace := flag.Bool("trace", false, "print the GPU MSM's phase times to stderr (adds stream synchronizations)")
-	noSplit := flag.Bool("no-split", false, "GPU: Pippenger over every scalar, without summing the 0/1 scalars apart")
-	flag.Parse()
-	var opts []native.MSMOption
-	if *window != 0 {
-		opts = append(opts, native.WithWindow(*window))
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if err == nil {
+		err = run(o.logN, o.group, o.backend, o.runs, o.kind, msm.CUDA{Device: o.device, Options: o.msmOptions()})
 	}
-	if *trace {
+	cli.Exit("msmbench", err) // 2 after a usage error: nothing was done
+}
+
+type options struct {
+	logN, runs, device, window int
+	group, backend, kind       string
+	trace, noSplit             bool
+}
+
+// parseFlags parses and checks msmbench's command line (check); usage and
+// flag errors go to output.
+func parseFlags(args []string, output io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("msmbench", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: msmbench [flags]\n\nTimes multi-scalar multiplications on the CPU and on the GPU.\n\n")
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&o.logN, "log", 20, "MSM size 2^log (1…28)")
+	fs.StringVar(&o.group, "group", "g1", "g1 or g2")
+	fs.StringVar(&o.backend, "backend", "both", "cpu, cuda or both (both: the GPU is skipped, saying why, without the native library)")
+	fs.IntVar(&o.runs, "runs", 3, "timed runs per backend (after one untimed warm-up on the GPU)")
+	fs.StringVar(&o.kind, "scalars", "random", "random or bits")
+	fs.IntVar(&o.device, "device", 0, "CUDA device ordinal")
+	fs.IntVar(&o.window, "window", 0, fmt.Sprintf("force the GPU's Pippenger window (%d…%d; 0: the library's choice)", native.MSMWindowMin, native.MSMWindowMax))
+	fs.BoolVar(&o.trace, "trace", false, "print the GPU MSM's phase times to stderr (adds stream synchronizations)")
+	fs.BoolVar(&o.noSplit, "no-split", false, "GPU: Pippenger over every scalar, without summing the 0/1 scalars apart")
+	if err := cli.Parse(fs, args); err != nil {
+		return o, err
+	}
+	if o.window != 0 && (o.window < native.MSMWindowMin || o.window > native.MSMWindowMax) {
+		return o, cli.Usagef("-window %d: want 0 or %d…%d", o.window, native.MSMWindowMin, native.MSMWindowMax)
+	}
+	if o.device < 0 {
+		return o, cli.Usagef("-device must not be negative, not %d", o.device)
+	}
+	if err := check(o.logN, o.group, o.backend, o.runs, o.kind); err != nil {
+		return o, err
+	}
+	if o.backend != "cpu" && native.Available() {
+		return o, cli.Devices("device", o.device)
+	}
+	return o, nil
+}
+
+func (o options) msmOptions() []native.MSMOption {
+	var opts []native.MSMOption
+	if o.window != 0 {
+		opts = append(opts, native.WithWindow(o.window))
+	}
+	if o.trace {
 		opts = append(opts, native.WithTrace())
 	}
-	if *noSplit {
+	if o.noSplit {
 		opts = append(opts, native.WithoutSplit())
 	}
-	if err := run(*logN, *group, *backend, *runs, *kind, msm.CUDA{Device: *device, Options: opts}); err != nil {
-		fmt.Fprintln(os.Stderr, "msmbench:", err)
-		os.Exit(1)
+	return opts
+}
+
+// check checks run's arguments before any work: usage errors, -backend
+// cuda without the native library included.
+func check(logN int, group, backend string, runs int, kind string) error {
+	switch {
+	case logN < 1 || logN > 28 || runs < 1:
+		return cli.Usagef("-log %d, -runs %d: want 1…28 and ≥ 1", logN, runs)
+	case group != "g1" && group != "g2":
+		return cli.Usagef("-group %q: want g1 or g2", group)
+	case kind != "random" && kind != "bits":
+		return cli.Usagef("-scalars %q: want random or bits", kind)
 	}
+	switch backend {
+	case "cpu", "both":
+	case "cuda":
+		_, _, err := cli.Backend("backend", backend)
+		return err
+	default:
+		return cli.Usagef("-backend %q: want cpu, cuda or both", backend)
+	}
+	return nil
 }
 
 func run(logN int, group, backend string, runs int, kind string, gpu msm.CUDA) error {
-	if logN < 1 || logN > 28 || runs < 1 {
-		return fmt.Errorf("-log %d, -runs %d: want 1…28 and ≥ 1", logN, runs)
-	}
-	if group != "g1" && group != "g2" {
-		return fmt.Errorf("-group %q: want g1 or g2", group)
+	if err := check(logN, group, backend, runs, kind); err != nil {
+		return err
 	}
 	n := 1 << logN
 	scalars := nativetest.Scalars(n)
-	switch kind {
-	case "random":
-	case "bits":
+	if kind == "bits" {
 		for i := range scalars {
 			switch {
 			case i%40 == 7:
@@ -79,25 +136,15 @@ func run(logN int, group, backend string, runs int, kind string, gpu msm.CUDA) e
 				scalars[i].SetOne()
 			}
 		}
-	default:
-		return fmt.Errorf("-scalars %q: want random or bits", kind)
 	}
 	engines := map[string]msm.Engine{"cpu": msm.CPU{}, "cuda": gpu}
-	var order []string
-	switch backend {
-	case "cpu", "cuda":
-		order = []string{backend}
-	case "both":
+	order := []string{backend}
+	if backend == "both" {
 		order = []string{"cpu", "cuda"}
-	default:
-		return fmt.Errorf("-backend %q: want cpu, cuda or both", backend)
-	}
-	if slices.Contains(order, "cuda") && !native.Available() {
-		if backend == "cuda" {
-			return fmt.Errorf("cuda: %w", native.Load())
+		if !native.Available() { // check refused cuda alone without it
+			fmt.Println("cuda: not available, skipped:", native.Load())
+			order = []string{"cpu"}
 		}
-		fmt.Println("cuda: not available, skipped:", native.Load())
-		order = []string{"cpu"}
 	}
 	var g1 []bls12381.G1Affine
 	var g2 []bls12381.G2Affine

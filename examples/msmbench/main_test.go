@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"strings"
 	"testing"
 
+	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/msm"
 	"github.com/gpuc2/gpuc2/native"
 )
@@ -29,5 +35,35 @@ func TestRun(t *testing.T) {
 		if err := run(bad.log, bad.group, bad.back, bad.runs, bad.kind, msm.CUDA{}); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
+	}
+}
+
+// Flags are checked before any work: bad values and stray arguments are
+// usage errors (exit 2), -backend cuda without the library included; -h
+// prints the usage.
+func TestFlags(t *testing.T) {
+	o, err := parseFlags([]string{"-log", "6", "-group", "g2", "-backend", "cpu", "-runs", "2", "-scalars", "bits", "-window", "8"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (options{logN: 6, group: "g2", backend: "cpu", runs: 2, kind: "bits", window: 8}); o != want {
+		t.Errorf("%+v, want %+v", o, want)
+	}
+	bad := [][]string{{"-log", "0"}, {"-log", "29"}, {"-runs", "0"}, {"-group", "g3"}, {"-backend", "gpu"},
+		{"-scalars", "ternary"}, {"-window", "3"}, {"-window", "21"}, {"-device", "-1"}, {"extra"}, {"-bogus"}}
+	if !native.Available() {
+		bad = append(bad, []string{"-backend", "cuda"})
+	}
+	for _, args := range bad {
+		if _, err := parseFlags(args, io.Discard); cli.Code(err) != 2 {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+	if _, err := parseFlags([]string{"-backend", "cuda"}, io.Discard); err != nil && !strings.Contains(err.Error(), "make -C native") {
+		t.Errorf("-backend cuda without the library does not say how to build it: %v", err)
+	}
+	var usage bytes.Buffer
+	if _, err := parseFlags([]string{"-h"}, &usage); !errors.Is(err, flag.ErrHelp) || !strings.Contains(usage.String(), "-window") {
+		t.Errorf("-h: %v, %q", err, usage.String())
 	}
 }

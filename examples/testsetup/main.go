@@ -35,6 +35,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
@@ -42,16 +43,13 @@ import (
 )
 
 func main() {
-	o, err := parseFlags(os.Args[1:], flag.ExitOnError)
+	o, err := parseFlags(os.Args[1:], os.Stderr)
 	if err == nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
 		_, err = run(ctx, o, os.Stdout)
+		stop()
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "testsetup:", err)
-		os.Exit(1)
-	}
+	cli.Exit("testsetup", err) // 2 after a usage error: nothing was done
 }
 
 type options struct {
@@ -60,67 +58,61 @@ type options struct {
 	backend    string
 	device     int
 	force      bool
+
+	backendWhy string // set by plan: why this backend
 }
 
-func parseFlags(args []string, onError flag.ErrorHandling) (options, error) {
+// parseFlags parses testsetup's command line; usage and flag errors go to
+// output.
+func parseFlags(args []string, output io.Writer) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("testsetup", onError)
+	fs := flag.NewFlagSet("testsetup", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: testsetup [flags]\n\n"+
+			"Makes a TEST-ONLY Groth16 setup for the PoRep circuit of a sector size, where c2prove\n"+
+			"and gpuc2.Config.TestParamsDir look for it. Never valid on chain.\n\n")
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&o.sectorSize, "sector-size", "2KiB", "sector size of the circuit: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
 	fs.StringVar(&o.cache, "cache", "", "cache directory the file goes under (as gpuc2.TestParamsPath); default the user cache directory, where c2prove looks")
-	fs.StringVar(&o.backend, "backend", "auto", "where the fixed-base multiplications run: auto (cuda when the native library loads), cpu (sizes ≤ 512MiB) or cuda")
+	fs.StringVar(&o.backend, "backend", "auto", "where the fixed-base multiplications run: auto (cuda when the native library loads; says which and why), cpu (sizes ≤ 512MiB) or cuda")
 	fs.IntVar(&o.device, "device", 0, "CUDA device ordinal")
 	fs.BoolVar(&o.force, "force", false, "replace an existing file (removed once the setup is done, before writing, so the disk never holds two)")
-	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	return o, nil
+	return o, cli.Parse(fs, args)
 }
 
 // plan checks the options and resolves the proof type, the cache directory
-// and the backend ("cpu" or "cuda") without doing any work.
+// and the backend ("cpu" or "cuda") without doing any work. Its errors are
+// usage errors.
 func plan(o *options) (abi.RegisteredSealProof, error) {
 	spt, err := porep.ProofForSectorSize(o.sectorSize)
 	if err != nil {
-		return 0, fmt.Errorf("-sector-size: %w", err)
+		return 0, cli.Usagef("-sector-size: %w", err)
 	}
 	if o.cache == "" {
 		if o.cache, err = os.UserCacheDir(); err != nil {
-			return 0, fmt.Errorf("no user cache directory (%w); give -cache", err)
+			return 0, cli.Usagef("no user cache directory (%w); give -cache", err)
 		}
 	}
 	if o.device < 0 {
-		return 0, fmt.Errorf("-device must not be negative, not %d", o.device)
+		return 0, cli.Usagef("-device must not be negative, not %d", o.device)
 	}
-	switch o.backend {
-	case "cuda", "auto":
-		loadErr := native.Load()
-		if loadErr == nil {
-			devs, err := native.Devices()
-			if err != nil {
-				return 0, err
-			}
-			if o.device >= len(devs) {
-				return 0, fmt.Errorf("-device %d: only %d CUDA device(s)", o.device, len(devs))
-			}
-			o.backend = "cuda"
-			break
+	asked := o.backend
+	if o.backend, o.backendWhy, err = cli.Backend("backend", o.backend); err != nil {
+		return 0, err
+	}
+	switch {
+	case o.backend == "cuda":
+		if err := cli.Devices("device", o.device); err != nil {
+			return 0, err
 		}
-		if o.backend == "cuda" {
-			return 0, fmt.Errorf("-backend cuda: %w", loadErr)
-		}
-		o.backend = "cpu"
-		if !gpuc2.IsTestSize(spt) {
-			return 0, fmt.Errorf("a %s setup needs a GPU (the CPU would take hours), and the native CUDA library is not available: %w", o.sectorSize, loadErr)
-		}
-	case "cpu":
-		if !gpuc2.IsTestSize(spt) {
-			return 0, fmt.Errorf("-backend cpu: a %s setup on the CPU would take hours; only sizes up to 512MiB are made on the CPU — use -backend cuda on a GPU machine", o.sectorSize)
-		}
+	case gpuc2.IsTestSize(spt):
+	case asked == "auto":
+		return 0, cli.Usagef("a %s setup needs a GPU (the CPU would take hours), and the native CUDA library is not available: %w\n%s",
+			o.sectorSize, native.Load(), cli.BuildHint)
 	default:
-		return 0, fmt.Errorf("-backend must be auto, cpu or cuda, not %q", o.backend)
+		return 0, cli.Usagef("-backend cpu: a %s setup on the CPU would take hours; only sizes up to 512MiB are made on the CPU — use -backend cuda on a GPU machine", o.sectorSize)
 	}
 	return spt, nil
 }
@@ -137,12 +129,13 @@ func run(ctx context.Context, o options, w io.Writer) (string, error) {
 	}
 	path := gpuc2.TestParamsPath(o.cache, spt)
 	if st, err := os.Stat(path); err == nil && !o.force {
-		return "", fmt.Errorf("%s exists (%.1f GB); -force replaces it", path, float64(st.Size())/1e9)
+		return "", cli.Usagef("%s exists (%.1f GB); -force replaces it", path, float64(st.Size())/1e9)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
 	}
 	_ = os.Remove(path + ".tmp") // a stale one from an interrupted run
+	fmt.Fprintf(w, "backend: %s (%s)\n", o.backend, o.backendWhy)
 	fmt.Fprintf(w, "TEST-ONLY setup for %v (%s sectors) on %s: local toxic waste, never valid on chain\n", porep.ProofName(spt), o.sectorSize, o.backend)
 
 	params, err := porep.CircuitParams(spt)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/testkey"
 	"github.com/gpuc2/gpuc2/native"
@@ -32,11 +33,17 @@ func fakeSetup(_ context.Context, c synth.Circuit, _ io.Reader, _ ...groth16.Set
 }
 
 func TestFlagsAndPlan(t *testing.T) {
-	o, err := parseFlags([]string{"-sector-size", "32GiB", "-cache", "/c", "-backend", "cuda", "-device", "1", "-force"}, flag.ContinueOnError)
+	o, err := parseFlags([]string{"-sector-size", "32GiB", "-cache", "/c", "-backend", "cuda", "-device", "1", "-force"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, options{sectorSize: "32GiB", cache: "/c", backend: "cuda", device: 1, force: true}, o)
-	_, err = parseFlags([]string{"-sector-size", "2KiB", "extra"}, flag.ContinueOnError)
-	assert.Error(t, err)
+	_, err = parseFlags([]string{"-sector-size", "2KiB", "extra"}, io.Discard)
+	assert.True(t, cli.IsUsage(err), "a stray argument: %v", err)
+	_, err = parseFlags([]string{"-bogus"}, io.Discard)
+	assert.Equal(t, 2, cli.Code(err), "an unknown flag: %v", err)
+	var usage bytes.Buffer
+	_, err = parseFlags([]string{"-h"}, &usage)
+	assert.ErrorIs(t, err, flag.ErrHelp)
+	assert.Contains(t, usage.String(), "-sector-size")
 
 	t.Setenv("XDG_CACHE_HOME", "/xdg")
 	o = options{sectorSize: "2KiB", backend: "cpu"}
@@ -53,11 +60,12 @@ func TestFlagsAndPlan(t *testing.T) {
 		{options{sectorSize: "1GiB", backend: "cpu"}, "-sector-size"},
 		{options{sectorSize: "32GiB", backend: "cpu"}, "would take hours"},
 		{options{sectorSize: "64GiB", backend: "cpu"}, "would take hours"},
-		{options{sectorSize: "2KiB", backend: "tpu"}, "-backend must be"},
+		{options{sectorSize: "2KiB", backend: "tpu"}, "want auto, cpu or cuda"},
 		{options{sectorSize: "2KiB", backend: "cpu", device: -1}, "-device"},
 	} {
 		_, err := plan(&tc.o)
 		assert.ErrorContains(t, err, tc.want, "%+v", tc.o)
+		assert.True(t, cli.IsUsage(err), "%+v: a usage error", tc.o)
 	}
 	for _, size := range []string{"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"} {
 		o := options{sectorSize: size, backend: "cpu", cache: "/c"}
@@ -78,6 +86,8 @@ func TestFlagsAndPlan(t *testing.T) {
 		o = options{sectorSize: "2KiB", backend: "cuda", cache: "/c"}
 		_, err = plan(&o)
 		assert.ErrorIs(t, err, native.ErrNotAvailable)
+		assert.Equal(t, 2, cli.Code(err))
+		assert.ErrorContains(t, err, "make -C native", "how to build it")
 		o = options{sectorSize: "2KiB", backend: "auto", cache: "/c"}
 		_, err = plan(&o)
 		require.NoError(t, err)
@@ -114,6 +124,7 @@ func TestWritesWhereTestParamsLooks(t *testing.T) {
 
 	_, err = run(ctx, o, io.Discard)
 	assert.ErrorContains(t, err, "-force")
+	assert.True(t, cli.IsUsage(err))
 	o.force = true
 	out.Reset()
 	_, err = run(ctx, o, &out)

@@ -23,18 +23,37 @@ import (
 	"image/png"
 	"io"
 	"os"
+
+	"github.com/gpuc2/gpuc2/examples/internal/cli"
 )
 
 func main() {
-	in := flag.String("in", "", "trace JSON file (- for standard input)")
-	out := flag.String("out", "", "PNG file to write")
-	var opt options
-	flag.IntVar(&opt.width, "width", 1600, "image width in pixels")
-	from := flag.Float64("from", 0, "start of the time shown, ms (default: the trace's start)")
-	to := flag.Float64("to", 0, "end of the time shown, ms (default: the trace's end)")
-	flag.StringVar(&opt.title, "title", "", "title above the timeline")
-	flag.Parse()
-	flag.Visit(func(f *flag.Flag) {
+	in, out, opt, err := parseFlags(os.Args[1:], os.Stderr)
+	if err == nil {
+		err = run(in, out, opt)
+	}
+	cli.Exit("tracepng", err) // 2 after a usage error: nothing was done
+}
+
+// parseFlags parses and checks tracepng's command line; usage and flag
+// errors go to output.
+func parseFlags(args []string, output io.Writer) (in, out string, opt options, err error) {
+	fs := flag.NewFlagSet("tracepng", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: tracepng -in trace.json -out trace.png [flags]\n\nDraws a Chrome trace-event JSON file as a PNG timeline.\n\n")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&in, "in", "", "trace JSON file (- for standard input)")
+	fs.StringVar(&out, "out", "", "PNG file to write")
+	fs.IntVar(&opt.width, "width", 1600, fmt.Sprintf("image width in pixels (%d…%d)", minWidth, maxWidth))
+	from := fs.Float64("from", 0, "start of the time shown, ms (default: the trace's start)")
+	to := fs.Float64("to", 0, "end of the time shown, ms (default: the trace's end)")
+	fs.StringVar(&opt.title, "title", "", "title above the timeline")
+	if err := cli.Parse(fs, args); err != nil {
+		return "", "", opt, err
+	}
+	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "from":
 			opt.from = from
@@ -42,14 +61,15 @@ func main() {
 			opt.to = to
 		}
 	})
-	if *in == "" || *out == "" || flag.NArg() > 0 {
-		flag.Usage()
-		os.Exit(2)
+	switch {
+	case in == "" || out == "":
+		return "", "", opt, cli.Usagef("-in and -out are required")
+	case opt.width < minWidth || opt.width > maxWidth:
+		return "", "", opt, cli.Usagef("-width %d: want %d to %d pixels", opt.width, minWidth, maxWidth)
+	case opt.from != nil && opt.to != nil && !(*opt.from < *opt.to):
+		return "", "", opt, cli.Usagef("-from %g ms must come before -to %g ms", *opt.from, *opt.to)
 	}
-	if err := run(*in, *out, opt); err != nil {
-		fmt.Fprintln(os.Stderr, "tracepng:", err)
-		os.Exit(1)
-	}
+	return in, out, opt, nil
 }
 
 func run(inPath, outPath string, opt options) error {

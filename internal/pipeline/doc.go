@@ -29,8 +29,8 @@
 //
 // Every goroutine runs its work through par.Recover: a panic in a
 // partition's synthesis or proof fails that job with an error holding the
-// *par.PanicError; the pipeline goes on. Stage reports (Spec.Report) come
-// from the pipeline's goroutines, in each partition's order, and must not
-// block. The package knows nothing of the facade: its callers map ErrBudget
+// *par.PanicError; the pipeline goes on. Stage reports (Spec.Report), the
+// prover's phases among them as each starts, come from the pipeline's
+// goroutines, in each partition's order, and must not block. The package knows nothing of the facade: its callers map ErrBudget
 // and ErrClosed onto their own errors.
 package pipeline

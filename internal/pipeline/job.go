@@ -22,8 +22,9 @@ type Spec struct {
 	// Bytes is a partition's host working set, reserved from the budget
 	// before its synthesis until its prover is done.
 	Bytes int64
-	// Report, if set, is told each stage of each partition, in order, from
-	// the pipeline's goroutines and Collect's: it must return at once.
+	// Report, if set, is told each stage of each partition, and each
+	// prover section as it starts (Event.Phase), in order, from the
+	// pipeline's goroutines and Collect's: it must return at once.
 	Report func(Event)
 	// TraceArgs lead the arguments of the job's trace events, before
 	// "proof", its sequence number, and "partition", k.
@@ -50,6 +51,11 @@ type Event struct {
 	Stage     Stage
 	Device    int   // the prover's GPU from Proving on; -1 before, or on the CPU
 	Err       error // with Failed
+	// Phase, with Proving, is the prover's section now running: "" when the
+	// partition reaches a prover worker, then H, msm_h, msm_l, msm_a,
+	// msm_b_g1 and msm_b_g2, each reported once as it starts
+	// (groth16.WithPhaseStart).
+	Phase string
 }
 
 // Result is a proved partition, for Collect.

@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync"
@@ -399,4 +400,36 @@ func TestPipelineProverStats(t *testing.T) {
 	close(release)
 	require.NoError(t, result(t, got))
 	assert.Equal(t, []pipeline.ProverStats{{Device: 3}}, p.Stats().Provers)
+}
+
+// With a real prover, a partition's report names each section of the proof
+// as it starts, once, between Proving and Proved.
+func TestPipelineReportsPhases(t *testing.T) {
+	c := &testcircuit.Chain{N: 24, Seed: 1, Inputs: 1}
+	pk, err := groth16.Setup(context.Background(), c, rand.NewChaCha8([32]byte{1}))
+	require.NoError(t, err)
+	p, _ := newPipeline(t, pipeline.Config{Synthesis: 1, HostBudget: 2 * partitionBytes,
+		Provers: []pipeline.Prover{{Device: -1, Prover: &groth16.CPUProver{}}}})
+	var ev events
+	s := spec(2, func(int) (synth.Circuit, error) { return c, nil }, &ev)
+	s.Key = pk
+	j, err := p.Enqueue(context.Background(), s)
+	require.NoError(t, err)
+	require.NoError(t, result(t, collect(j)))
+
+	want := []string{"queued", "scheduled", "synthesizing", "proving", "proving H", "proving msm_h", "proving msm_l",
+		"proving msm_a", "proving msm_b_g1", "proving msm_b_g2", "proved"}
+	names := map[pipeline.Stage]string{pipeline.Queued: "queued", pipeline.Scheduled: "scheduled",
+		pipeline.Synthesizing: "synthesizing", pipeline.Proving: "proving", pipeline.Proved: "proved", pipeline.Failed: "failed"}
+	got := map[int][]string{}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	for _, e := range ev.all {
+		s := names[e.Stage]
+		if e.Phase != "" {
+			s += " " + e.Phase
+		}
+		got[e.Partition] = append(got[e.Partition], s)
+	}
+	assert.Equal(t, map[int][]string{0: want, 1: want}, got)
 }

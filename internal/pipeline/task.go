@@ -35,6 +35,13 @@ func (j *Job) report(t *task, s Stage, err error) {
 	}
 }
 
+// reportPhase reports that t's prover has started the section phase.
+func (j *Job) reportPhase(t *task, phase string) {
+	if j.spec.Report != nil {
+		j.spec.Report(Event{Seq: j.seq, Partition: t.k, Stage: Proving, Device: t.device, Phase: phase})
+	}
+}
+
 // failure is err of a partition's work, or the job's cancellation cause
 // when the job was cancelled (the work most likely stopped for it) — but
 // never in place of a panic.

@@ -123,7 +123,7 @@ func (p *Pipeline) prove(w *proveWorker, t *task) error {
 	defer func() { w.busy.Store(false); p.proving.Add(-1) }()
 	t.device = w.Device
 	job.report(t, Proving, nil)
-	var opts []groth16.ProveOption
+	opts := []groth16.ProveOption{groth16.WithPhaseStart(func(name string) { job.reportPhase(t, name) })}
 	if p.tracer != nil {
 		opts = append(opts, groth16.WithPhases(func(name string, s, e time.Time, args ...any) {
 			p.tracer.Add(w.track, name, s, e, append(t.args(), args...)...)

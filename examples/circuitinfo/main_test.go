@@ -1,0 +1,32 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/examples/internal/cli"
+	"github.com/gpuc2/gpuc2/synth/stacked"
+)
+
+// The sector size is checked before any synthesis; bad flags and stray
+// arguments are usage errors (exit 2); -h prints the usage.
+func TestFlags(t *testing.T) {
+	o, err := parseFlags([]string{"-sector-size", "2048", "-check", "-seed", "3", "-q"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, stacked.Params2KiB, o.params)
+	assert.True(t, o.check && o.quiet)
+	assert.Equal(t, uint64(3), o.seed)
+	for _, args := range [][]string{{"-sector-size", "3KiB"}, {"-sector-size", "big"}, {"extra"}, {"-bogus"}, {"-seed", "-1"}} {
+		_, err := parseFlags(args, io.Discard)
+		assert.Equal(t, 2, cli.Code(err), "%q: %v", args, err)
+	}
+	var usage bytes.Buffer
+	_, err = parseFlags([]string{"-h"}, &usage)
+	assert.ErrorIs(t, err, flag.ErrHelp)
+	assert.Contains(t, usage.String(), "-sector-size")
+}
