@@ -1,0 +1,166 @@
+package msm
+
+import (
+	"context"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
+)
+
+// mulG1 and mulG2 return k·P through gnark-crypto's Jacobian arithmetic:
+// the reference the affine code is checked against.
+func mulG1(p *bls12381.G1Affine, k int64) bls12381.G1Affine {
+	var out bls12381.G1Affine
+	out.ScalarMultiplication(p, big.NewInt(k))
+	return out
+}
+
+func mulG2(p *bls12381.G2Affine, k int64) bls12381.G2Affine {
+	var out bls12381.G2Affine
+	out.ScalarMultiplication(p, big.NewInt(k))
+	return out
+}
+
+// The comb never meets x1 = x2 (its partial sums stay below r and below the
+// next window's multiple), so the adder's fallbacks are checked here: one
+// batch mixing doublings, P + (−P), infinity on either side and plain
+// additions, queued in that order.
+var adderCases = []struct{ acc, p int64 }{
+	{3, 5},   // plain
+	{7, 7},   // doubling
+	{4, -4},  // opposite: infinity
+	{0, 9},   // acc at infinity: copy
+	{6, 0},   // adding infinity: no change
+	{0, 0},   // both at infinity
+	{11, 2},  // plain
+	{-5, -5}, // doubling
+	{1, 8},   // plain
+}
+
+func TestAffineAdderEdgeCasesG1(t *testing.T) {
+	_, _, g, _ := bls12381.Generators()
+	var adder affineAdderG1
+	for round := range 2 { // the second reuses the adder's buffers
+		acc := make([]bls12381.G1Affine, len(adderCases))
+		pts := make([]bls12381.G1Affine, len(adderCases))
+		for i, c := range adderCases {
+			acc[i] = mulG1(&g, c.acc)
+			pts[i] = mulG1(&g, c.p)
+			adder.add(&acc[i], &pts[i])
+		}
+		adder.flush()
+		for i, c := range adderCases {
+			want := mulG1(&g, c.acc+c.p)
+			require.True(t, acc[i].Equal(&want), "round %d: %d·G + %d·G", round, c.acc, c.p)
+		}
+	}
+}
+
+func TestAffineAdderEdgeCasesG2(t *testing.T) {
+	_, _, _, g := bls12381.Generators()
+	var adder affineAdderG2
+	for round := range 2 {
+		acc := make([]bls12381.G2Affine, len(adderCases))
+		pts := make([]bls12381.G2Affine, len(adderCases))
+		for i, c := range adderCases {
+			acc[i] = mulG2(&g, c.acc)
+			pts[i] = mulG2(&g, c.p)
+			adder.add(&acc[i], &pts[i])
+		}
+		adder.flush()
+		for i, c := range adderCases {
+			want := mulG2(&g, c.acc+c.p)
+			require.True(t, acc[i].Equal(&want), "round %d: %d·G + %d·G", round, c.acc, c.p)
+		}
+	}
+}
+
+// An empty flush inverts nothing.
+func TestAffineAdderEmptyFlush(t *testing.T) {
+	var a1 affineAdderG1
+	a1.flush()
+	var a2 affineAdderG2
+	a2.flush()
+}
+
+// Every table entry of a small window, and the first, middle and last
+// digits of every window at w = 16 (the setup's window).
+func TestFixedBaseTable(t *testing.T) {
+	ctx := context.Background()
+	_, _, g1, g2 := bls12381.Generators()
+	for _, w := range []uint{5, 16} {
+		table, err := fixedBaseTableG1(ctx, &g1, w)
+		require.NoError(t, err)
+		checkTable(t, w, func(i int, k *big.Int) bool {
+			var want bls12381.G1Affine
+			want.ScalarMultiplication(&g1, k)
+			return table[i].Equal(&want)
+		})
+	}
+	for _, w := range []uint{5, 11} {
+		table, err := fixedBaseTableG2(ctx, &g2, w)
+		require.NoError(t, err)
+		checkTable(t, w, func(i int, k *big.Int) bool {
+			var want bls12381.G2Affine
+			want.ScalarMultiplication(&g2, k)
+			return table[i].Equal(&want)
+		})
+	}
+}
+
+// checkTable asks equal(j·2^w+d, d·2^(w·j)) for the digits d it samples.
+func checkTable(t *testing.T, w uint, equal func(i int, k *big.Int) bool) {
+	t.Helper()
+	size := 1 << w
+	windows := (fr.Bits + int(w) - 1) / int(w)
+	for j := range windows {
+		for d := 1; d < size; d++ {
+			if w > 8 && d > 3 && d != size/2 && d < size-2 {
+				continue
+			}
+			k := new(big.Int).Lsh(big.NewInt(int64(d)), uint(j)*w)
+			require.True(t, equal(j*size+d, k), "w=%d window %d digit %d", w, j, d)
+		}
+	}
+}
+
+// The comb at window sizes where digits straddle limbs (5, 13) or not (16).
+func TestCombWindowSizes(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(13, 14))
+	_, _, g1, g2 := bls12381.Generators()
+	s := make([]fr.Element, 50)
+	for i := range s {
+		s[i].SetUint64(rng.Uint64())
+		s[i].Mul(&s[i], &s[i]).Mul(&s[i], &s[i]).Mul(&s[i], &s[i])
+	}
+	s[0].SetZero()
+	s[1].SetOne()
+	s[2].Neg(&s[1])
+	for _, w := range []uint{5, 13, 16} {
+		table, err := fixedBaseTableG1(ctx, &g1, w)
+		require.NoError(t, err)
+		acc := make([]bls12381.G1Affine, len(s))
+		combG1(acc, s, table, w)
+		for i := range s {
+			var want bls12381.G1Affine
+			want.ScalarMultiplication(&g1, s[i].BigInt(new(big.Int)))
+			require.True(t, acc[i].Equal(&want), "G1 w=%d i=%d", w, i)
+		}
+	}
+	for _, w := range []uint{5, 13} {
+		table, err := fixedBaseTableG2(ctx, &g2, w)
+		require.NoError(t, err)
+		acc := make([]bls12381.G2Affine, len(s))
+		combG2(acc, s, table, w)
+		for i := range s {
+			var want bls12381.G2Affine
+			want.ScalarMultiplication(&g2, s[i].BigInt(new(big.Int)))
+			require.True(t, acc[i].Equal(&want), "G2 w=%d i=%d", w, i)
+		}
+	}
+}
