@@ -21,16 +21,19 @@ import (
 // affineAdderG1 queues acc += p in G1 until flush.
 type affineAdderG1 struct {
 	accs   []*bls12381.G1Affine
-	points []*bls12381.G1Affine
-	dx     []fp.Element // x2 − x1 of each queued addition, then its inverse
-	prefix []fp.Element // batch inversion scratch
-	sink   uint64       // keeps warming loads (see warmG1) alive
+	points []bls12381.G1Affine // the points to add, negated if asked
+	dx     []fp.Element        // x2 − x1 of each queued addition, then its inverse
+	prefix []fp.Element        // batch inversion scratch
+	sink   uint64              // keeps warming loads (see warmG1) alive
 }
 
-// add queues *acc += *p, or does it now if the chord rule does not apply.
-// Neither *acc nor *p may change before flush, and an acc may be queued
-// once per flush.
-func (b *affineAdderG1) add(acc, p *bls12381.G1Affine) {
+// add queues *acc += *p (−*p if neg), or does it now if the chord rule does
+// not apply. *acc may not change before flush, nor be queued twice.
+func (b *affineAdderG1) add(acc, p *bls12381.G1Affine, neg bool) {
+	if neg {
+		var q bls12381.G1Affine
+		p = q.Neg(p)
+	}
 	switch {
 	case p.IsInfinity():
 	case acc.IsInfinity():
@@ -41,7 +44,7 @@ func (b *affineAdderG1) add(acc, p *bls12381.G1Affine) {
 		var dx fp.Element
 		dx.Sub(&p.X, &acc.X)
 		b.accs = append(b.accs, acc)
-		b.points = append(b.points, p)
+		b.points = append(b.points, *p)
 		b.dx = append(b.dx, dx)
 	}
 }
@@ -52,7 +55,7 @@ func (b *affineAdderG1) flush() {
 	invertAllFp(b.dx, b.prefix)
 	var lambda, x3, t fp.Element
 	for k, acc := range b.accs {
-		p := b.points[k]
+		p := &b.points[k]
 		lambda.Sub(&p.Y, &acc.Y)
 		lambda.Mul(&lambda, &b.dx[k])
 		x3.Square(&lambda)
@@ -64,7 +67,6 @@ func (b *affineAdderG1) flush() {
 		acc.X = x3
 	}
 	clear(b.accs) // drop the pointers for the collector
-	clear(b.points)
 	b.accs, b.points, b.dx = b.accs[:0], b.points[:0], b.dx[:0]
 }
 
@@ -88,13 +90,17 @@ func invertAllFp(v, prefix []fp.Element) {
 // affineAdderG2 is affineAdderG1 in G2.
 type affineAdderG2 struct {
 	accs   []*bls12381.G2Affine
-	points []*bls12381.G2Affine
+	points []bls12381.G2Affine
 	dx     []bls12381.E2
 	prefix []bls12381.E2
 	sink   uint64
 }
 
-func (b *affineAdderG2) add(acc, p *bls12381.G2Affine) {
+func (b *affineAdderG2) add(acc, p *bls12381.G2Affine, neg bool) {
+	if neg {
+		var q bls12381.G2Affine
+		p = q.Neg(p)
+	}
 	switch {
 	case p.IsInfinity():
 	case acc.IsInfinity():
@@ -105,7 +111,7 @@ func (b *affineAdderG2) add(acc, p *bls12381.G2Affine) {
 		var dx bls12381.E2
 		dx.Sub(&p.X, &acc.X)
 		b.accs = append(b.accs, acc)
-		b.points = append(b.points, p)
+		b.points = append(b.points, *p)
 		b.dx = append(b.dx, dx)
 	}
 }
@@ -115,7 +121,7 @@ func (b *affineAdderG2) flush() {
 	invertAllE2(b.dx, b.prefix)
 	var lambda, x3, t bls12381.E2
 	for k, acc := range b.accs {
-		p := b.points[k]
+		p := &b.points[k]
 		lambda.Sub(&p.Y, &acc.Y)
 		lambda.Mul(&lambda, &b.dx[k])
 		x3.Square(&lambda)
@@ -127,7 +133,6 @@ func (b *affineAdderG2) flush() {
 		acc.X = x3
 	}
 	clear(b.accs)
-	clear(b.points)
 	b.accs, b.points, b.dx = b.accs[:0], b.points[:0], b.dx[:0]
 }
 

@@ -11,19 +11,30 @@ import (
 
 // Fixed-base batch scalar multiplication: k·P for one base P and many k, as a
 // trusted setup needs. A table of d·2^(w·j)·P for every w-bit window j and
-// digit d turns each product into one addition per window (16 for w = 16).
-// The additions run in affine coordinates, a window's worth of them at a
-// time, so that one field inversion serves them all (see affineAdderG1):
-// about half the field multiplications of Jacobian mixed additions, and the
+// digit 1 ≤ d ≤ 2^(w−1) turns each product into one addition or subtraction
+// per window (15 for w = 17), the scalars recoded into signed digits. The
+// additions run in affine coordinates, a window's worth of them at a time,
+// so that one field inversion serves them all (see affineAdderG1): about
+// half the field multiplications of Jacobian mixed additions, and the
 // results need no conversion to affine form.
 
+// maxFixedBaseWindow keeps the table near 2^20 points (96 MiB in G1).
+const maxFixedBaseWindow = 17
+
+// fixedBaseWindows is the number of w-bit signed digits of a scalar below
+// r/2 < 2^254 (see signedDigits).
+func fixedBaseWindows(w uint) int {
+	return (fr.Bits - 1 + int(w) - 1) / int(w)
+}
+
 // fixedBaseWindow picks the window minimizing table size plus additions
-// (both cost about one batched affine addition per point).
+// (both cost about one batched affine addition per point; a scalar's first
+// digit is a copy).
 func fixedBaseWindow(n int) uint {
 	best, bestCost := uint(4), -1
-	for w := uint(4); w <= 16; w++ {
-		windows := (fr.Bits + int(w) - 1) / int(w)
-		cost := windows*(1<<w) + n*windows
+	for w := uint(4); w <= maxFixedBaseWindow; w++ {
+		windows := fixedBaseWindows(w)
+		cost := windows<<(w-1) + n*(windows-1)
 		if bestCost < 0 || cost < bestCost {
 			best, bestCost = w, cost
 		}
@@ -45,21 +56,36 @@ func digit(limbs *[4]uint64, j, w uint) uint64 {
 	return d & (1<<w - 1)
 }
 
-// canonicalLimbs leaves Montgomery form once per scalar rather than once
-// per window.
-func canonicalLimbs(scalars []fr.Element) [][4]uint64 {
-	limbs := make([][4]uint64, len(scalars))
+// signedDigits returns digits[j·n+i] = d_j of scalars[i] = k, n scalars,
+// with k = Σ d_j·2^(w·j) and |d_j| ≤ 2^(w−1): the table then needs half the
+// multiples, and a negative digit subtracts, negating the point for free.
+// A k above r/2 is recoded as −(r−k), so that the top window (bits below
+// 254) cannot carry out.
+func signedDigits(scalars []fr.Element, w uint) []int32 {
+	windows := fixedBaseWindows(w)
+	n := len(scalars)
+	digits := make([]int32, windows*n)
+	half := uint64(1) << (w - 1)
 	for i := range scalars {
-		limbs[i] = scalars[i].Bits()
+		k, sign := scalars[i], int32(1)
+		if k.LexicographicallyLargest() {
+			k.Neg(&k)
+			sign = -1
+		}
+		limbs := [4]uint64(k.Bits())
+		carry := uint64(0)
+		for j := range windows {
+			v := digit(&limbs, uint(j), w) + carry
+			d := int32(v)
+			carry = 0
+			if v > half {
+				d -= 1 << w
+				carry = 1
+			}
+			digits[j*n+i] = sign * d
+		}
 	}
-	return limbs
-}
-
-// windowDigits sets digits[i] to window j of limbs[i].
-func windowDigits(digits []uint32, limbs [][4]uint64, j, w uint) {
-	for i := range digits {
-		digits[i] = uint32(digit(&limbs[i], j, w))
-	}
+	return digits
 }
 
 // parallelChunks runs f over [0,n) split into chunks, stopping at ctx's end.
@@ -93,13 +119,12 @@ func FixedBaseG1(ctx context.Context, base *bls12381.G1Affine, scalars []fr.Elem
 	return out, nil
 }
 
-// fixedBaseTableG1 returns table[j·2^w+d] = d·2^(w·j)·base for every window
-// j and digit d ≥ 1 (d = 0 is unused), one window per task.
+// fixedBaseTableG1 returns table[j·(2^(w−1)+1)+d] = d·2^(w·j)·base for every
+// window j and digit 1 ≤ d ≤ 2^(w−1) (d = 0 is unused), one window per task.
 func fixedBaseTableG1(ctx context.Context, base *bls12381.G1Affine, w uint) ([]bls12381.G1Affine, error) {
-	windows := (fr.Bits + int(w) - 1) / int(w)
-	size := 1 << w
-	table := make([]bls12381.G1Affine, windows*size)
-	err := parallelChunks(ctx, windows, 1, func(lo, hi int) {
+	size := 1<<(w-1) + 1
+	table := make([]bls12381.G1Affine, fixedBaseWindows(w)*size)
+	err := parallelChunks(ctx, fixedBaseWindows(w), 1, func(lo, hi int) {
 		var start bls12381.G1Jac
 		start.FromAffine(base)
 		for range lo * int(w) {
@@ -120,7 +145,7 @@ func multiplesG1(row []bls12381.G1Affine) {
 	for m := 1; m+1 < len(row); m *= 2 {
 		for i := 1; i <= m && m+i < len(row); i++ {
 			row[m+i] = row[i]
-			adder.add(&row[m+i], &row[m]) // i = m: a doubling
+			adder.add(&row[m+i], &row[m], false) // i = m: a doubling
 		}
 		adder.flush()
 	}
@@ -129,17 +154,19 @@ func multiplesG1(row []bls12381.G1Affine) {
 // combG1 sets acc[i] += scalars[i]·base, the table holding base's multiples
 // (see fixedBaseTableG1), one window of all the scalars at a time.
 func combG1(acc []bls12381.G1Affine, scalars []fr.Element, table []bls12381.G1Affine, w uint) {
-	limbs := canonicalLimbs(scalars)
-	digits := make([]uint32, len(acc))
-	size := 1 << w
+	digits := signedDigits(scalars, w)
+	size := 1<<(w-1) + 1
+	n := len(acc)
 	var adder affineAdderG1
-	for j := range len(table) / size {
+	for j := range fixedBaseWindows(w) {
 		row := table[j*size : (j+1)*size]
-		windowDigits(digits, limbs, uint(j), w)
-		adder.sink ^= warmG1(row, digits)
-		for i, d := range digits {
-			if d != 0 {
-				adder.add(&acc[i], &row[d])
+		window := digits[j*n : (j+1)*n]
+		adder.sink ^= warmG1(row, window)
+		for i, d := range window {
+			if d > 0 {
+				adder.add(&acc[i], &row[d], false)
+			} else if d < 0 {
+				adder.add(&acc[i], &row[-d], true)
 			}
 		}
 		adder.flush()
@@ -149,12 +176,20 @@ func combG1(acc []bls12381.G1Affine, scalars []fr.Element, table []bls12381.G1Af
 // warmG1 loads the two cache lines of each point the digits select, as
 // independent loads the CPU overlaps; the additions' own loads would each
 // wait for memory (the table is far larger than the caches).
-func warmG1(row []bls12381.G1Affine, digits []uint32) uint64 {
+func warmG1(row []bls12381.G1Affine, digits []int32) uint64 {
 	var sink uint64
 	for _, d := range digits {
-		sink ^= row[d].X[0] ^ row[d].Y[5]
+		p := &row[abs(d)]
+		sink ^= p.X[0] ^ p.Y[5]
 	}
 	return sink
+}
+
+func abs(d int32) int32 {
+	if d < 0 {
+		return -d
+	}
+	return d
 }
 
 // FixedBaseG2 returns scalars[i]·base for every i, in affine form.
@@ -176,10 +211,9 @@ func FixedBaseG2(ctx context.Context, base *bls12381.G2Affine, scalars []fr.Elem
 
 // fixedBaseTableG2 is fixedBaseTableG1 in G2.
 func fixedBaseTableG2(ctx context.Context, base *bls12381.G2Affine, w uint) ([]bls12381.G2Affine, error) {
-	windows := (fr.Bits + int(w) - 1) / int(w)
-	size := 1 << w
-	table := make([]bls12381.G2Affine, windows*size)
-	err := parallelChunks(ctx, windows, 1, func(lo, hi int) {
+	size := 1<<(w-1) + 1
+	table := make([]bls12381.G2Affine, fixedBaseWindows(w)*size)
+	err := parallelChunks(ctx, fixedBaseWindows(w), 1, func(lo, hi int) {
 		var start bls12381.G2Jac
 		start.FromAffine(base)
 		for range lo * int(w) {
@@ -198,7 +232,7 @@ func multiplesG2(row []bls12381.G2Affine) {
 	for m := 1; m+1 < len(row); m *= 2 {
 		for i := 1; i <= m && m+i < len(row); i++ {
 			row[m+i] = row[i]
-			adder.add(&row[m+i], &row[m])
+			adder.add(&row[m+i], &row[m], false)
 		}
 		adder.flush()
 	}
@@ -206,17 +240,19 @@ func multiplesG2(row []bls12381.G2Affine) {
 
 // combG2 is combG1 in G2.
 func combG2(acc []bls12381.G2Affine, scalars []fr.Element, table []bls12381.G2Affine, w uint) {
-	limbs := canonicalLimbs(scalars)
-	digits := make([]uint32, len(acc))
-	size := 1 << w
+	digits := signedDigits(scalars, w)
+	size := 1<<(w-1) + 1
+	n := len(acc)
 	var adder affineAdderG2
-	for j := range len(table) / size {
+	for j := range fixedBaseWindows(w) {
 		row := table[j*size : (j+1)*size]
-		windowDigits(digits, limbs, uint(j), w)
-		adder.sink ^= warmG2(row, digits)
-		for i, d := range digits {
-			if d != 0 {
-				adder.add(&acc[i], &row[d])
+		window := digits[j*n : (j+1)*n]
+		adder.sink ^= warmG2(row, window)
+		for i, d := range window {
+			if d > 0 {
+				adder.add(&acc[i], &row[d], false)
+			} else if d < 0 {
+				adder.add(&acc[i], &row[-d], true)
 			}
 		}
 		adder.flush()
@@ -224,10 +260,11 @@ func combG2(acc []bls12381.G2Affine, scalars []fr.Element, table []bls12381.G2Af
 }
 
 // warmG2 is warmG1 for G2 points (three cache lines).
-func warmG2(row []bls12381.G2Affine, digits []uint32) uint64 {
+func warmG2(row []bls12381.G2Affine, digits []int32) uint64 {
 	var sink uint64
 	for _, d := range digits {
-		sink ^= row[d].X.A0[0] ^ row[d].Y.A0[0] ^ row[d].Y.A1[5]
+		p := &row[abs(d)]
+		sink ^= p.X.A0[0] ^ p.Y.A0[0] ^ p.Y.A1[5]
 	}
 	return sink
 }
