@@ -14,7 +14,8 @@ import (
 )
 
 // edgeScalars are scalars whose windows take extreme values: zero, one, the
-// largest scalar, single set bits at window edges, all-ones low limbs.
+// largest scalar, both sides of r/2 (where the recoding negates), single set
+// bits at window edges, all ones below them.
 func edgeScalars() []fr.Element {
 	var s []fr.Element
 	add := func(b *big.Int) {
@@ -30,7 +31,8 @@ func edgeScalars() []fr.Element {
 	add(new(big.Int).Sub(r, one))
 	add(new(big.Int).Sub(r, big.NewInt(2)))
 	add(new(big.Int).Rsh(r, 1))
-	for _, bit := range []uint{7, 8, 12, 13, 15, 16, 63, 64, 127, 239, 240, 253, 254} {
+	add(new(big.Int).Add(new(big.Int).Rsh(r, 1), one))
+	for _, bit := range []uint{7, 8, 12, 13, 15, 16, 17, 34, 63, 64, 127, 237, 238, 239, 240, 253, 254} {
 		p := new(big.Int).Lsh(one, bit)
 		add(p)
 		add(new(big.Int).Sub(p, one)) // all ones below bit
