@@ -26,10 +26,11 @@ func mulG2(p *bls12381.G2Affine, k int64) bls12381.G2Affine {
 }
 
 // The comb never meets x1 = x2: before window j a lane holds S·P with
-// |S| < 2^(w·j) ≤ |d|·2^(w·j), and S + d·2^(w·j) is a partial sum of a
-// recoded scalar below r/2, so it is not 0 mod r either. The adder's
-// fallbacks are checked here instead: one batch mixing doublings, P + (−P),
-// infinity on either side and plain additions and subtractions.
+// |S| < 2^(w·j) ≤ |d|·2^(w·j) for the digit d it adds, and the recoding of
+// scalars below r/2 keeps |S| + |d|·2^(w·j) < r, so S ≢ ±d·2^(w·j) mod r.
+// The adder's fallbacks are checked here instead: one batch mixing
+// doublings, P + (−P), infinity on either side and plain additions and
+// subtractions.
 var adderCases = []struct {
 	acc, p int64
 	neg    bool // subtract p
