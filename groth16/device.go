@@ -95,14 +95,3 @@ func (p *CUDAProver) Metrics() DeviceMetrics {
 	}
 	return p.gate.Metrics()
 }
-
-// classifyDevice wraps a device out-of-memory error with
-// ErrOutOfDeviceMemory. Every error leaving CUDAProver's methods goes
-// through it.
-func classifyDevice(err error) error {
-	if err != nil && !errors.Is(err, ErrOutOfDeviceMemory) &&
-		(errors.Is(err, native.ErrOutOfMemory) || errors.Is(err, gpulock.ErrTooLarge)) {
-		return fmt.Errorf("%w: %w", ErrOutOfDeviceMemory, err)
-	}
-	return err
-}

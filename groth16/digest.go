@@ -289,3 +289,12 @@ func (c *digestCache) recordFile(path, digest string) {
 	}
 	c.record(digestEntry{Path: abs, Size: st.Size(), ModTime: st.ModTime().UnixNano(), Digest: digest})
 }
+
+// checkOpenDigest checks the open file f at path against ExpectedDigest.
+func checkOpenDigest(ctx context.Context, f *os.File, st fs.FileInfo, path string) error {
+	want, source, err := ExpectedDigest(ctx, path)
+	if err != nil {
+		return err
+	}
+	return checkFileDigest(ctx, f, st, path, want, source)
+}

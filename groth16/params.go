@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"math/bits"
 	"os"
@@ -125,15 +124,6 @@ func OpenProvingKeyContext(ctx context.Context, path string, opts ...OpenOption)
 		}
 	}
 	return openMapped(f, path, st.Size(), cfg)
-}
-
-// checkOpenDigest checks the open file f at path against ExpectedDigest.
-func checkOpenDigest(ctx context.Context, f *os.File, st fs.FileInfo, path string) error {
-	want, source, err := ExpectedDigest(ctx, path)
-	if err != nil {
-		return err
-	}
-	return checkFileDigest(ctx, f, st, path, want, source)
 }
 
 // openMapped maps size bytes of f (the file at path) and parses the key's
@@ -738,58 +728,6 @@ func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(w
 		report(len(b))
 		return nil
 	})
-}
-
-// writeFileAtomic writes path through path+".tmp" and a rename.
-func writeFileAtomic(path string, write func(io.Writer) (int64, error)) error {
-	return writeFileAtomicAt(context.Background(), path, func(f *os.File) error {
-		_, err := write(f)
-		return err
-	})
-}
-
-// writeFileAtomicAt creates path+".tmp", lets write fill it, syncs it,
-// hashes it and renames it to path, then records the digest in path's
-// sidecar (DigestSidecarPath) and the digest cache; on any error before the
-// rename the temporary file is removed. The old sidecar goes before the
-// rename, so a crash leaves a file without a digest (refused, with a hint)
-// rather than beside the digest of the file it replaced.
-func writeFileAtomicAt(ctx context.Context, path string, write func(*os.File) error) (err error) {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("groth16: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("groth16: write %s: %w", tmp, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("groth16: sync %s: %w", tmp, err)
-	}
-	digest, err := hashFile(ctx, f)
-	if err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("groth16: close %s: %w", tmp, err)
-	}
-	if err = os.Remove(DigestSidecarPath(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("groth16: %w", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("groth16: %w", err)
-	}
-	if err = writeSidecar(path, digest); err != nil {
-		return err
-	}
-	defaultDigests().recordFile(path, digest)
-	return nil
 }
 
 // lazy is a cancellable once: concurrent callers share one fill; a fill

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -422,3 +423,29 @@ func assemble(vk *VerifyingKey, r, s *fr.Element, sum *sums) *Proof {
 
 // maxDomain is the largest evaluation domain: Fr has 2^32-th roots of unity.
 const maxDomain = 1 << 32
+
+// checkCounts is checkShape against bare section counts.
+func checkCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) (int, error) {
+	n := w.NumRows()
+	if n < 2 {
+		return 0, fmt.Errorf("%w: circuit has %d rows", ErrKeyMismatch, n)
+	}
+	if n > maxDomain {
+		return 0, fmt.Errorf("%w: %d rows exceed the field's 2-adicity", ErrKeyMismatch, n)
+	}
+	m := synth.DomainSize(n)
+	nIn := len(w.Inputs)
+	switch {
+	case len(vk.IC) != nIn:
+		return 0, fmt.Errorf("%w: circuit has %d inputs (ONE included), key %d", ErrKeyMismatch, nIn, len(vk.IC))
+	case c.H != m-1:
+		return 0, fmt.Errorf("%w: domain 2^%d needs %d h points, key has %d", ErrKeyMismatch, bits.Len(uint(m))-1, m-1, c.H)
+	case c.L != len(w.Aux):
+		return 0, fmt.Errorf("%w: circuit has %d aux variables, key has %d l points", ErrKeyMismatch, len(w.Aux), c.L)
+	case c.A != nIn+w.AAux.Count():
+		return 0, fmt.Errorf("%w: circuit needs %d a points, key has %d", ErrKeyMismatch, nIn+w.AAux.Count(), c.A)
+	case c.B != w.BInput.Count()+w.BAux.Count():
+		return 0, fmt.Errorf("%w: circuit needs %d b points, key has %d", ErrKeyMismatch, w.BInput.Count()+w.BAux.Count(), c.B)
+	}
+	return m, nil
+}

@@ -73,6 +73,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -199,6 +200,19 @@ func open(path string) (*library, error) {
 		return nil, fmt.Errorf("%s: no CUDA device", path)
 	}
 	return &library{path: path, api: api, devices: int(n)}, nil
+}
+
+var (
+	loadOnce sync.Once
+	lib      *library
+	loadErr  error
+)
+
+// Load loads the library once; later calls return the first result. The error
+// wraps ErrNotAvailable when no library (or no device) was found.
+func Load() error {
+	loadOnce.Do(func() { lib, loadErr = load() })
+	return loadErr
 }
 
 func get() (*library, error) {

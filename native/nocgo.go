@@ -20,8 +20,9 @@ type library struct{}
 
 type streamHandle struct{}
 
-func load() (*library, error) {
-	return nil, fmt.Errorf("%w: built without cgo (CGO_ENABLED=0), so %s cannot be loaded", ErrNotAvailable, LibraryName)
+// Load reports why the library cannot be loaded: this build has no cgo.
+func Load() error {
+	return fmt.Errorf("%w: built without cgo (CGO_ENABLED=0), so %s cannot be loaded", ErrNotAvailable, LibraryName)
 }
 
 func LibraryPath() (string, error) { return "", Load() }

@@ -1,0 +1,38 @@
+package native
+
+import "fmt"
+
+// MSMOption tunes one MSM. The options are knobs for experiments and
+// benchmarks; a prover passes none and gets the library's choices.
+type MSMOption func(*msmOptions)
+
+type msmOptions struct {
+	window  int
+	trace   bool
+	noSplit bool
+}
+
+// WithWindow forces Pippenger's window to c bits, MSMWindowMin to
+// MSMWindowMax, instead of the library's choice for the MSM's size (0
+// restores the choice).
+func WithWindow(c int) MSMOption { return func(o *msmOptions) { o.window = c } }
+
+// WithTrace prints the MSM's per-phase times to the process's standard
+// error. It synchronizes the stream at each phase: for diagnosis only.
+func WithTrace() MSMOption { return func(o *msmOptions) { o.trace = true } }
+
+// WithoutSplit runs Pippenger over every scalar instead of summing the
+// scalars 0 and 1 apart (the split the library makes when most are bits).
+func WithoutSplit() MSMOption { return func(o *msmOptions) { o.noSplit = true } }
+
+// configure applies opts and checks them before any native call.
+func configure(opts []MSMOption) (msmOptions, error) {
+	var o msmOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.window != 0 && (o.window < MSMWindowMin || o.window > MSMWindowMax) {
+		return o, fmt.Errorf("%w: MSM window %d outside [%d, %d]", ErrInvalidArgument, o.window, MSMWindowMin, MSMWindowMax)
+	}
+	return o, nil
+}
