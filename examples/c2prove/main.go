@@ -293,15 +293,3 @@ func syntheticC1(ctx context.Context, spt abi.RegisteredSealProof, miner abi.Act
 	raw, err := c1.EncodeJSON()
 	return c1, raw, err
 }
-
-func writeTrace(path string, t *trace.Tracer) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := t.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}

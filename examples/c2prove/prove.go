@@ -305,3 +305,15 @@ func peakRSS() (int64, error) {
 }
 
 func gib(n int64) float64 { return float64(n) / (1 << 30) }
+
+func writeTrace(path string, t *trace.Tracer) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := t.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
