@@ -51,8 +51,8 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	}
 	var ordinals []int // the GPUs of the cuda backend
 	cfg, budgetAuto, err := cfg.withDefaults(func(c Config) (int, error) {
-		if !groth16.CUDAAvailable() {
-			return 0, fmt.Errorf("gpuc2: backend cuda: %w", groth16.ErrCUDAUnavailable)
+		if err := groth16.CUDAUnavailable(); err != nil {
+			return 0, fmt.Errorf("gpuc2: backend cuda: %w", err)
 		}
 		var err error
 		ordinals, err = c.cudaDevices()

@@ -134,6 +134,7 @@ func TestNewBackends(t *testing.T) {
 		assert.Equal(t, gpuc2.BackendCPU, p.Backend())
 		_, err = gpuc2.New(ctx, gpuc2.Config{Backend: gpuc2.BackendCUDA})
 		assert.ErrorIs(t, err, native.ErrNotAvailable)
+		assert.ErrorContains(t, err, native.LibraryName, "the error says what was looked for")
 	}
 }
 

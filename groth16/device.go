@@ -35,6 +35,11 @@ type DeviceInfo struct {
 // CUDAAvailable reports whether the native library is loaded and sees a GPU.
 func CUDAAvailable() bool { return native.Available() }
 
+// CUDAUnavailable says why the CUDA backend is unavailable (where the
+// library was looked for, or that no device was found), wrapping
+// ErrCUDAUnavailable; nil when it is available.
+func CUDAUnavailable() error { return native.Load() }
+
 // CUDADevices lists the visible CUDA devices.
 func CUDADevices() ([]DeviceInfo, error) {
 	devs, err := native.Devices()
