@@ -2,6 +2,7 @@ package stacked
 
 import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/gadgets/boolean"
 	"github.com/gpuc2/gpuc2/synth/gadgets/num"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/gpuc2/gpuc2/synth/hash/poseidon"
 	"github.com/gpuc2/gpuc2/synth/hash/sha256"
 )

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
@@ -193,4 +194,20 @@ func (w *Partition) PublicInputs() []fr.Element {
 		out = append(out, u(c.Node), u(c.TreeR.LeafIndex()), u(c.ColumnC.Path.LeafIndex()))
 	}
 	return out
+}
+
+// witness returns the validated witness (or the blank one) and the tree
+// arities.
+func (c *Circuit) witness() (*Partition, []int, error) {
+	w := c.Witness
+	if w == nil {
+		var err error
+		if w, err = c.Params.Blank(); err != nil {
+			return nil, nil, err
+		}
+	} else if err := w.Validate(c.Params); err != nil {
+		return nil, nil, err
+	}
+	ar, err := c.TreeArities()
+	return w, ar, err
 }
