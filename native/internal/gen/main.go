@@ -45,18 +45,6 @@ func main() {
 	}
 }
 
-// limbs32 splits x (< 2^(32n)) into n little-endian 32-bit limbs.
-func limbs32(x *big.Int, n int) []uint32 {
-	out := make([]uint32, n)
-	t := new(big.Int).Set(x)
-	m := big.NewInt(0xffffffff)
-	for i := 0; i < n; i++ {
-		out[i] = uint32(new(big.Int).And(t, m).Uint64())
-		t.Rsh(t, 32)
-	}
-	return out
-}
-
 func ternary(name string, v []uint32) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  GPUC2_HD static constexpr uint32_t %s(int i) {\n    return ", name)
