@@ -171,12 +171,13 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool) (
 	if !wait && p.isUnfit(pk) {
 		return nil, fmt.Errorf("%w: GPU %d: the key was found too large", ErrOutOfDeviceMemory, p.device)
 	}
-	if need := residentKeyBytes(c); need > p.gate.Budget() {
+	proofBytes := residentProofBytes(p.device, c)
+	if need := KeyBytes(c) + proofBytes; need > p.gate.Budget() {
 		p.markUnfit(pk)
 		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, the budget is %d",
 			ErrOutOfDeviceMemory, p.device, need, p.gate.Budget())
 	}
-	dk, err := p.newDeviceKey(ctx, c, wait, func(ctx context.Context, i int) ([]byte, error) {
+	dk, err := p.newDeviceKey(ctx, c, proofBytes, wait, func(ctx context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			pts, err := pk.BG2(ctx)
 			return native.AsBytes(pts), err
@@ -212,7 +213,7 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 	}
 	job := p.deviceJob(cfg)
 	defer job.done()
-	b := &streaming{deviceJob: job, hostSections: hs, bytes: streamingBytes(pk.Counts(), hs.m)}
+	b := &streaming{deviceJob: job, hostSections: hs, bytes: streamingBytes(p.device, pk.Counts(), hs.m)}
 	return proveWith(ctx, cfg, pk.VerifyingKey(), pk.Counts(), b, "device", p.device)
 }
 

@@ -16,6 +16,7 @@ import (
 type deviceKey struct {
 	device          int
 	counts          SectionCounts
+	proofBytes      int64 // what each proof with this key reserves beside it
 	h, l, a, b1, b2 *native.Buffer
 	job             *gpulock.Job
 	once            sync.Once
@@ -30,11 +31,11 @@ var errKeyNoRoom = errors.New("groth16: no room for the resident key now")
 type keySource func(ctx context.Context, i int) ([]byte, error)
 
 // newDeviceKey reserves and allocates a key with counts c on p's device and
-// fills it from src. It waits for the room in the ledger when wait is set,
+// fills it from src; each proof with it reserves proofBytes beside it. It waits for the room in the ledger when wait is set,
 // else fails with errKeyNoRoom at once (a key held for hours must not queue
 // ahead of proofs).
-func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, wait bool, src keySource) (*deviceKey, error) {
-	dk := &deviceKey{device: p.device, counts: c, job: p.gate.NewJob()}
+func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofBytes int64, wait bool, src keySource) (*deviceKey, error) {
+	dk := &deviceKey{device: p.device, counts: c, proofBytes: proofBytes, job: p.gate.NewJob()}
 	if err := dk.reserve(ctx, wait); err != nil {
 		dk.job.Done()
 		return nil, err

@@ -46,7 +46,7 @@ type residentProof struct {
 }
 
 func (rp *residentProof) prepare(ctx context.Context) error {
-	if err := rp.reserve(ctx, proofDeviceBytes(rp.dk.counts, rp.m, len(rp.w.Aux))); err != nil {
+	if err := rp.reserve(ctx, rp.dk.proofBytes); err != nil { // counted once per key
 		return err
 	}
 	st, err := native.NewStream(rp.device)

@@ -77,7 +77,7 @@ func cubicKey(t *testing.T) (*ProvingKey, synth.Circuit) {
 func TestCUDAProverKeyTooLarge(t *testing.T) {
 	pk, c := cubicKey(t)
 	m := pk.Counts().H + 1
-	resident, streaming := residentKeyBytes(pk.Counts()), streamingBytes(pk.Counts(), m)
+	resident, streaming := residentKeyBytes(anyDevice, pk.Counts()), streamingBytes(anyDevice, pk.Counts(), m)
 	require.Less(t, streaming, resident, "the streaming path needs less than a resident key")
 	for _, budget := range []int64{resident - 1, streaming - 1} {
 		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
@@ -134,7 +134,7 @@ func preloadAsync(t *testing.T, p *CUDAProver, pk *ProvingKey) <-chan error {
 // proof with that key waits for it but returns as soon as its context ends.
 func TestCUDAProverKeyWaitIsCancellable(t *testing.T) {
 	pk, c := cubicKey(t)
-	p := testProver(t, 2*residentKeyBytes(pk.Counts()))
+	p := testProver(t, 2*residentKeyBytes(anyDevice, pk.Counts()))
 	fullLedger(t, p, 0)
 	preload := preloadAsync(t, p, pk)
 
@@ -154,7 +154,7 @@ func TestCUDAProverKeyWaitIsCancellable(t *testing.T) {
 func TestCUDAProverEvictDuringUpload(t *testing.T) {
 	for _, closing := range []bool{false, true} {
 		pk, _ := cubicKey(t)
-		p := testProver(t, 2*residentKeyBytes(pk.Counts()))
+		p := testProver(t, 2*residentKeyBytes(anyDevice, pk.Counts()))
 		fullLedger(t, p, KeyBytes(pk.Counts())-1)
 		reserved := p.Metrics().ReservedBytes
 		preload := preloadAsync(t, p, pk)
@@ -171,4 +171,10 @@ func TestCUDAProverEvictDuringUpload(t *testing.T) {
 		assert.Empty(t, p.keys.slots)
 		p.keys.mu.Unlock()
 	}
+}
+
+// residentKeyBytes is the budget a device needs for a resident key of
+// counts c and one proof beside it, as uploadKey checks it.
+func residentKeyBytes(device int, c SectionCounts) int64 {
+	return KeyBytes(c) + residentProofBytes(device, c)
 }

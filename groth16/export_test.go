@@ -31,7 +31,7 @@ func (p *CUDAProver) NewTiledDeviceKey(ctx context.Context, c SectionCounts, til
 	if len(tile1) == 0 || len(tile2) == 0 {
 		return nil, errors.New("groth16: tiled key needs non-empty tiles")
 	}
-	dk, err := p.newDeviceKey(ctx, c, true, func(_ context.Context, i int) ([]byte, error) {
+	dk, err := p.newDeviceKey(ctx, c, residentProofBytes(p.device, c), true, func(_ context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			return native.AsBytes(tile2), nil
 		}

@@ -57,26 +57,32 @@ func PartitionHostBytes(sz synth.Sizes) int64 {
 // ProofDeviceBytes is the device memory one proof reserves beside its
 // resident key (counts c, domain m, nAux aux variables): what a scheduler
 // should budget per GPU worker.
-func ProofDeviceBytes(c SectionCounts, m, nAux int) int64 { return proofDeviceBytes(c, m, nAux) }
+func ProofDeviceBytes(c SectionCounts, m, nAux int) int64 {
+	return proofDeviceBytes(anyDevice, c, m, nAux)
+}
 
-// proofDeviceBytes is one proof's device memory beside the key: a, b, c
-// over the domain, the aux and input scalars, and the largest MSM's scratch
-// (ProveResident runs one MSM at a time).
-func proofDeviceBytes(c SectionCounts, m, nAux int) int64 {
+// proofDeviceBytes is one proof's device memory beside the key on device
+// (anyDevice: the most any device needs): a, b, c over the domain, the aux
+// and input scalars, and the largest MSM's scratch (ProveResident runs one
+// MSM at a time).
+func proofDeviceBytes(device int, c SectionCounts, m, nAux int) int64 {
 	abc := 3 * int64(m) * frSize
 	scalars := int64(nAux+1024) * frSize
-	return abc + scalars + msmScratchBytes(c, nAux)
+	return abc + scalars + msmScratchBytes(device, c, nAux)
 }
+
+// anyDevice asks the resource model for the most any device needs.
+const anyDevice = -1
 
 // msmScratchBytes is the largest device scratch of ProveResident's MSMs
 // (canonical scalars): h over H points, then l, a, b (G1) and b (G2) over
 // the nAux aux scalars with a density bitmap (the inputs' MSMs are far
 // smaller). A section's size stands in for nAux when it is larger (nAux 0:
-// unknown). With the library loaded it is the library's answer on the
-// device that needs the most (native.MSMScratchBytes: what the MSM really
-// allocates, with the library's window choice); without, or if a query
-// fails, native.MSMScratchBound, an upper bound on any device.
-func msmScratchBytes(c SectionCounts, nAux int) int64 {
+// unknown). With the library loaded it is the library's answer on device
+// (anyDevice: the device that needs the most; native.MSMScratchBytes: what
+// the MSM really allocates, with the library's window choice); without, or
+// if a query fails, native.MSMScratchBound, an upper bound on any device.
+func msmScratchBytes(device int, c SectionCounts, nAux int) int64 {
 	aux := func(points int) native.DeviceMSM {
 		return native.DeviceMSM{NBases: points, NScalars: max(points, nAux), Canonical: true}
 	}
@@ -87,13 +93,20 @@ func msmScratchBytes(c SectionCounts, nAux int) int64 {
 		{native.G1, native.DeviceMSM{NBases: c.H, NScalars: c.H, Canonical: true}},
 		{native.G1, aux(c.L)}, {native.G1, aux(c.A)}, {native.G1, aux(c.B)}, {native.G2, aux(c.B)},
 	}
-	devices, _ := native.DeviceCount() // 0 without the library
+	var devices []int
+	if device != anyDevice {
+		devices = []int{device}
+	} else if n, err := native.DeviceCount(); err == nil { // none without the library
+		for d := range n {
+			devices = append(devices, d)
+		}
+	}
 	var most int64
 	for _, x := range msms {
 		b := native.MSMScratchBound(x.g, x.m)
-		if devices > 0 {
+		if len(devices) > 0 {
 			b = 0
-			for d := range devices {
+			for _, d := range devices {
 				q, err := native.MSMScratchBytes(d, x.g, x.m)
 				if err != nil {
 					q = native.MSMScratchBound(x.g, x.m)
@@ -106,21 +119,21 @@ func msmScratchBytes(c SectionCounts, nAux int) int64 {
 	return most
 }
 
-// residentKeyBytes is the budget a device needs to keep a key resident: the
-// key and one proof beside it (a key leaving no room for a proof would make
-// every proof wait for memory forever).
-func residentKeyBytes(c SectionCounts) int64 {
-	return KeyBytes(c) + proofDeviceBytes(c, c.H+1, c.L)
+// residentProofBytes is what one proof with a resident key of counts c
+// reserves on device: its domain is c.H+1 and its aux variables c.L (as
+// checkCounts requires), so a key computes it once, at upload.
+func residentProofBytes(device int, c SectionCounts) int64 {
+	return proofDeviceBytes(device, c, c.H+1, c.L)
 }
 
 // streamingBytes estimates the device memory of the largest synchronous
-// call of a proof over domain m with a key of counts c: the H pipeline (a,
-// b, c and the result, m elements each) or the largest MSM (points, scalars
-// and temporaries).
-func streamingBytes(c SectionCounts, m int) int64 {
+// call of a proof on device over domain m with a key of counts c: the H
+// pipeline (a, b, c and the result, m elements each) or the largest MSM
+// (points, scalars and temporaries).
+func streamingBytes(device int, c SectionCounts, m int) int64 {
 	hBytes := 4 * int64(m) * frSize
 	msmBytes := max(int64(c.H), int64(c.L), int64(c.A))*(g1Bytes+frSize) + int64(c.B)*(g2Bytes+frSize)
-	return max(hBytes, msmBytes) + proofDeviceBytes(c, 0, 0)
+	return max(hBytes, msmBytes) + proofDeviceBytes(device, c, 0, 0)
 }
 
 // deviceMarginBytes is the VRAM a device's ledger leaves unbudgeted beside

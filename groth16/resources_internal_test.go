@@ -16,7 +16,7 @@ import (
 func TestProofDeviceBytes32GiB(t *testing.T) {
 	c := SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
 	m, nAux := c.H+1, c.L
-	got := proofDeviceBytes(c, m, nAux)
+	got := proofDeviceBytes(anyDevice, c, m, nAux)
 	floor := 3*int64(m)*frSize + int64(nAux)*frSize + 16*2*int64(c.H)
 	if got < floor {
 		t.Errorf("%d bytes, below a, b, c, the scalars and the h MSM's digits (%d)", got, floor)
@@ -37,7 +37,7 @@ func TestMSMScratchBytesSource(t *testing.T) {
 	nAux := c.L
 	bound := max(native.MSMScratchBound(native.G1, native.DeviceMSM{NBases: c.H, NScalars: c.H, Canonical: true}),
 		native.MSMScratchBound(native.G2, native.DeviceMSM{NBases: c.B, NScalars: nAux, Canonical: true}))
-	got := msmScratchBytes(c, nAux)
+	got := msmScratchBytes(anyDevice, c, nAux)
 	if !native.Available() {
 		if got != bound {
 			t.Errorf("without the library: %d bytes, want the bound %d", got, bound)
