@@ -234,7 +234,7 @@ func preload(ctx context.Context, p *gpuc2.Prover, o *options, d *display) error
 	if o.testOnly != "" {
 		file = o.testOnly
 		if _, err := os.Stat(file); err != nil {
-			verb = "creating (once; minutes)"
+			verb = "creating (once; about a minute on 2 cores at 2 KiB)"
 		}
 	}
 	start := time.Now()

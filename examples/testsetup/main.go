@@ -118,7 +118,7 @@ func plan(o *options) (abi.RegisteredSealProof, error) {
 }
 
 // setup is groth16.Setup (replaced in tests: a real 2 KiB setup takes
-// minutes on a small CPU).
+// about a minute on 2 cores, BENCHMARKS.md).
 var setup = groth16.Setup
 
 // run makes the setup and writes it; it returns the file's path.
