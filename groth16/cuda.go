@@ -184,7 +184,7 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool) (
 		}
 		pts, err := [4]func(context.Context) ([]bls12381.G1Affine, error){pk.H, pk.L, pk.A, pk.BG1}[i](ctx)
 		return native.AsBytes(pts), err
-	})
+	}, false)
 	if err = classifyDevice(err); errors.Is(err, ErrOutOfDeviceMemory) {
 		p.markUnfit(pk)
 	}

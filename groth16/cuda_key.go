@@ -26,15 +26,15 @@ type deviceKey struct {
 var errKeyNoRoom = errors.New("groth16: no room for the resident key now")
 
 // keySource returns the host bytes of section i of a key (0–4: h, l, a,
-// b_g1, b_g2): all its points, or a run of them that newDeviceKey repeats
-// to fill the section.
+// b_g1, b_g2): all its points, or (repeat) a run of them that newDeviceKey
+// repeats to fill the section.
 type keySource func(ctx context.Context, i int) ([]byte, error)
 
 // newDeviceKey reserves and allocates a key with counts c on p's device and
 // fills it from src; each proof with it reserves proofBytes beside it. It waits for the room in the ledger when wait is set,
 // else fails with errKeyNoRoom at once (a key held for hours must not queue
 // ahead of proofs).
-func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofBytes int64, wait bool, src keySource) (*deviceKey, error) {
+func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofBytes int64, wait bool, src keySource, repeat bool) (*deviceKey, error) {
 	dk := &deviceKey{device: p.device, counts: c, proofBytes: proofBytes, job: p.gate.NewJob()}
 	if err := dk.reserve(ctx, wait); err != nil {
 		dk.job.Done()
@@ -55,7 +55,7 @@ func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofByt
 	}
 	defer st.Close()
 	for i, buf := range dk.sections() {
-		if err := fillSection(ctx, st, buf, i, src); err != nil {
+		if err := fillSection(ctx, st, buf, i, src, repeat); err != nil {
 			return nil, fmt.Errorf("groth16: resident key: %w", err)
 		}
 	}
@@ -105,14 +105,18 @@ func (dk *deviceKey) sections() [5]*native.Buffer {
 	return [5]*native.Buffer{dk.h, dk.l, dk.a, dk.b1, dk.b2}
 }
 
-// fillSection copies section i of src into buf, repeating src's bytes until
-// buf is full, with ctx checked between copies.
-func fillSection(ctx context.Context, st *native.Stream, buf *native.Buffer, i int, src keySource) error {
+// fillSection copies section i of src into buf, with ctx checked between
+// copies. The bytes must fill buf exactly, unless repeat is set (a tiled
+// benchmark key): then they are repeated until buf is full.
+func fillSection(ctx context.Context, st *native.Stream, buf *native.Buffer, i int, src keySource, repeat bool) error {
 	data, err := src(ctx, i)
 	if err != nil {
 		return err
 	}
-	if len(data) == 0 && buf.Size() > 0 {
+	switch {
+	case !repeat && int64(len(data)) != buf.Size():
+		return fmt.Errorf("%w: key section %d has %d bytes, its counts say %d", ErrKeyMismatch, i, len(data), buf.Size())
+	case len(data) == 0 && buf.Size() > 0:
 		return fmt.Errorf("%w: no points for a key section of %d bytes", ErrInvalidInput, buf.Size())
 	}
 	for off := int64(0); off < buf.Size(); off += int64(len(data)) {

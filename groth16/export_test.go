@@ -36,7 +36,7 @@ func (p *CUDAProver) NewTiledDeviceKey(ctx context.Context, c SectionCounts, til
 			return native.AsBytes(tile2), nil
 		}
 		return native.AsBytes(tile1), nil
-	})
+	}, true)
 	return dk, classifyDevice(err)
 }
 
