@@ -40,6 +40,19 @@ type Config struct {
 	// 2 lets one worker's uploads overlap the other's kernels), or of CPU
 	// prover workers with the CPU backend.
 	WorkersPerDevice int
+	// DeviceMemoryLimit is the device memory gpuc2 may use on each GPU, in
+	// bytes: every allocation (a resident key, each proof's working set,
+	// MSM scratch, chunk buffers) is counted against it. Default: each
+	// device's free memory when New runs, less a margin (a sixteenth of the
+	// device, at least 1 GiB). A device proves with the key resident when
+	// the key and one proof fit the limit, else it streams the key from
+	// pinned host memory (Requirements says which and what it costs). A
+	// limit too small to stream a proof type fails with
+	// ErrOutOfDeviceMemory, naming the least that would do, when that
+	// type's parameters are loaded (Preload, or its first proof), before any
+	// synthesis; New fails at once when it cannot stream even the smallest
+	// sector.
+	DeviceMemoryLimit int64
 	// SynthesisConcurrency bounds the partitions synthesized at once
 	// (default: the number of prover workers plus one with CUDA, 1 on the
 	// CPU). Each synthesis is itself parallel over the partition's challenges.

@@ -4,6 +4,7 @@ go 1.25.7
 
 require (
 	github.com/consensys/gnark-crypto v0.21.0
+	github.com/dustin/go-humanize v1.0.1
 	github.com/filecoin-project/go-fil-commcid v0.3.1
 	github.com/filecoin-project/go-state-types v0.19.0-rc1
 	github.com/ipfs/go-cid v0.6.2

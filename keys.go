@@ -101,6 +101,14 @@ func (c *keyCache) acquire(ctx context.Context, t abi.RegisteredSealProof) (*key
 		}
 		return nil, fmt.Errorf("%s: %w", e.path, err)
 	}
+	for _, d := range c.devices { // before any synthesis: a limit too small for this type
+		if err := d.CheckKey(e.pk); err != nil {
+			if loaded {
+				e.pk.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", porep.ProofName(t), err)
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed() {
@@ -232,34 +240,39 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 	if done { // an earlier preload put it on every GPU: decoding it again would only be dropped
 		return nil
 	}
-	g1 := []func(context.Context) ([]bls12381.G1Affine, error){e.pk.H, e.pk.L, e.pk.A, e.pk.BG1}
-	for _, f := range g1 {
-		if _, err := f(ctx); err != nil {
-			return paramsError(e.path, err)
-		}
-	}
-	if _, err := e.pk.BG2(ctx); err != nil {
-		return paramsError(e.path, err)
-	}
 	if prepare {
 		e.prepared()
 	}
-	if len(c.devices) == 0 {
+	if len(c.devices) == 0 { // the CPU: decode every section now
+		g1 := []func(context.Context) ([]bls12381.G1Affine, error){e.pk.H, e.pk.L, e.pk.A, e.pk.BG1}
+		for _, f := range g1 {
+			if _, err := f(ctx); err != nil {
+				return paramsError(e.path, err)
+			}
+		}
+		if _, err := e.pk.BG2(ctx); err != nil {
+			return paramsError(e.path, err)
+		}
 		return nil
 	}
+	// Each GPU uploads the key (resident mode) or it is decoded once into
+	// pinned host memory (streaming mode); a GPU decodes what it needs.
+	resident := true
 	for _, d := range c.devices {
 		if err := d.Preload(ctx, e.pk); err != nil {
-			return err
+			return paramsError(e.path, err)
 		}
+		resident = resident && d.Mode(e.pk.Counts()) == groth16.ModeResident
 	}
-	// Every GPU holds the key: drop the decoded host sections of a
-	// file-backed key (about 44 GiB at 32 GiB); they are decoded again only
-	// if a proof ever has to stream them. The mapped file's pages leave the
-	// resident set too, and the freed heap goes back to the OS now rather
-	// than at the scavenger's pace.
+	// Drop the decoded host sections of a file-backed key (about 44 GiB at
+	// 32 GiB): the GPUs hold the key or its pinned copy; the sections are
+	// decoded again only if a proof ever needs them. The mapped file's
+	// pages leave the resident set too, and the freed heap goes back to
+	// the OS now rather than at the scavenger's pace. A pinned copy is host
+	// memory: only a key on every GPU stops counting against the budget.
 	e.pk.Evict()
 	c.mu.Lock()
-	e.onDevices = true
+	e.onDevices = resident
 	c.updateResidentLocked()
 	c.mu.Unlock()
 	debug.FreeOSMemory()

@@ -61,7 +61,7 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	if err != nil {
 		return nil, err
 	}
-	devices, err := openDevices(ordinals)
+	devices, err := openDevices(ordinals, cfg.DeviceMemoryLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -86,15 +86,24 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	return p, nil
 }
 
-// openDevices makes one CUDA prover per GPU: it keeps the device's resident
-// keys and its VRAM ledger.
-func openDevices(ordinals []int) ([]*groth16.CUDAProver, error) {
+// openDevices makes one CUDA prover per GPU with the memory limit (0: the
+// device's free memory less a margin): it keeps the device's resident keys
+// and its VRAM ledger. A limit that cannot stream even the smallest sector
+// fails with ErrOutOfDeviceMemory.
+func openDevices(ordinals []int, limit int64) ([]*groth16.CUDAProver, error) {
 	var devices []*groth16.CUDAProver
 	for _, ord := range ordinals {
-		d, err := groth16.NewCUDAProver(groth16.CUDAConfig{Device: ord})
+		d, err := groth16.NewCUDAProver(groth16.CUDAConfig{Device: ord, MemoryLimit: limit})
+		if err == nil {
+			if least := leastDeviceMemory(); d.MemoryLimit() < least {
+				d.Close()
+				err = fmt.Errorf("%w: a limit of %d bytes, below the %d bytes the smallest sector needs streamed",
+					ErrOutOfDeviceMemory, d.MemoryLimit(), least)
+			}
+		}
 		if err != nil {
 			closeDevices(devices)
-			return nil, fmt.Errorf("gpuc2: device %d: %w", ord, err)
+			return nil, fmt.Errorf("gpuc2: device %d: %w", ord, classify(err))
 		}
 		devices = append(devices, d)
 	}

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // Resources are the resources one proof of a proof type needs, for a
@@ -41,12 +43,29 @@ type Resources struct {
 	// working sets, plus 512 MiB. Equal to HostBytes on the CPU.
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
-	// staging chunks of each GPU worker (0 on the CPU).
+	// staging chunks of each GPU worker, and in streaming mode the key's
+	// points (once per process, shared by the GPUs); 0 on the CPU.
 	PinnedBytes int64
-	// VRAMBytes is memory per GPU: the key resident (the sections' points as
-	// affine G1/G2) plus each of the device's workers' working set (a, b, c,
-	// aux and input scalars, MSM temporaries), as groth16.CUDAProver reserves them.
+	// VRAMBytes is memory per GPU in Mode: resident, the key (the sections'
+	// points as affine G1/G2) plus each of the device's workers' working
+	// set (a, b, c, aux and input scalars, MSM temporaries); streaming, each
+	// worker's largest phase (groth16.StreamingProofBytes). It is what the
+	// workers would reserve at once; a DeviceMemoryLimit below it makes
+	// workers take turns, not fail.
 	VRAMBytes int64
+	// Mode is how each GPU proves under DeviceMemoryLimit: "resident" when
+	// the key and one proof fit it, else "streaming" (the key in pinned host
+	// memory); empty on the CPU.
+	Mode groth16.DeviceMode
+	// DeviceMemoryLimit is the limit Mode was chosen for: Config's, else
+	// the first GPU's free memory less the margin now, or 0 (no limit: no
+	// GPU to ask).
+	DeviceMemoryLimit int64
+	// ProofVRAMBytes is one proof's device working set in Mode (a resident
+	// key not counted), and LeastDeviceMemory the least limit with which a
+	// GPU can prove this type at all (streaming, one worker).
+	ProofVRAMBytes    int64
+	LeastDeviceMemory int64
 	// GPUs is the number of GPUs one proof needs: 1 with the CUDA backend
 	// (its partitions may spread over more), 0 on the CPU.
 	GPUs int
@@ -106,10 +125,62 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		m := sh.domain
 		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
 		r.PinnedBytes = int64(workers) * groth16.UploadStagingBytes
-		r.VRAMBytes = groth16.KeyBytes(counts) + int64(workers)*groth16.ProofDeviceBytes(counts, int(m), int(vars))
 		r.GPUs = 1
+		r.DeviceMemoryLimit = cfg.DeviceMemoryLimit
+		if r.DeviceMemoryLimit == 0 {
+			r.DeviceMemoryLimit = firstDeviceLimit()
+		}
+		nAux, nIn := int(vars)-sh.sizes.Inputs, sh.sizes.Inputs
+		r.LeastDeviceMemory = groth16.StreamingProofBytes(counts, int(m), nAux, nIn)
+		limit := r.DeviceMemoryLimit
+		if limit == 0 {
+			limit = math.MaxInt64
+		}
+		mode, proof, err := groth16.PlanMode(limit, counts, int(m), nAux, nIn)
+		if err != nil {
+			return Resources{}, Config{}, fmt.Errorf("%w: %s: %w", ErrOutOfDeviceMemory, porep.ProofName(t), err)
+		}
+		r.Mode, r.ProofVRAMBytes = mode, proof
+		switch mode {
+		case groth16.ModeResident:
+			r.ProofVRAMBytes -= groth16.KeyBytes(counts)
+			r.VRAMBytes = groth16.KeyBytes(counts) + int64(workers)*r.ProofVRAMBytes
+		case groth16.ModeStreaming:
+			// The key is decoded into pinned memory, not the heap: it takes
+			// the parameters' place in HostBytes, and stays after Preload.
+			r.VRAMBytes = int64(workers) * r.ProofVRAMBytes
+			r.PinnedBytes += groth16.KeyBytes(counts)
+			r.PreloadedHostBytes = r.HostBytes
+		}
 	}
 	return r, cfg, nil
+}
+
+// firstDeviceLimit is the default device memory limit of the first GPU
+// (its free memory less the margin, as New would set it), or 0 without one.
+func firstDeviceLimit() int64 {
+	devs, err := groth16.CUDADevices()
+	if err != nil || len(devs) == 0 {
+		return 0
+	}
+	d, err := groth16.NewCUDAProver(groth16.CUDAConfig{Device: devs[0].Ordinal})
+	if err != nil {
+		return 0
+	}
+	defer d.Close()
+	return d.MemoryLimit()
+}
+
+// leastDeviceMemory is the least device memory limit with which a GPU can
+// prove any sector: a streamed proof of the smallest.
+func leastDeviceMemory() int64 {
+	t := abi.RegisteredSealProof_StackedDrg2KiBV1_1
+	sh, err := newShape(t)
+	if err != nil {
+		return 0
+	}
+	c, ic, _ := estimatedKeyShape(t, sh)
+	return groth16.StreamingProofBytes(c, int(sh.domain), sh.sizes.Aux, ic)
 }
 
 // paramsShape returns t's key section counts, public inputs and .params

@@ -3,6 +3,7 @@ package gpuc2_test
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -305,6 +306,38 @@ func TestProveSeal8MiB(t *testing.T) {
 	ok, err := p.VerifySeal(res.VerifyInfo)
 	require.NoError(t, err)
 	assert.True(t, ok)
+}
+
+// The device memory limit picks each GPU's mode: resident when the key
+// and a proof fit it, else streaming (the key in pinned host memory, each
+// worker's largest phase on the device); below the least streamed proof,
+// Requirements fails with ErrOutOfDeviceMemory naming it.
+func TestRequirementsDeviceMemoryLimit(t *testing.T) {
+	t32 := abi.RegisteredSealProof_StackedDrg32GiBV1_1
+	cfg := gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCUDA, DeviceMemoryLimit: 100 << 30}
+	res, err := gpuc2.Requirements(t32, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, groth16.ModeResident, res.Mode)
+	assert.Equal(t, int64(100<<30), res.DeviceMemoryLimit)
+	assert.Greater(t, res.VRAMBytes, int64(40<<30), "the key on the device")
+	assert.Less(t, res.LeastDeviceMemory, int64(16<<30), "a 16 GiB card can stream a 32 GiB sector")
+	for _, limit := range []int64{16 << 30, 24 << 30} {
+		cfg.DeviceMemoryLimit = limit
+		st, err := gpuc2.Requirements(t32, cfg)
+		require.NoError(t, err)
+		t.Logf("limit %d GiB: %s, a proof %.1f GiB of VRAM (least limit %.1f GiB), pinned %.1f GiB, host %.1f GiB",
+			limit>>30, st.Mode, float64(st.ProofVRAMBytes)/(1<<30), float64(st.LeastDeviceMemory)/(1<<30),
+			float64(st.PinnedBytes)/(1<<30), float64(st.HostBytes)/(1<<30))
+		assert.Equal(t, groth16.ModeStreaming, st.Mode)
+		assert.Equal(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "one worker: the least limit is its proof")
+		assert.LessOrEqual(t, st.VRAMBytes, limit)
+		assert.Greater(t, st.PinnedBytes, res.PinnedBytes+int64(40<<30), "the key pinned on the host")
+		assert.Equal(t, st.HostBytes, st.PreloadedHostBytes, "a pinned key stays on the host")
+	}
+	cfg.DeviceMemoryLimit = res.LeastDeviceMemory - 1
+	_, err = gpuc2.Requirements(t32, cfg)
+	require.ErrorIs(t, err, gpuc2.ErrOutOfDeviceMemory)
+	assert.Contains(t, err.Error(), fmt.Sprint(res.LeastDeviceMemory), "names the least limit")
 }
 
 func TestRequirements(t *testing.T) {

@@ -42,6 +42,16 @@ type DeviceStatus struct {
 	Workers int // prover workers on the device
 	Busy    int // workers proving now
 	Gate    groth16.DeviceMetrics
+	// Mode is how the device proves with the loaded parameters (those of
+	// the first loaded type; empty when none is loaded); MemoryLimitBytes
+	// its ledger's limit (Config.DeviceMemoryLimit or the default), and
+	// PoolHighWaterBytes the most the native library's memory pool has
+	// held allocated at once on it (proofs' working sets; a resident key
+	// is outside the pool): with a streaming mode it stays within the
+	// limit.
+	Mode               groth16.DeviceMode
+	MemoryLimitBytes   int64
+	PoolHighWaterBytes int64
 }
 
 // Status returns a snapshot of the pipeline: queues, workers, devices and
@@ -64,8 +74,21 @@ func (p *Prover) Status() Status {
 		HostPeakBytes:              ps.Budget.Peak,
 		HostParkedBytes:            ps.Budget.Spare,
 	}
+	var counts *groth16.SectionCounts
+	if len(p.devices) > 0 && len(s.Loaded) > 0 {
+		if e := p.keys.loaded(s.Loaded[0]); e != nil && e.pk != nil {
+			c := e.pk.Counts()
+			counts = &c
+		}
+	}
 	for _, d := range p.devices {
-		ds := DeviceStatus{Ordinal: d.Device(), Gate: d.Metrics()}
+		ds := DeviceStatus{Ordinal: d.Device(), Gate: d.Metrics(), MemoryLimitBytes: d.MemoryLimit()}
+		if counts != nil {
+			ds.Mode = d.Mode(*counts)
+		}
+		if hw, err := d.PoolHighWater(); err == nil {
+			ds.PoolHighWaterBytes = hw
+		}
 		for _, w := range ps.Provers {
 			if w.Device == d.Device() {
 				ds.Workers++

@@ -16,7 +16,10 @@
 //     worker's kernels run.
 //
 // A Job walks the fixed order reserve → upload → compute → release compute →
-// read back → release reservation, and refuses any other order (ErrOrder); in
+// [stream →] read back → release reservation, and refuses any other order
+// (ErrOrder); Stream is copy-bound device work after the compute lock (MSMs
+// over points streamed from host memory), overlapping the next job's
+// kernels. In
 // particular it never waits for memory while holding the compute lock, so the
 // two gates cannot deadlock. The package never calls the GPU: the caller's
 // allocations come from its own arenas, and gpulock only accounts for them.

@@ -105,6 +105,12 @@ func (j *Job) Upload(fn func() error) error {
 	if err := j.expect(stateReserved, "Upload"); err != nil {
 		return err
 	}
+	return j.copying(fn)
+}
+
+// copying runs fn, counted as copy-engine work (upload time, and overlap
+// with other jobs' compute).
+func (j *Job) copying(fn func() error) error {
 	d := j.d
 	start := time.Now()
 	d.transition(func() { d.uploading++ })
@@ -155,6 +161,17 @@ func (j *Job) releaseCompute() {
 		d.m.ComputeHold += time.Since(j.computeAt)
 	})
 	d.compute.Release(1)
+}
+
+// Stream runs fn after the job's compute: work bounded by the copy engine
+// (an MSM over points streamed from host memory, whose kernels are small
+// beside its copies), done without the compute lock so that it overlaps
+// the next job's kernels. Its time counts as upload time.
+func (j *Job) Stream(fn func() error) error {
+	if err := j.expect(stateComputed, "Stream"); err != nil {
+		return err
+	}
+	return j.copying(fn)
 }
 
 // ReadBack runs fn, the job's device-to-host copies, after its compute.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/msm"
@@ -17,19 +16,25 @@ import (
 	"github.com/gpuc2/gpuc2/synth"
 )
 
-// CUDAProver runs H and the five MSMs on one GPU through the native library;
-// synthesis and the final assembly stay on the CPU. Its proofs equal the
-// CPU prover's for the same r and s. NewCUDAProver makes one per device.
+// CUDAProver runs H and the five MSMs on one GPU through the native
+// library; synthesis and the final assembly stay on the CPU. Its proofs
+// equal the CPU prover's for the same r and s. NewCUDAProver makes one per
+// device, with a device memory limit that its ledger holds every
+// allocation to.
 //
-// With the proving key resident on the device (Preload, or the first Prove
-// when the key and one proof fit the device's budget), a proof walks
-// gpulock's protocol on its own stream: reserve its buffers, upload a, b, c
-// and the aux assignment, take the compute lock for H and the MSMs, release
-// it, then free. Several goroutines may call Prove at once (one per
-// worker); their uploads overlap each other's kernels. The first proof to
-// need the key uploads it; others wait for that upload but stop when their
-// context ends. When the key does not fit, each MSM streams its section
-// from host memory through the synchronous entries instead.
+// A device proves in one of two modes. Resident, when the key and one
+// proof fit the limit: the key is uploaded once (Preload, or the first
+// Prove) and a proof walks gpulock's protocol on its own stream: reserve
+// its buffers, upload a, b, c and the aux assignment, take the compute
+// lock for H and the MSMs, release it, then free. Several goroutines may
+// call Prove at once (one per worker); their uploads overlap each other's
+// kernels. The first proof to need the key uploads it; others wait for
+// that upload but stop when their context ends. Streaming, otherwise: the
+// key is decoded once into pinned host memory, shared by every device of
+// the process, and each MSM streams its points through two chunk buffers
+// on a copy stream while the kernels work on the previous chunk; H holds
+// two of a, b, c at a time. A limit below StreamingProofBytes fails with
+// ErrOutOfDeviceMemory.
 //
 // Errors of device out-of-memory wrap ErrOutOfDeviceMemory.
 type CUDAProver struct {
@@ -40,6 +45,7 @@ type CUDAProver struct {
 	stage      stagePool // pinned chunks of witness uploads
 	keys       *flight[*ProvingKey, *deviceKey]
 	closed     atomic.Bool
+	streamed   atomic.Bool // a proof has taken the streaming path
 
 	mu    sync.Mutex
 	unfit map[*ProvingKey]bool // keys found too large for the device
@@ -85,17 +91,20 @@ func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 	if err != nil {
 		return nil, err
 	}
+	synth.AppendInputRows(w, len(w.Inputs))
 	if dk == nil {
+		p.streamed.Store(true)
 		return p.proveStreaming(ctx, pk, w, &cfg)
 	}
 	defer release()
-	synth.AppendInputRows(w, len(w.Inputs))
 	return p.proveResident(ctx, dk, pk.VerifyingKey(), w, &cfg)
 }
 
-// Preload uploads pk's query points to the device and keeps them there
-// until Evict or Close. It fails (ErrOutOfDeviceMemory) when they and one
-// proof do not fit the device's budget, and waits for the room otherwise.
+// Preload readies pk for proofs on the device until Evict or Close: in
+// resident mode (the key and one proof fit the memory limit) it uploads
+// the key's points, waiting for the room; in streaming mode it decodes them
+// into pinned host memory (once per process). It fails with
+// ErrOutOfDeviceMemory when the limit allows neither.
 func (p *CUDAProver) Preload(ctx context.Context, pk *ProvingKey) error {
 	return classifyDevice(p.preload(ctx, pk))
 }
@@ -103,6 +112,20 @@ func (p *CUDAProver) Preload(ctx context.Context, pk *ProvingKey) error {
 func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey) error {
 	if err := p.usable(); err != nil {
 		return err
+	}
+	c := pk.Counts()
+	if p.noResident || KeyBytes(c)+residentProofBytes(p.device, c) > p.gate.Budget() {
+		p.markUnfit(pk) // proofs stream it
+		if need := streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC)); need > p.gate.Budget() {
+			return fmt.Errorf("%w: GPU %d: the key needs %d bytes streamed (%d resident), the memory limit is %d",
+				ErrOutOfDeviceMemory, p.device, need, KeyBytes(c)+residentProofBytes(p.device, c), p.gate.Budget())
+		}
+		_, release, err := p.pinnedKeyFor(ctx, pk)
+		if err != nil {
+			return err
+		}
+		release()
+		return nil
 	}
 	_, release, _, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
 		return p.uploadKey(ctx, pk, true)
@@ -122,6 +145,7 @@ func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey) error {
 func (p *CUDAProver) Evict(pk *ProvingKey) {
 	if p.keys != nil {
 		p.keys.evict(pk)
+		p.dropPinned(pk)
 	}
 }
 
@@ -133,6 +157,7 @@ func (p *CUDAProver) Close() error {
 		return nil
 	}
 	p.keys.close()
+	p.dropPinned(nil)
 	p.stage.close()
 	return nil
 }
@@ -202,47 +227,3 @@ func (p *CUDAProver) markUnfit(pk *ProvingKey) {
 	defer p.mu.Unlock()
 	p.unfit[pk] = true
 }
-
-// proveStreaming is the path for keys that do not fit the device: the
-// synchronous entries upload each section per call, under one reservation
-// of the largest call's memory and the compute lock.
-func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, cfg *proveConfig) (*Proof, error) {
-	hs, err := newHostSections(pk, w, p.engine, p.quotient)
-	if err != nil {
-		return nil, err
-	}
-	job := p.deviceJob(cfg)
-	defer job.done()
-	b := &streaming{deviceJob: job, hostSections: hs, bytes: streamingBytes(p.device, pk.Counts(), hs.m)}
-	return proveWith(ctx, cfg, pk.VerifyingKey(), pk.Counts(), b, "device", p.device)
-}
-
-// quotient is the streaming path's quotient: H on the device, through the
-// synchronous entry.
-func (p *CUDAProver) quotient(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.Element, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	out := make([]fr.Element, m)
-	if err := native.H(p.device, a, b, c, out); err != nil {
-		return nil, fmt.Errorf("GPU %d: %w", p.device, err)
-	}
-	return out, ctx.Err()
-}
-
-// streaming is the streaming path's backend: host sections whose calls
-// run on the device, inside the gate.
-type streaming struct {
-	deviceJob
-	*hostSections
-	bytes int64 // the largest synchronous call's device memory
-}
-
-func (s *streaming) prepare(ctx context.Context) error {
-	if err := s.reserve(ctx, s.bytes); err != nil {
-		return err
-	}
-	return s.compute(ctx)
-}
-
-func (s *streaming) finish() error { return s.job.EndCompute() }

@@ -11,8 +11,13 @@ import (
 	"testing"
 	"time"
 
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/dustin/go-humanize"
+
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/nativetest"
+	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
@@ -25,6 +30,7 @@ var (
 	partitionTrace   = flag.String("partition-trace", "", "BenchmarkCUDAPartition: write a Chrome trace of the runs here")
 	partitionWidth   = flag.Int("partition-width", 1, "BenchmarkCUDAPartition: jobs computing at once per GPU (gpulock compute width)")
 	partitionDevices = flag.Int("partition-devices", 1, "BenchmarkCUDAPartition: GPUs to use (workers run on each)")
+	partitionLimits  = flag.String("partition-limits", "", "BenchmarkCUDAPartition: device memory limits (e.g. 16GiB,24GiB) at which to stream the key from pinned memory and check the proofs against the resident one's")
 )
 
 // BenchmarkCUDAPartition times GPU proofs of one PoRep partition with the
@@ -74,6 +80,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 	ndev := min(max(*partitionDevices, 1), len(devs))
 	provers := make([]*groth16.CUDAProver, ndev)
 	keys := make([]*groth16.DeviceKey, ndev)
+	tile1, tile2 := nativetest.G1(1<<16, 1<<16), nativetest.G2(1<<12, 1<<12) // one tiled key for every GPU and the pinned copy
 	for d := range ndev {
 		provers[d], err = groth16.NewCUDAProver(groth16.CUDAConfig{Device: devs[d].Ordinal, ComputeWidth: *partitionWidth})
 		if err != nil {
@@ -81,7 +88,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 		}
 		defer provers[d].Close()
 		t0 = time.Now()
-		keys[d], err = provers[d].NewTiledDeviceKey(ctx, counts, nativetest.G1(1<<16, 1<<16), nativetest.G2(1<<12, 1<<12))
+		keys[d], err = provers[d].NewTiledDeviceKey(ctx, counts, tile1, tile2)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -154,6 +161,9 @@ func BenchmarkCUDAPartition(b *testing.B) {
 			}
 		})
 	}
+	if *partitionLimits != "" {
+		benchStreamed(b, tr, provers[0], keys[0], vk, w, counts, tile1, tile2)
+	}
 	if *partitionTrace != "" {
 		f, err := os.Create(*partitionTrace)
 		if err != nil {
@@ -197,4 +207,101 @@ func logScalarStats(w *synth.ProvingAssignment) {
 	n := float64(len(w.Aux))
 	fmt.Fprintf(os.Stderr, "aux values: %.1f%% zero, %.1f%% one, %.1f%% other; densities a %d, b_aux %d of %d\n",
 		100*float64(zero)/n, 100*float64(one)/n, 100*float64(other)/n, w.AAux.Count(), w.BAux.Count(), len(w.Aux))
+}
+
+// benchStreamed proves the partition with the key streamed from pinned
+// host memory under each of -partition-limits, with 1 and 2 workers, and
+// checks every proof against the resident mode's (same tiled key, same r
+// and s, the same tiles): byte-identical. It reports s/partition, the phases, the pool's
+// high-water mark against the limit, and the rate at which the key's
+// points crossed PCIe during the MSMs.
+func benchStreamed(b *testing.B, tr *trace.Tracer, resident *groth16.CUDAProver, dk *groth16.DeviceKey, vk *groth16.VerifyingKey,
+	w *synth.ProvingAssignment, counts groth16.SectionCounts, tile1 []bls12381.G1Affine, tile2 []bls12381.G2Affine) {
+	ctx := context.Background()
+	var r, s fr.Element
+	r.SetUint64(0x5eed)
+	s.SetUint64(0xbeef)
+	want, err := resident.ProveResident(ctx, dk, vk, w, groth16.WithRandomness(r, s))
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	hk, err := groth16.NewTiledPinnedKey(counts, tile1, tile2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer hk.Free()
+	need := groth16.StreamingProofBytes(counts, synth.DomainSize(w.NumRows()), len(w.Aux), len(w.Inputs))
+	fmt.Fprintf(os.Stderr, "tiled key pinned: %.1f GiB in %.1f s; a streamed proof reserves %.2f GiB\n",
+		float64(groth16.KeyBytes(counts))/(1<<30), time.Since(t0).Seconds(), float64(need)/(1<<30))
+	for _, ls := range strings.Split(*partitionLimits, ",") {
+		limit, err := humanize.ParseBytes(strings.TrimSpace(ls))
+		if err != nil {
+			b.Fatalf("-partition-limits: %v", err)
+		}
+		p, err := groth16.NewCUDAProver(groth16.CUDAConfig{Device: resident.Device(), MemoryLimit: int64(limit), NoResident: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("streamed/limit=%s/workers=%d", strings.TrimSpace(ls), workers), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := native.PoolPeakSince(resident.Device()); err != nil {
+						b.Fatal(err)
+					}
+					var mu sync.Mutex
+					var sum groth16.Timings
+					var wg sync.WaitGroup
+					errs := make([]error, workers)
+					start := time.Now()
+					for wk := range workers {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							track := trace.Track{Process: "streamed " + strings.TrimSpace(ls), Thread: fmt.Sprintf("%d workers: worker %d", workers, wk)}
+							for range *partitionProofs {
+								var t groth16.Timings
+								got, err := p.ProveStreamed(ctx, hk, vk, w, groth16.WithRandomness(r, s), groth16.WithTimings(&t),
+									groth16.WithPhases(func(name string, s, e time.Time, args ...any) { tr.Add(track, name, s, e, args...) }))
+								if err == nil && *got != *want {
+									err = fmt.Errorf("the streamed proof differs from the resident one")
+								}
+								if err != nil {
+									errs[wk] = err
+									return
+								}
+								mu.Lock()
+								sum.Add(t)
+								mu.Unlock()
+							}
+						}()
+					}
+					wg.Wait()
+					for _, err := range errs {
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					wall := time.Since(start)
+					peak, err := native.PoolPeakSince(resident.Device())
+					if err != nil {
+						b.Fatal(err)
+					}
+					n := workers * *partitionProofs
+					per := func(d time.Duration) float64 { return d.Seconds() / float64(n) }
+					msm := sum.MSMH + sum.MSML + sum.MSMA + sum.MSMBG1 + sum.MSMBG2
+					b.ReportMetric(wall.Seconds()/float64(n), "s/partition")
+					b.Logf("limit %s, %d workers × %d proofs (each equal to the resident proof): %.2f s/partition; per proof: total %.2f, H %.3f, msm h %.3f, l %.3f, a %.3f, b_g1 %.3f, b_g2 %.3f s; "+
+						"key streamed at %.1f GB/s over the MSMs; pool high-water %.2f GiB of the %.2f GiB limit; peak reserved %.2f GiB",
+						strings.TrimSpace(ls), workers, *partitionProofs, wall.Seconds()/float64(n), per(sum.Total), per(sum.H), per(sum.MSMH), per(sum.MSML),
+						per(sum.MSMA), per(sum.MSMBG1), per(sum.MSMBG2), float64(groth16.KeyBytes(counts))/1e9/per(msm),
+						float64(peak)/(1<<30), float64(limit)/(1<<30), float64(p.Metrics().PeakReservedBytes)/(1<<30))
+					if int64(peak) > int64(limit) {
+						b.Errorf("the pool held %d bytes, above the limit %d", peak, limit)
+					}
+				}
+			})
+		}
+		p.Close()
+	}
 }

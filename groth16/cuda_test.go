@@ -198,3 +198,54 @@ func TestCUDAProverCancelLoop(t *testing.T) {
 	require.NoError(t, p.Close())
 	assert.Zero(t, p.Metrics().ReservedBytes)
 }
+
+// A memory limit below the key's resident need makes the device stream the
+// key from pinned host memory: its proofs equal the CPU prover's for the
+// same r and s, and the device's pool never holds more than the limit.
+func TestCUDAProverMemoryLimitStreams(t *testing.T) {
+	if !groth16.CUDAAvailable() {
+		t.Skip("no native CUDA library")
+	}
+	circuits := []*testcircuit.Chain{{N: 1 << 14, Seed: 7, Inputs: 3}}
+	if !testing.Short() {
+		circuits = append(circuits, &testcircuit.Chain{N: 1 << 18, Seed: 8, Inputs: 5})
+	}
+	var r, s fr.Element
+	r.SetUint64(31)
+	s.SetUint64(32)
+	for i, c := range circuits {
+		pk := setup(t, c, byte(40+i))
+		counts := pk.Counts()
+		m := counts.H + 1
+		limit := groth16.StreamingProofBytes(counts, m, counts.L, len(pk.VerifyingKey().IC))
+		mode, _, err := groth16.PlanMode(limit, counts, m, counts.L, len(pk.VerifyingKey().IC))
+		require.NoError(t, err)
+		// A key this small may fit resident in a streamed proof's room:
+		// then NoResident makes the device stream it.
+		p := gpuProver(t, groth16.CUDAConfig{MemoryLimit: limit, NoResident: mode == groth16.ModeResident})
+		require.Equal(t, limit, p.MemoryLimit())
+		want := prove(t, pk, c, groth16.WithRandomness(r, s))
+		_, err = native.PoolPeakSince(0) // a new interval
+		require.NoError(t, err)
+		got, err := groth16.Prove(context.Background(), p, pk, c, groth16.WithRandomness(r, s))
+		require.NoError(t, err)
+		peak, err := native.PoolPeakSince(0)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "circuit %d", i)
+		assert.Equal(t, groth16.ModeStreaming, p.Mode(counts))
+		t.Logf("2^%d: limit %d MiB (%s by the plan), pool peak %d MiB", bitsLen(m), limit>>20, mode, peak>>20)
+		assert.LessOrEqual(t, int64(peak), limit, "the pool's high-water mark within the limit")
+		require.NoError(t, p.Close())
+		assert.Zero(t, p.Metrics().ReservedBytes)
+	}
+	_, err := groth16.NewCUDAProver(groth16.CUDAConfig{MemoryLimit: 1 << 60})
+	assert.ErrorIs(t, err, groth16.ErrInvalidInput, "a limit above the device's memory")
+}
+
+func bitsLen(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}

@@ -62,6 +62,42 @@ type CUDAConfig struct {
 	// ComputeWidth is how many proofs run kernels at once (gpulock's
 	// compute width); 0 means 1.
 	ComputeWidth int
+	// MemoryLimit is the device memory the prover may use, in bytes: its
+	// ledger's budget, which every allocation (a resident key, each proof's
+	// working set, MSM scratch, chunk buffers) is counted against. 0: the
+	// device's free memory when NewCUDAProver runs, less the resource
+	// model's margin. Set it lower to share the GPU (WindowPoSt beside C2)
+	// or to model a smaller card; a limit above the device's memory is
+	// refused.
+	MemoryLimit int64
+}
+
+// DeviceMode is how a device proves with a given key.
+type DeviceMode string
+
+const (
+	// ModeResident: the key lives in device memory.
+	ModeResident DeviceMode = "resident"
+	// ModeStreaming: the key lives in pinned host memory and streams
+	// through the device per proof.
+	ModeStreaming DeviceMode = "streaming"
+)
+
+// PlanMode returns the mode a device whose ledger allows limit bytes
+// proves in with a key of counts c over domain m with nAux aux and nIn
+// input variables, and the device bytes one proof reserves in it (the key
+// too, when resident). A limit below the streaming path's need fails with
+// ErrOutOfDeviceMemory naming that need.
+func PlanMode(limit int64, c SectionCounts, m, nAux, nIn int) (DeviceMode, int64, error) {
+	if r := KeyBytes(c) + proofDeviceBytes(anyDevice, c, m, nAux); r <= limit {
+		return ModeResident, r, nil
+	}
+	s := StreamingProofBytes(c, m, nAux, nIn)
+	if s > limit {
+		return "", s, fmt.Errorf("%w: a device memory limit of %d bytes is below the %d bytes one streamed proof needs",
+			ErrOutOfDeviceMemory, limit, s)
+	}
+	return ModeStreaming, s, nil
 }
 
 // NewCUDAProver returns the prover of one GPU: its VRAM ledger and compute
@@ -80,13 +116,84 @@ func NewCUDAProver(cfg CUDAConfig) (*CUDAProver, error) {
 	if i < 0 {
 		return nil, fmt.Errorf("groth16: no CUDA device %d (%d visible)", cfg.Device, len(devs))
 	}
-	total := devs[i].TotalBytes
-	gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: cfg.Device, TotalBytes: total,
-		MarginBytes: deviceMarginBytes(total), ComputeWidth: cfg.ComputeWidth})
+	limit, err := memoryLimit(cfg, devs[i].TotalBytes)
+	if err != nil {
+		return nil, err
+	}
+	gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: cfg.Device, TotalBytes: limit,
+		ComputeWidth: cfg.ComputeWidth})
 	if err != nil {
 		return nil, fmt.Errorf("groth16: device %d: %w", cfg.Device, err)
 	}
 	return newCUDAProver(cfg, gate), nil
+}
+
+// memoryLimit is cfg's device memory limit on a device of total bytes:
+// MemoryLimit, else the free memory now less the margin (asked once, here,
+// never on the proving path).
+func memoryLimit(cfg CUDAConfig, total int64) (int64, error) {
+	switch {
+	case cfg.MemoryLimit < 0 || cfg.MemoryLimit > total:
+		return 0, fmt.Errorf("%w: GPU %d: a memory limit of %d bytes on a device of %d",
+			ErrInvalidInput, cfg.Device, cfg.MemoryLimit, total)
+	case cfg.MemoryLimit > 0:
+		return cfg.MemoryLimit, nil
+	}
+	free, _, err := native.MemInfo(cfg.Device)
+	if err != nil {
+		return 0, fmt.Errorf("groth16: device %d: %w", cfg.Device, err)
+	}
+	limit := int64(free) - deviceMarginBytes(total)
+	if limit <= 0 {
+		return 0, fmt.Errorf("%w: GPU %d: %d bytes free, less a margin of %d",
+			ErrOutOfDeviceMemory, cfg.Device, free, deviceMarginBytes(total))
+	}
+	return limit, nil
+}
+
+// CheckKey fails with ErrOutOfDeviceMemory, naming the least limit that
+// would do, when the device's memory limit allows proofs with pk in
+// neither mode; it queries nothing on the device.
+func (p *CUDAProver) CheckKey(pk *ProvingKey) error {
+	c := pk.Counts()
+	if _, _, err := PlanMode(p.MemoryLimit(), c, c.H+1, c.L, len(pk.VerifyingKey().IC)); err != nil {
+		return fmt.Errorf("GPU %d: %w", p.device, err)
+	}
+	return nil
+}
+
+// MemoryLimit returns the device memory the prover's ledger allows.
+func (p *CUDAProver) MemoryLimit() int64 {
+	if p.gate == nil {
+		return 0
+	}
+	return p.gate.Budget()
+}
+
+// PoolHighWater is the most device memory the prover's process has had
+// allocated at once from the device's pool (every proof's working set; a
+// resident key is allocated outside the pool).
+func (p *CUDAProver) PoolHighWater() (int64, error) {
+	hw, err := native.PoolHighWater(p.device)
+	return int64(hw), err
+}
+
+// Mode says how the device proves with a key of counts c: resident when
+// such a key is on the device, else streaming once a proof has streamed a
+// key, else what PlanMode gives for its limit ("" if the key cannot be
+// proved here).
+func (p *CUDAProver) Mode(c SectionCounts) DeviceMode {
+	if p.keys != nil && p.keys.any(func(dk *deviceKey) bool { return dk.counts == c }) {
+		return ModeResident
+	}
+	if p.noResident || p.streamed.Load() {
+		return ModeStreaming
+	}
+	mode, _, err := PlanMode(p.MemoryLimit(), c, c.H+1, c.L, 0)
+	if err != nil {
+		return ""
+	}
+	return mode
 }
 
 // Device returns the prover's CUDA ordinal.

@@ -6,6 +6,7 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 )
@@ -49,5 +50,70 @@ func (p *CUDAProver) ProveResident(ctx context.Context, dk *DeviceKey, vk *Verif
 	}
 	cfg := configure(opts)
 	proof, err := p.proveResident(ctx, dk, vk, w, &cfg)
+	return proof, classifyDevice(err)
+}
+
+// PinnedKey is a proving key's points in pinned host memory.
+type PinnedKey = pinnedKey
+
+// Free releases the pinned memory.
+func (hk *pinnedKey) Free() { hk.free() }
+
+// NewTiledPinnedKey fills a pinned key of counts c by repeating tile1 (G1)
+// and tile2 (G2): the right sizes for timing, NOT a proving key.
+func NewTiledPinnedKey(c SectionCounts, tile1 []bls12381.G1Affine, tile2 []bls12381.G2Affine) (*PinnedKey, error) {
+	if len(tile1) == 0 || len(tile2) == 0 {
+		return nil, errors.New("groth16: tiled key needs non-empty tiles")
+	}
+	hk := &pinnedKey{counts: c}
+	var off int64
+	for s := range numSections {
+		hk.off[s] = off
+		size := g1Bytes
+		if s == secBG2 {
+			size = g2Bytes
+		}
+		off += int64(sectionCount(c, s)) * size
+	}
+	mem, err := native.AllocPinned(max(off, 1))
+	if err != nil {
+		return nil, err
+	}
+	hk.mem = mem
+	b := mem.Bytes()
+	for s := range numSections {
+		tile := native.AsBytes(tile1)
+		end := off
+		if s+1 < numSections {
+			end = hk.off[s+1]
+		}
+		if s == secBG2 {
+			tile = native.AsBytes(tile2)
+		}
+		sec := b[hk.off[s]:end]
+		_ = par.Range(context.Background(), len(sec), 64<<20, func(lo, hi int) error {
+			for pos := lo; pos < hi; {
+				t := pos % len(tile) // the section repeats the tile from its start
+				pos += copy(sec[pos:hi], tile[t:])
+			}
+			return nil
+		})
+	}
+	return hk, nil
+}
+
+// ProveStreamed proves w (its input rows already appended) with hk on the
+// streaming path, walking p's gate; vk supplies the proof's constant points.
+func (p *CUDAProver) ProveStreamed(ctx context.Context, hk *PinnedKey, vk *VerifyingKey, w *synth.ProvingAssignment, opts ...ProveOption) (*Proof, error) {
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	cfg := configure(opts)
+	m, err := checkCounts(hk.counts, vk, w)
+	if err != nil {
+		return nil, err
+	}
+	bytes := streamingProofBytes(p.device, hk.counts, m, len(w.Aux), len(w.Inputs))
+	proof, err := p.proveStreamed(ctx, hk, vk, w, m, bytes, &cfg)
 	return proof, classifyDevice(err)
 }

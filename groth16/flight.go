@@ -175,6 +175,18 @@ func (f *flight[K, V]) close() {
 	f.uploads.Wait()
 }
 
+// any reports whether a ready value satisfies ok.
+func (f *flight[K, V]) any(ok func(V) bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.slots {
+		if s.ready && ok(s.val) {
+			return true
+		}
+	}
+	return false
+}
+
 // drop removes k's slot s, cancelling its upload if one runs, and reports
 // whether its value is to be freed now (ready and not held). Called with mu
 // held.

@@ -324,19 +324,34 @@ const decodeChunk = 1 << 13
 // subgroup. On bad bytes it reports the lowest failing index.
 func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int,
 	dec func(*T, []byte, bool) error, outside func([]T) int) ([]T, error) {
+	out := make([]T, sectionCount(pk.counts, s)) // the count was confirmed against the file length at open
+	if err := decodeSectionInto(ctx, pk, s, dec, outside, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeSectionInto is decodeSection into out, of the section's length.
+func decodeSectionInto[T any](ctx context.Context, pk *ProvingKey, s int,
+	dec func(*T, []byte, bool) error, outside func([]T) int, out []T) error {
 	pk.mu.RLock()
 	defer pk.mu.RUnlock()
 	if pk.closed {
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	n := sectionCount(pk.counts, s)
+	if len(out) != n {
+		return fmt.Errorf("%w: section %s: %d points into room for %d", ErrInvalidInput, sectionNames[s], n, len(out))
+	}
+	if pk.data == nil {
+		return fmt.Errorf("%w: section %s: the key is not file-backed", ErrInvalidInput, sectionNames[s])
+	}
 	size := sectionElemSize(s)
 	base := pk.offsets[s]
 	data := pk.data
-	out := make([]T, n) // n was confirmed against the file length at open
 
 	chunks := (n + decodeChunk - 1) / decodeChunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
@@ -393,15 +408,57 @@ func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int,
 	}
 	wg.Wait()
 	if errIdx >= 0 {
-		return nil, keyError(sectionNames[s], errIdx, base+int64(errIdx)*size, "%v", errCall)
+		return keyError(sectionNames[s], errIdx, base+int64(errIdx)*size, "%v", errCall)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	// The decoded copy replaces the file's bytes in memory: a 32 GiB key
 	// would otherwise be resident twice (decoded and mapped) while loading.
 	pk.dropMapped(base, int64(n)*size)
-	return out, nil
+	return nil
+}
+
+// fileBacked says whether pk's sections decode from a file (else they are
+// in memory).
+func (pk *ProvingKey) fileBacked() bool {
+	pk.mu.RLock()
+	defer pk.mu.RUnlock()
+	return pk.data != nil
+}
+
+// sectionG1Into writes G1 section s (h, l, a or b_g1) into dst: decoded
+// straight from the file for a file-backed key (no second copy on the
+// heap), else copied from the in-memory section.
+func (pk *ProvingKey) sectionG1Into(ctx context.Context, s int, dst []bls12381.G1Affine) error {
+	if pk.fileBacked() {
+		return decodeSectionInto(ctx, pk, s, decodeG1, firstOutsideG1, dst)
+	}
+	src, err := [...]func(context.Context) ([]bls12381.G1Affine, error){secH: pk.H, secL: pk.L, secA: pk.A, secBG1: pk.BG1}[s](ctx)
+	if err != nil {
+		return err
+	}
+	if len(src) != len(dst) {
+		return fmt.Errorf("%w: section %s: %d points into room for %d", ErrInvalidInput, sectionNames[s], len(src), len(dst))
+	}
+	copy(dst, src)
+	return nil
+}
+
+// bg2Into is sectionG1Into for b_g2.
+func (pk *ProvingKey) bg2Into(ctx context.Context, dst []bls12381.G2Affine) error {
+	if pk.fileBacked() {
+		return decodeSectionInto(ctx, pk, secBG2, decodeG2, firstOutsideG2, dst)
+	}
+	src, err := pk.BG2(ctx)
+	if err != nil {
+		return err
+	}
+	if len(src) != len(dst) {
+		return fmt.Errorf("%w: section b_g2: %d points into room for %d", ErrInvalidInput, len(src), len(dst))
+	}
+	copy(dst, src)
+	return nil
 }
 
 // firstOutsideG1 returns the index of the first point of ps outside the

@@ -24,7 +24,7 @@ const EnvLibrary = "GPUC2_NATIVE_LIB"
 // compile time: the cgo build fails if one drifts.
 
 // ABIVersion is the function-table version this package speaks.
-const ABIVersion = 3
+const ABIVersion = 4
 
 // Status codes of the C ABI.
 const (
@@ -56,6 +56,23 @@ const (
 	msmBucketBytesG2 = 384     // and in G2
 	msmGroupEntries  = 1 << 28 // digits sorted at once (or the scalars, if more)
 	msmPartialsMax   = 1 << 21 // partial bucket sums held at once
+)
+
+// MSMStreamChunkMin is the fewest points per chunk a streamed MSM
+// (Stream.MSMG1Streamed) takes.
+const MSMStreamChunkMin = 64
+
+// HStep is one step of H computed with two device vectors (Stream.HStep).
+type HStep int32
+
+const (
+	// HStepA takes acc (= a) to the coset.
+	HStepA HStep = 0
+	// HStepB takes x (= b) to the coset and multiplies acc by it.
+	HStepB HStep = 1
+	// HStepC takes x (= c) to the coset, sets acc = (acc − x)/Z and takes
+	// it back: acc then holds h as HDevice leaves it in a.
+	HStepC HStep = 2
 )
 
 // NTT directions (gnark-crypto fft.Domain semantics, natural order in and
@@ -191,6 +208,22 @@ type DeviceMSM struct {
 	Canonical  bool
 }
 
+// StreamedMSM describes one MSM whose bases lie in pinned host memory
+// (NBases affine points at BasesOff in Bases) and whose scalars are on the
+// device, as in DeviceMSM; the bases pass through two device buffers of at
+// most ChunkPoints points (≥ MSMStreamChunkMin) each.
+type StreamedMSM struct {
+	Bases       *Pinned
+	BasesOff    int64
+	NBases      int
+	Scalars     *Buffer
+	ScalarsOff  int64
+	NScalars    int
+	Density     []uint64
+	Canonical   bool
+	ChunkPoints int
+}
+
 // HostData is the element types of host memory that copies take: bytes,
 // field elements and affine points, none of which holds a Go pointer.
 type HostData interface {
@@ -225,8 +258,45 @@ func AsBytes[T HostData](v []T) []byte {
 //   - 64 MiB for rounding each allocation up to the pool's 2 MiB granule
 //     (an MSM holds fewer than 32 at once).
 func MSMScratchBound(g Group, m DeviceMSM) int64 {
-	n := int64(max(m.NScalars, m.NBases))
-	if m.NBases <= 0 || n <= 0 {
+	return scratchBound(g, m.NBases, max(m.NScalars, m.NBases), m.Canonical, msmGroupEntries)
+}
+
+// MSMStreamScratchBound bounds MSMStreamScratchBytes on any device, as
+// MSMScratchBound does MSMScratchBytes: the two chunk buffers, and the
+// scratch of an MSM over one chunk whose digits are sorted at most
+// 4·ChunkPoints at once, with the bucket table at the largest window, and
+// the bitmap and (Montgomery) scalar copies over all of m's scalars.
+func MSMStreamScratchBound(g Group, m StreamedMSM) int64 {
+	if m.NBases <= 0 || m.ChunkPoints < MSMStreamChunkMin {
+		return 0
+	}
+	cp := int64(m.ChunkPoints) / 64 * 64
+	nb := min(cp, int64(m.NBases))
+	ns := min(int64(max(m.NScalars, m.NBases)), 4*cp)
+	point := int64(96) // an affine G1 point
+	if g == G2 {
+		point = 192
+	}
+	bufs := 2 * nb * point
+	bucket := int64(msmBucketBytesG1)
+	if g == G2 {
+		bucket = msmBucketBytesG2
+	}
+	// A chunk's split: positions, indices, gathered scalars and points, and
+	// the ones' partial sums.
+	split := 8*(ns+1) + nb*(8+frBytes+point) + min(nb, msmPartialsMax)*(2*bucket+16)
+	b := bufs + split + scratchBound(g, int(nb), int(ns), true, 4*cp) + 12*((int64(m.NScalars)+63)/64)
+	if !m.Canonical {
+		b += frBytes * int64(m.NScalars)
+	}
+	return b
+}
+
+// scratchBound is MSMScratchBound's formula with at most maxSorted digits
+// sorted at once (or ns, if more).
+func scratchBound(g Group, nBases, nScalars int, canonical bool, maxSorted int64) int64 {
+	n := int64(max(nScalars, nBases))
+	if nBases <= 0 || n <= 0 {
 		return 0
 	}
 	point := int64(msmBucketBytesG1)
@@ -235,11 +305,17 @@ func MSMScratchBound(g Group, m DeviceMSM) int64 {
 	}
 	windows := func(c int64) int64 { return (256 + c - 1) / c }
 	table := windows(MSMWindowMax) << (MSMWindowMax - 1) * point
-	e := min(n*windows(MSMWindowMin), max(n, msmGroupEntries))
+	e := min(n*windows(MSMWindowMin), max(n, maxSorted))
 	pippenger := table*5/4 + 16*e + e/2 + min(e, msmPartialsMax)*(2*point+16)
 	b := n/16 + max(8*(n+1), pippenger) + 12*((n+63)/64) + 64<<20
-	if !m.Canonical {
+	if !canonical {
 		b += frBytes * n
 	}
 	return b
+}
+
+// HScratchBound is HScratchBytes without the library: the twiddles (half
+// the domain) and 16 MiB for the coset tables and the pool's rounding.
+func HScratchBound(logM uint32) int64 {
+	return (int64(1)<<logM)/2*frBytes + 16<<20
 }

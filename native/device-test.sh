@@ -33,8 +33,12 @@
 # memory; "facade-sector" writes a TEST-ONLY ${FACADE_SIZE:-32GiB} setup made on the GPU to a .params
 # file (./testsetup, ~47 GB at 32 GiB, in ${FACADE_CACHE:-.dev/facade-cache}, deleted at the end) and
 # proves ${FACADE_COUNT:-3} synthetic sectors from that file through the facade in another process
-# (./c2prove, ${FACADE_WORKERS:-2} GPU workers): peak VRAM sampled by nvidia-smi, peak RSS by
-# GNU time.
+# (./c2prove, ${FACADE_WORKERS:-2} GPU workers), once per device memory limit in ${FACADE_LIMITS:-unlimited}
+# (e.g. "16GiB 24GiB 48GiB unlimited": c2prove -device-memory): peak VRAM sampled by nvidia-smi, GPU
+# busy and PCIe rx by nvidia-smi dmon, peak RSS by GNU time. "partition" with PARTITION_LIMITS (e.g.
+# 16GiB,24GiB) also streams the tiled key from pinned memory under each limit and checks the proofs
+# against the resident one's. FACADE_KEEP=1 keeps the setup file; FACADE_REUSE=1 uses one found in
+# FACADE_CACHE instead of making it (consecutive calls on a machine still warm).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/.dev/out}
@@ -75,7 +79,7 @@ if has big; then export GPUC2_TEST_BIG=1; fi
 rc=0
 if has tests; then
 	t0=$(date +%s)
-	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Devices|ErrorIs|NTT|H|FixedBase|MSMOptions|MSMScratchCoversPeak)$' >"$OUT/native-test.log" 2>&1
+	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Devices|ErrorIs|NTT|H|FixedBase|MSMOptions|MSMScratchCoversPeak|StreamedMSMEqualsDevice|HStepEqualsHDevice)$' >"$OUT/native-test.log" 2>&1
 	r=$?
 	note "native tests: rc=$r $(counts "$OUT/native-test.log") in $(($(date +%s) - t0)) s"
 	grep -- '--- FAIL' "$OUT/native-test.log" | head -20 | tee -a "$summary"
@@ -94,7 +98,7 @@ if has sanitize; then
 			-test.run 'TestCUDAG1/(random/257|bits|infinity-points|density/1-in-2|zero-scalars)$|TestCUDAG2/(random/3|density)$'
 		echo "msm memcheck rc=$?"
 		compute-sanitizer --tool memcheck --error-exitcode 9 "$DEV/native.test" -test.short -test.v \
-			-test.run 'TestNTT/2\^(3|11)/|TestH/m=2\^(2|10)/'
+			-test.run 'TestNTT/2\^(3|11)/|TestH/m=2\^(2|10)/|TestStreamedMSMEqualsDevice/(random|bits)/canonical=true/density=(true|false)/chunk=1000$|TestHStepEqualsHDevice'
 		echo "native memcheck rc=$?"
 	} >"$OUT/sanitizer.log" 2>&1
 	note "memcheck: $(grep -E 'memcheck rc=|ERROR SUMMARY' "$OUT/sanitizer.log" | tr '\n' ' ') in $(($(date +%s) - t0)) s"
@@ -158,9 +162,10 @@ if has partition; then
 	timev "$DEV/groth16.test" -test.run XX -test.bench CUDAPartition -test.benchtime 1x -test.timeout 30m \
 		-partition "${PARTITION:-32GiB}" -partition-workers "${PARTITION_WORKERS:-1,2,3}" -partition-proofs "${PARTITION_PROOFS:-3}" \
 		-partition-width "${PARTITION_WIDTH:-1}" -partition-devices "${PARTITION_DEVICES:-1}" \
+		-partition-limits "${PARTITION_LIMITS:-}" \
 		-partition-trace "$OUT/partition-trace.json" >"$OUT/partition.log" 2>&1
 	note "partition bench rc=$? in $(($(date +%s) - t0)) s"
-	grep -E 'partition:|aux values|resident|workers ×|s/partition|Maximum resident' "$OUT/partition.log" | tee -a "$summary"
+	grep -E 'partition:|aux values|resident|pinned|workers ×|limit .*workers|s/partition|differs|FAIL|Maximum resident' "$OUT/partition.log" | cut -c1-400 | tee -a "$summary"
 	nvidia-smi --query-gpu=memory.used,memory.total --format=csv >>"$summary" 2>&1
 fi
 if has synth; then
@@ -198,32 +203,52 @@ if has facade-sector; then
 	fdir=${FACADE_CACHE:-$(cd "$DEV" && pwd)/facade-cache} # on the local disk, not under $OUT (copied back)
 	mkdir -p "$fdir"
 	t0=$(date +%s)
-	vram_start "$OUT/facade-setup-vram.log"
-	GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/testsetup" -sector-size "$fsize" -cache "$fdir" -backend cuda -force \
-		>"$OUT/facade-setup.log" 2>&1
-	r=$?
-	vram_stop
-	note "facade-sector: testsetup $fsize rc=$r in $(($(date +%s) - t0)) s, peak VRAM $(vram_peak "$OUT/facade-setup-vram.log") MiB"
-	grep -E '^(setup|write|file|size|total):|Maximum resident|testsetup:|panic' "$OUT/facade-setup.log" | tee -a "$summary"
-	if [ $r -eq 0 ]; then
-		df -h "$fdir" >>"$summary" 2>&1
-		t0=$(date +%s)
-		vram_start "$OUT/facade-sector-vram.log"
-		# No -params (a -params directory must hold real files): an empty default directory makes
-		# c2prove use the TEST-ONLY file under -test-params, and say so (params=TEST-ONLY).
-		FIL_PROOFS_PARAMETER_CACHE=/nonexistent GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/c2prove" -sector-size "$fsize" \
-			-count "${FACADE_COUNT:-3}" -workers "${FACADE_WORKERS:-2}" -backend cuda -test-params "$fdir" \
-			-trace "$OUT/facade-trace.json" >"$OUT/facade-sector.log" 2>&1
+	if [ -n "${FACADE_REUSE:-}" ] && ls "$fdir"/gpuc2/test-params/*.params >/dev/null 2>&1; then
+		r=0
+		note "facade-sector: reusing the TEST-ONLY setup in $fdir (FACADE_REUSE)"
+	else
+		vram_start "$OUT/facade-setup-vram.log"
+		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/testsetup" -sector-size "$fsize" -cache "$fdir" -backend cuda -force \
+			>"$OUT/facade-setup.log" 2>&1
 		r=$?
 		vram_stop
-		note "facade-sector: c2prove $fsize × ${FACADE_COUNT:-3} rc=$r in $(($(date +%s) - t0)) s, peak VRAM $(vram_peak "$OUT/facade-sector-vram.log") MiB"
-		# the log is not a terminal: c2prove writes plain lines (its progress lines start "progress")
-		cut -c1-300 <"$OUT/facade-sector.log" |
-			grep -E 'TEST-ONLY|^backend:|^parameters:|^pipeline:|^proof [0-9]|^summary|^  [a-zA-Z]|verified=|Maximum resident|c2prove:|panic' |
-			tee -a "$summary"
+		note "facade-sector: testsetup $fsize rc=$r in $(($(date +%s) - t0)) s, peak VRAM $(vram_peak "$OUT/facade-setup-vram.log") MiB"
+		grep -E '^(setup|write|file|size|total):|Maximum resident|testsetup:|panic' "$OUT/facade-setup.log" | tee -a "$summary"
+	fi
+	if [ $r -eq 0 ]; then
+		df -h "$fdir" >>"$summary" 2>&1
+		# One c2prove run per device memory limit (FACADE_LIMITS; "unlimited": the default limit).
+		for limit in ${FACADE_LIMITS:-unlimited}; do
+			tag=${limit}
+			memflag=()
+			[ "$limit" != unlimited ] && memflag=(-device-memory "$limit")
+			t0=$(date +%s)
+			vram_start "$OUT/facade-sector-$tag-vram.log"
+			# GPU utilization (sm %) and PCIe traffic (rxpci MB/s) once a second
+			nvidia-smi dmon -s ut -d 1 >"$OUT/facade-sector-$tag-dmon.log" 2>/dev/null &
+			dmon_pid=$!
+			# No -params (a -params directory must hold real files): an empty default directory makes
+			# c2prove use the TEST-ONLY file under -test-params, and say so (params=TEST-ONLY).
+			FIL_PROOFS_PARAMETER_CACHE=/nonexistent GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/c2prove" -sector-size "$fsize" \
+				-count "${FACADE_COUNT:-3}" -workers "${FACADE_WORKERS:-2}" -backend cuda -test-params "$fdir" "${memflag[@]}" \
+				-trace "$OUT/facade-trace-$tag.json" >"$OUT/facade-sector-$tag.log" 2>&1
+			r=$?
+			kill "$dmon_pid" 2>/dev/null
+			wait "$dmon_pid" 2>/dev/null
+			vram_stop
+			note "facade-sector $tag: c2prove $fsize × ${FACADE_COUNT:-3} rc=$r in $(($(date +%s) - t0)) s, peak VRAM $(vram_peak "$OUT/facade-sector-$tag-vram.log") MiB," \
+				"GPU busy (mean sm% over samples with sm>0) $(awk '$1 ~ /^[0-9]+$/ && $2 + 0 > 0 { s += $2; n++ } END { if (n) printf "%.0f", s / n }' "$OUT/facade-sector-$tag-dmon.log")%," \
+				"PCIe rx mean/max $(awk '$1 ~ /^[0-9]+$/ && $2 + 0 > 0 { s += $(NF-1); n++; if ($(NF-1) + 0 > m) m = $(NF-1) + 0 } END { if (n) printf "%.1f/%.1f", s / n / 1000, m / 1000 }' "$OUT/facade-sector-$tag-dmon.log") GB/s"
+			# the log is not a terminal: c2prove writes plain lines (its progress lines start "progress")
+			cut -c1-300 <"$OUT/facade-sector-$tag.log" |
+				grep -E 'TEST-ONLY|^backend:|^parameters:|^pipeline:|^device memory:|^proof [0-9]|^summary|^  [a-zA-Z]|verified=|Maximum resident|c2prove:|panic' |
+				grep -v '^proof=' | tee -a "$summary"
+			grep -E '^proof=' "$OUT/facade-sector-$tag.log" | cut -c1-20 | tee -a "$summary"
+			grep -Eo 'verified=[a-z]+' "$OUT/facade-sector-$tag.log" | tee -a "$summary"
+		done
 	fi
 	[ $r -ne 0 ] && rc=1
-	rm -rf "$fdir/gpuc2/test-params" # the TEST-ONLY file (and any .tmp)
+	[ -z "${FACADE_KEEP:-}" ] && rm -rf "$fdir/gpuc2/test-params" # the TEST-ONLY file (and any .tmp), unless FACADE_KEEP
 fi
 cat "$summary"
 exit $rc

@@ -50,6 +50,17 @@ static int go_gpuc2_h_device(const gpuc2_api_t* a, int32_t d, gpuc2_stream s, vo
                           uint32_t log_m, char* msg, size_t len) {
 	return a->h_device(d, s, x, y, z, log_m, msg, len);
 }
+static int go_gpuc2_msm_stream(const gpuc2_api_t* a, int g2, int32_t d, gpuc2_stream s, gpuc2_stream cs,
+                            const void* bases, uint64_t nb, const void* scalars, uint64_t ns,
+                            const uint64_t* density, uint64_t dw, uint32_t flags, uint64_t chunk, void* out,
+                            char* msg, size_t len) {
+	if (g2) return a->msm_g2_stream(d, s, cs, bases, nb, scalars, ns, density, dw, flags, chunk, out, msg, len);
+	return a->msm_g1_stream(d, s, cs, bases, nb, scalars, ns, density, dw, flags, chunk, out, msg, len);
+}
+static int go_gpuc2_h_step(const gpuc2_api_t* a, int32_t d, gpuc2_stream s, void* acc, void* x, uint32_t log_m,
+                        int32_t step, char* msg, size_t len) {
+	return a->h_step(d, s, acc, x, log_m, step, msg, len);
+}
 static int go_gpuc2_pool_info(const gpuc2_api_t* a, int32_t d, uint64_t* u, uint64_t* h, char* msg, size_t len) {
 	return a->pool_info(d, u, h, msg, len);
 }
@@ -334,6 +345,81 @@ func (s *Stream) HDevice(a, b, c *Buffer, logM uint32) error {
 	}
 	return call("h_device", func(m *C.char, k C.size_t) C.int {
 		return C.go_gpuc2_h_device(lib.api, C.int32_t(s.device), s.s, ptrs[0], ptrs[1], ptrs[2], C.uint32_t(logM), m, k)
+	})
+}
+
+// HStep enqueues one step of bellperson's H with two device vectors of
+// 2^logM Fr elements at offset 0 (Montgomery form, zero-padded): HStepA
+// with acc = a, HStepB with x = b, HStepC with x = c leave in acc what
+// HDevice leaves in a; x is overwritten (HStepA ignores it; nil is allowed
+// there). Beside the vectors it allocates HScratchBytes(logM) from the pool.
+func (s *Stream) HStep(acc, x *Buffer, logM uint32, step HStep) error {
+	if logM > 28 {
+		return fmt.Errorf("%w: h_step: log_m %d > 28", ErrNotSupported, logM)
+	}
+	n := (int64(1) << logM) * frBytes
+	a, err := acc.at("h_step", 0, n)
+	if err != nil {
+		return err
+	}
+	var v unsafe.Pointer
+	if step != HStepA {
+		if v, err = x.at("h_step", 0, n); err != nil {
+			return err
+		}
+	}
+	return call("h_step", func(m *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_h_step(lib.api, C.int32_t(s.device), s.s, a, v, C.uint32_t(logM), C.int32_t(step), m, k)
+	})
+}
+
+// MSMG1Streamed runs m over G1 in stream order and waits for its result:
+// chunks of the bases are copied on copy (another stream of the device)
+// while s's kernels work on the previous chunk. copy is idle again when it
+// returns.
+func (s *Stream) MSMG1Streamed(copy *Stream, m StreamedMSM, opts ...MSMOption) (bls12381.G1Jac, error) {
+	var res bls12381.G1Jac
+	err := s.msmStreamed("msm_g1_stream", 0, copy, m, int64(unsafe.Sizeof(bls12381.G1Affine{})), unsafe.Pointer(&res), opts)
+	return res, err
+}
+
+// MSMG2Streamed is MSMG1Streamed over G2.
+func (s *Stream) MSMG2Streamed(copy *Stream, m StreamedMSM, opts ...MSMOption) (bls12381.G2Jac, error) {
+	var res bls12381.G2Jac
+	err := s.msmStreamed("msm_g2_stream", 1, copy, m, int64(unsafe.Sizeof(bls12381.G2Affine{})), unsafe.Pointer(&res), opts)
+	return res, err
+}
+
+func (s *Stream) msmStreamed(op string, g2 int, copy *Stream, m StreamedMSM, pointBytes int64, out unsafe.Pointer, opts []MSMOption) error {
+	o, err := configure(opts)
+	if err != nil {
+		return err
+	}
+	if m.NBases < 0 || m.NScalars < 0 {
+		return fmt.Errorf("%w: %s: negative sizes", ErrInvalidArgument, op)
+	}
+	if copy == nil || copy == s || copy.device != s.device {
+		return fmt.Errorf("%w: %s: the copy stream must be another stream of device %d", ErrInvalidArgument, op, s.device)
+	}
+	if m.NBases == 0 {
+		return nil // the zero value of out is the point at infinity
+	}
+	bases, err := m.Bases.at(op, m.BasesOff, int64(m.NBases)*pointBytes)
+	if err != nil {
+		return err
+	}
+	scalars, err := m.Scalars.at(op, m.ScalarsOff, int64(m.NScalars)*frBytes)
+	if err != nil {
+		return err
+	}
+	dp, err := densityWords(op, m.Density, m.NScalars)
+	if err != nil {
+		return err
+	}
+	return call(op, func(msg *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_msm_stream(lib.api, C.int(g2), C.int32_t(s.device), s.s, copy.s, bases, C.uint64_t(m.NBases),
+			scalars, C.uint64_t(m.NScalars), dp, C.uint64_t(len(m.Density)), o.flags(m.Canonical),
+			C.uint64_t(m.ChunkPoints), out, msg, k)
 	})
 }
 

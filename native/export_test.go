@@ -65,4 +65,4 @@ func BenchH(device int, a, b, c []fr.Element, iters int) ([]float32, error) {
 
 // PoolPeak returns the high-water mark of bytes allocated from the device's
 // stream-ordered pool since the previous PoolPeak and resets it.
-func PoolPeak(device int) (uint64, error) { return poolPeak(device) }
+func PoolPeak(device int) (uint64, error) { return PoolPeakSince(device) }

@@ -62,6 +62,14 @@ static int go_gpuc2_bench(const gpuc2_api_t* a, int32_t d, int32_t op, const voi
 	return a->bench_resident(d, op, i0, i1, i2, n, log_m, iters, flags, ms, msg, len);
 }
 
+static int go_gpuc2_msm_stream_scratch_bytes(const gpuc2_api_t* a, int32_t d, int32_t group, uint64_t nb,
+                                          uint64_t ns, uint32_t flags, uint64_t chunk, uint64_t* bytes, char* msg,
+                                          size_t len) {
+	return a->msm_stream_scratch_bytes(d, group, nb, ns, flags, chunk, bytes, msg, len);
+}
+static int go_gpuc2_h_scratch_bytes(const gpuc2_api_t* a, uint32_t log_m, uint64_t* bytes, char* msg, size_t len) {
+	return a->h_scratch_bytes(log_m, bytes, msg, len);
+}
 static int go_gpuc2_pool_peak(const gpuc2_api_t* a, int32_t d, uint64_t* peak, char* msg, size_t len) {
 	return a->pool_peak(d, peak, msg, len);
 }
@@ -98,6 +106,10 @@ var _ = [...]struct{}{
 	[1]struct{}{}[msmBucketBytesG2-C.GPUC2_MSM_BUCKET_BYTES_G2],
 	[1]struct{}{}[msmGroupEntries-C.GPUC2_MSM_GROUP_ENTRIES],
 	[1]struct{}{}[msmPartialsMax-C.GPUC2_MSM_PARTIALS_MAX],
+	[1]struct{}{}[MSMStreamChunkMin-C.GPUC2_MSM_STREAM_CHUNK_MIN],
+	[1]struct{}{}[HStepA-C.GPUC2_H_STEP_A],
+	[1]struct{}{}[HStepB-C.GPUC2_H_STEP_B],
+	[1]struct{}{}[HStepC-C.GPUC2_H_STEP_C],
 	[1]struct{}{}[nttForward-C.GPUC2_NTT_FORWARD],
 	[1]struct{}{}[nttInverse-C.GPUC2_NTT_INVERSE],
 	[1]struct{}{}[nttCosetForward-C.GPUC2_NTT_COSET_FORWARD],
@@ -384,6 +396,71 @@ func MSMScratchBytes(device int, g Group, m DeviceMSM, opts ...MSMOption) (int64
 	return int64(b), err
 }
 
+// MSMStreamScratchBytes is MSMScratchBytes for Stream.MSMG1Streamed (g =
+// G1) or MSMG2Streamed (G2) over m's sizes: the device memory the call
+// allocates at its peak beyond its scalars, its two chunk buffers
+// included. See MSMStreamScratchBound where no library is loaded.
+func MSMStreamScratchBytes(device int, g Group, m StreamedMSM, opts ...MSMOption) (int64, error) {
+	o, err := configure(opts)
+	if err != nil {
+		return 0, err
+	}
+	if m.NBases < 0 || m.NScalars < 0 || m.ChunkPoints < 0 {
+		return 0, fmt.Errorf("%w: msm_stream_scratch_bytes: negative sizes", ErrInvalidArgument)
+	}
+	l, err := getDevice(device)
+	if err != nil {
+		return 0, err
+	}
+	var b C.uint64_t
+	err = call("msm_stream_scratch_bytes", func(msg *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_msm_stream_scratch_bytes(l.api, C.int32_t(device), C.int32_t(g), C.uint64_t(m.NBases),
+			C.uint64_t(m.NScalars), o.flags(m.Canonical), C.uint64_t(m.ChunkPoints), &b, msg, k)
+	})
+	return int64(b), err
+}
+
+// HScratchBytes is the pool memory Stream.HStep and HDevice allocate
+// beside their vectors at 2^logM elements (the NTT tables).
+func HScratchBytes(logM uint32) (int64, error) {
+	l, err := get()
+	if err != nil {
+		return 0, err
+	}
+	var b C.uint64_t
+	err = call("h_scratch_bytes", func(msg *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_h_scratch_bytes(l.api, C.uint32_t(logM), &b, msg, k)
+	})
+	return int64(b), err
+}
+
+// PoolHighWater returns the most bytes the device's stream-ordered pool has
+// held allocated at once since the process began using it (every proof's
+// working set; a resident key is allocated outside the pool). It reads and
+// resets the library's mark, keeping the maximum here.
+func PoolHighWater(device int) (uint64, error) {
+	p, err := poolPeak(device)
+	if err != nil {
+		return 0, err
+	}
+	highWater.mu.Lock()
+	defer highWater.mu.Unlock()
+	if highWater.max == nil {
+		highWater.max = map[int]uint64{}
+		highWater.since = map[int]uint64{}
+	}
+	highWater.max[device] = max(highWater.max[device], p)
+	highWater.since[device] = max(highWater.since[device], p)
+	return highWater.max[device], nil
+}
+
+// highWater keeps the pool marks that poolPeak resets: since process start
+// (PoolHighWater) and since the previous PoolPeak (tests).
+var highWater struct {
+	mu         sync.Mutex
+	max, since map[int]uint64
+}
+
 func logPow2(n int) (uint32, bool) {
 	if n <= 0 || n&(n-1) != 0 {
 		return 0, false
@@ -464,8 +541,23 @@ func benchResident(device int, op benchOp, in [3]unsafe.Pointer, n, iters int, o
 	return ms, err
 }
 
-// poolPeak returns the device pool's high-water mark of allocated bytes since
-// the previous call and resets it; for the test-only PoolPeak.
+// PoolPeakSince returns the most bytes the device's pool has held
+// allocated at once since the previous PoolPeakSince (or the pool's first
+// use) and starts a new interval; PoolHighWater is unaffected. For tests
+// and benchmarks that check a working set against a limit.
+func PoolPeakSince(device int) (uint64, error) {
+	if _, err := PoolHighWater(device); err != nil {
+		return 0, err
+	}
+	highWater.mu.Lock()
+	defer highWater.mu.Unlock()
+	p := highWater.since[device]
+	highWater.since[device] = 0
+	return p, nil
+}
+
+// poolPeak returns the library's high-water mark of allocated bytes since
+// its previous call and resets it.
 func poolPeak(device int) (uint64, error) {
 	l, err := getDevice(device)
 	if err != nil {

@@ -264,7 +264,10 @@ func TestBenchTable(t *testing.T) {
 		g1Logs, g2Logs, nttLogs, hLog = []int{16, 18}, []int{16}, []int{16, 20}, 20
 	case "quick": // one of each, for side-by-side runs of two libraries
 		g1Logs, g2Logs, nttLogs, hLog = []int{24, 26}, []int{22}, []int{27}, 27
+	case "streamed": // G1 resident and streamed from pinned memory (GPUC2_BENCH_CHUNKS)
+		g1Logs, g2Logs, nttLogs, hLog = []int{24, 26}, nil, nil, 0
 	}
+	pinnedRows := sizes == "" || sizes == "streamed"
 	// "g1-K" / "g2-K": one MSM size, device times only (window-size
 	// experiments with GPUC2_BENCH_WINDOW, profiles).
 	windowRun := strings.HasPrefix(sizes, "g1-") || strings.HasPrefix(sizes, "g2-")
@@ -302,8 +305,12 @@ func TestBenchTable(t *testing.T) {
 				}
 			}
 			report("G1 MSM", n, ms[1:], host)
-			if sizes == "" && (k == 24 || k == 26) {
+			if pinnedRows && (k == 24 || k == 26) {
 				report("G1 MSM, upload from pinned memory included", n, nil, pinnedMSM(t, pts[:n], scal[:n], runs))
+				for _, mib := range benchChunks(t) {
+					report(fmt.Sprintf("G1 MSM, bases streamed from pinned memory in %d MiB chunks", mib), n, nil,
+						streamedMSM(t, pts[:n], scal[:n], runs, mib<<20/96, msmOpts))
+				}
 			}
 			if sizes == "" && k == 24 {
 				var cpu []float64
@@ -364,6 +371,69 @@ func TestBenchTable(t *testing.T) {
 	}
 	// keep the G1 generator referenced for vet on unused imports
 	_ = bls12381.G1Affine{}
+}
+
+// benchChunks are the chunk sizes (MiB) of the streamed MSM rows:
+// GPUC2_BENCH_CHUNKS, comma-separated, default 1024 (the prover's).
+func benchChunks(t *testing.T) []int {
+	v := os.Getenv("GPUC2_BENCH_CHUNKS")
+	if v == "" {
+		return []int{1024}
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		mib, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || mib <= 0 {
+			t.Fatalf("GPUC2_BENCH_CHUNKS=%s", v)
+		}
+		out = append(out, mib)
+	}
+	return out
+}
+
+// streamedMSM times, in ms, MSMs whose bases stream from pinned host memory
+// in chunks of chunk points (MSMG1Streamed) with the scalars on the device,
+// as the streaming prover runs them: the wall time of each call.
+func streamedMSM(t *testing.T, pts []bls12381.G1Affine, scal []fr.Element, runs, chunk int, opts []native.MSMOption) []float64 {
+	pin, err := native.AllocPinned(int64(len(native.AsBytes(pts))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pin.Free()
+	copy(pin.Bytes(), native.AsBytes(pts))
+	s, err := native.NewStream(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	cs, err := native.NewStream(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	sc, err := native.Alloc(0, s, int64(len(native.AsBytes(scal))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Free()
+	if err := s.CopyToDevice(sc, 0, native.AsBytes(scal)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FrFromMont(sc, 0, len(scal)); err != nil {
+		t.Fatal(err)
+	}
+	m := native.StreamedMSM{Bases: pin, NBases: len(pts), Scalars: sc, NScalars: len(scal), Canonical: true, ChunkPoints: chunk}
+	var out []float64
+	for i := 0; i <= runs; i++ {
+		t0 := time.Now()
+		if _, err := s.MSMG1Streamed(cs, m, opts...); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			out = append(out, float64(time.Since(t0).Microseconds())/1000)
+		}
+	}
+	return out
 }
 
 // pinnedMSM times, in ms, copying points and scalars from pinned host

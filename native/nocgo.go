@@ -94,4 +94,18 @@ func benchResident(device int, op benchOp, in [3]unsafe.Pointer, n, iters int, o
 	return nil, unavailable(opts)
 }
 
-func poolPeak(device int) (uint64, error) { return 0, Load() }
+func poolPeak(device int) (uint64, error)      { return 0, Load() }
+func PoolPeakSince(device int) (uint64, error) { return 0, Load() }
+
+func PoolHighWater(device int) (uint64, error) { return 0, Load() }
+func HScratchBytes(logM uint32) (int64, error) { return 0, Load() }
+func MSMStreamScratchBytes(device int, g Group, m StreamedMSM, opts ...MSMOption) (int64, error) {
+	return 0, unavailable(opts)
+}
+func (s *Stream) HStep(acc, x *Buffer, logM uint32, step HStep) error { return Load() }
+func (s *Stream) MSMG1Streamed(copy *Stream, m StreamedMSM, opts ...MSMOption) (bls12381.G1Jac, error) {
+	return bls12381.G1Jac{}, unavailable(opts)
+}
+func (s *Stream) MSMG2Streamed(copy *Stream, m StreamedMSM, opts ...MSMOption) (bls12381.G2Jac, error) {
+	return bls12381.G2Jac{}, unavailable(opts)
+}

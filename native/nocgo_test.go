@@ -82,6 +82,21 @@ func TestNoCgoNotAvailable(t *testing.T) {
 			_, err := s.MSMG2(native.DeviceMSM{Bases: b, NBases: 1, Scalars: b, NScalars: 1})
 			return err
 		},
+		"Stream.HStep": func() error { return s.HStep(b, b, 1, native.HStepB) },
+		"Stream.MSMG1Streamed": func() error {
+			_, err := s.MSMG1Streamed(s, native.StreamedMSM{NBases: 1, NScalars: 1, ChunkPoints: 64})
+			return err
+		},
+		"Stream.MSMG2Streamed": func() error {
+			_, err := s.MSMG2Streamed(s, native.StreamedMSM{NBases: 1, NScalars: 1, ChunkPoints: 64})
+			return err
+		},
+		"MSMStreamScratchBytes": func() error {
+			_, err := native.MSMStreamScratchBytes(0, native.G1, native.StreamedMSM{NBases: 4, NScalars: 4, ChunkPoints: 64})
+			return err
+		},
+		"HScratchBytes": func() error { _, err := native.HScratchBytes(4); return err },
+		"PoolHighWater": func() error { _, err := native.PoolHighWater(0); return err },
 	}
 	for name, call := range calls {
 		if err := call(); !errors.Is(err, native.ErrNotAvailable) {

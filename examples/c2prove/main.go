@@ -56,6 +56,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -63,6 +64,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2"
@@ -99,6 +101,7 @@ type options struct {
 	count      int
 	testParams string
 	workers    int
+	deviceMem  int64           // -device-memory: gpuc2.Config.DeviceMemoryLimit
 	set        map[string]bool // the flags given on the command line
 
 	// Resolved by check.
@@ -147,6 +150,17 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used without -params when the default directory has no real files; empty: none")
 	fs.Bool("facade", false, "no effect, kept for older scripts: every mode proves through the gpuc2 facade's pipeline")
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (gpuc2.Config.WorkersPerDevice; 0: the facade's default)")
+	fs.Func("device-memory", "device memory gpuc2 may use per GPU, e.g. 16GiB or 24GB (gpuc2.Config.DeviceMemoryLimit; default: the free memory less a margin); below the key's need the key streams from pinned host memory", func(s string) error {
+		b, err := humanize.ParseBytes(s)
+		if err != nil {
+			return err
+		}
+		if b == 0 || b > math.MaxInt64 {
+			return fmt.Errorf("%q is not a positive size", s)
+		}
+		o.deviceMem = int64(b)
+		return nil
+	})
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -196,6 +210,9 @@ func (o *options) check() error {
 	}
 	if len(o.devices) > 0 && o.backend != "cuda" {
 		return cli.Usagef("-devices needs the cuda backend; the backend is cpu (%s)", o.backendWhy)
+	}
+	if o.deviceMem > 0 && o.backend != "cuda" {
+		return cli.Usagef("-device-memory needs the cuda backend; the backend is cpu (%s)", o.backendWhy)
 	}
 	if err := cli.Devices("devices", o.devices...); err != nil {
 		return err

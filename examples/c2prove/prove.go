@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
 )
@@ -24,7 +25,7 @@ import (
 func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *trace.Tracer, d *display) error {
 	track := newTracker(d)
 	cfg := gpuc2.Config{ParamsDir: o.paramsDir, Backend: gpuc2.Backend(o.backend), Devices: o.devices, Tracer: tracer,
-		WorkersPerDevice: o.workers,
+		WorkersPerDevice: o.workers, DeviceMemoryLimit: o.deviceMem,
 		// Which parameter file is used, and a warning for TEST-ONLY ones.
 		Logger:   slog.New(slog.NewTextHandler(d.stderr(), &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Progress: track.report}
@@ -43,6 +44,10 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 	d.printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded), %.1f GiB VRAM, %d GPU",
 		len(reqs), porep.ProofName(o.spt), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
 		gib(need.VRAMBytes), need.GPUs)
+	if need.GPUs > 0 {
+		d.printf("device memory: %s mode under a limit of %.1f GiB per GPU (a proof %.1f GiB of VRAM; least limit %.1f GiB), %.1f GiB pinned host memory",
+			need.Mode, gib(need.DeviceMemoryLimit), gib(need.ProofVRAMBytes), gib(need.LeastDeviceMemory), gib(need.PinnedBytes))
+	}
 	if err := preload(ctx, p, o, d); err != nil {
 		return err
 	}
@@ -248,8 +253,11 @@ func preload(ctx context.Context, p *gpuc2.Prover, o *options, d *display) error
 		return err
 	}
 	where := "decoded"
-	if p.Backend() == gpuc2.BackendCUDA {
+	if devs := p.Status().Devices; len(devs) > 0 {
 		where = "resident on the GPU"
+		if devs[0].Mode == groth16.ModeStreaming {
+			where = "decoded into pinned host memory (streamed to the GPU per proof)"
+		}
 	}
 	d.printf("parameters: %s in %.1f s", where, time.Since(start).Seconds())
 	return nil
@@ -281,8 +289,8 @@ func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Du
 		fmt.Printf("  peak host RSS (VmHWM): %.1f GiB\n", gib(hwm))
 	}
 	for _, d := range st.Devices {
-		fmt.Printf("  GPU %d: %d worker(s), peak reserved %.1f GiB of a %.1f GiB budget, compute busy %.1f s\n",
-			d.Ordinal, d.Workers, gib(d.Gate.PeakReservedBytes), gib(d.Gate.BudgetBytes), d.Gate.ComputeBusy.Seconds())
+		fmt.Printf("  GPU %d: %s mode, %d worker(s), peak reserved %.1f GiB of a %.1f GiB limit, pool high-water %.1f GiB, compute busy %.1f s\n",
+			d.Ordinal, d.Mode, d.Workers, gib(d.Gate.PeakReservedBytes), gib(d.MemoryLimitBytes), gib(d.PoolHighWaterBytes), d.Gate.ComputeBusy.Seconds())
 	}
 }
 

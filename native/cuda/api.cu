@@ -40,7 +40,7 @@ int guard(char* msg, size_t msg_len, Fn&& fn) {
   }
 }
 
-const char* api_version() { return "gpuc2cuda 0.3 (abi 3)"; }
+const char* api_version() { return "gpuc2cuda 0.4 (abi 4)"; }
 
 int api_device_count(int32_t* count, char* msg, size_t msg_len) {
   return guard(msg, msg_len, [&] {
@@ -315,6 +315,53 @@ int api_pool_peak(int32_t device, uint64_t* peak, char* msg, size_t msg_len) {
   });
 }
 
+int api_msm_g1_stream(int32_t device, gpuc2_stream s, gpuc2_stream copy, const void* host_bases, uint64_t n_bases,
+                      const void* scalars, uint64_t n_scalars, const uint64_t* density, uint64_t density_words,
+                      uint32_t flags, uint64_t chunk_points, void* out, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    msm_stream<Fp>(device, s, copy, host_bases, n_bases, scalars, n_scalars, density, density_words, flags,
+                   chunk_points, out);
+  });
+}
+
+int api_msm_g2_stream(int32_t device, gpuc2_stream s, gpuc2_stream copy, const void* host_bases, uint64_t n_bases,
+                      const void* scalars, uint64_t n_scalars, const uint64_t* density, uint64_t density_words,
+                      uint32_t flags, uint64_t chunk_points, void* out, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    msm_stream<Fp2>(device, s, copy, host_bases, n_bases, scalars, n_scalars, density, density_words, flags,
+                    chunk_points, out);
+  });
+}
+
+int api_msm_stream_scratch_bytes(int32_t device, int32_t group, uint64_t n_bases, uint64_t n_scalars, uint32_t flags,
+                                 uint64_t chunk_points, uint64_t* bytes, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!bytes) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm_stream_scratch_bytes: bytes is NULL");
+    switch (group) {
+      case GPUC2_G1:
+        *bytes = msm_stream_scratch<Fp>(device, n_bases, n_scalars, flags, chunk_points);
+        break;
+      case GPUC2_G2:
+        *bytes = msm_stream_scratch<Fp2>(device, n_bases, n_scalars, flags, chunk_points);
+        break;
+      default:
+        fail(GPUC2_ERR_INVALID_ARGUMENT, "msm_stream_scratch_bytes: unknown group");
+    }
+  });
+}
+
+int api_h_step(int32_t device, gpuc2_stream s, void* acc, void* x, uint32_t log_m, int32_t step, char* msg,
+               size_t msg_len) {
+  return guard(msg, msg_len, [&] { h_step(device, s, acc, x, log_m, step); });
+}
+
+int api_h_scratch_bytes(uint32_t log_m, uint64_t* bytes, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    if (!bytes) fail(GPUC2_ERR_INVALID_ARGUMENT, "h_scratch_bytes: bytes is NULL");
+    *bytes = h_scratch(log_m);
+  });
+}
+
 const gpuc2_api_t table = {
     GPUC2_ABI_VERSION,
     (uint32_t)sizeof(gpuc2_api_t),
@@ -346,6 +393,11 @@ const gpuc2_api_t table = {
     api_fixed_base_g2,
     api_msm_scratch_bytes,
     api_pool_peak,
+    api_msm_g1_stream,
+    api_msm_g2_stream,
+    api_msm_stream_scratch_bytes,
+    api_h_step,
+    api_h_scratch_bytes,
 };
 
 }  // namespace

@@ -67,75 +67,141 @@ struct Trace {
   }
 };
 
+// k_merge adds the fresh bucket sums of one window group into the table
+// (n buckets; all-zero fresh ones are infinity and leave it as it is).
+template <class F>
+__global__ void k_merge(XYZZ<F>* __restrict__ table, const XYZZ<F>* __restrict__ fresh, uint64_t n) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const XYZZ<F> f = fresh[i];
+  if (!f.is_inf()) table[i] = dev_add(table[i], f);
+}
+
+// Pippenger sums (scalar, base) pairs into one bucket table over one or
+// more calls of add (one per chunk of a streamed MSM; its window is chosen
+// for np_plan points, each add's window groups for its own scalars, at most
+// max_entries digits sorted at once), and finish reduces the table once.
+// The first add writes the buckets it touches; a later one accumulates each
+// group of at most MERGE_WINDOWS windows into a zeroed table of its own
+// (the same kernels: an addition into the bucket inside the level-1 loop
+// would take registers from its own additions, 3x slower on an H200) and
+// merges it in.
+template <class F>
+struct Pippenger {
+  typedef XYZZ<F> P;
+  static constexpr int MERGE_WINDOWS = 4;
+  const MsmOptions& o;
+  const uint64_t np_plan, max_entries;
+  const WindowPlan layout;  // c, W, H
+  DeviceBuffer<P> buckets;
+  DeviceBuffer<P> fresh;  // a later add's group sums, MERGE_WINDOWS*H
+  DeviceBuffer<uint32_t> k0, k1, v0, v1;
+  DeviceBuffer<uint64_t> d_u64;
+  DeviceBuffer<uint8_t> tmp;
+  RunAccumulator<F> runs;
+  bool touched = false;
+  Trace tr;
+  int ngroups = 0;
+
+  Pippenger(uint64_t np, const MsmOptions& opts, uint64_t max_ent = MAX_ENTRIES)
+      : o(opts), np_plan(np), max_entries(max_ent), layout(1, np, opts), tr(opts.trace) {
+    const uint64_t nb = (uint64_t)layout.W * layout.H;
+    buckets.alloc(nb);
+    CUDA_CHECK(cudaMemsetAsync(buckets.get(), 0, sizeof(P) * nb, cur_stream()));
+  }
+
+  // add sums ns scalars (canonical) with their bases into the table.
+  void add(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, const uint64_t* d_density,
+           const uint32_t* d_rank) {
+    if (ns == 0) return;
+    const WindowPlan p(ns, np_plan, o, max_entries);
+    if (p.N > (1ull << 31) - 1) fail(GPUC2_ERR_NOT_SUPPORTED, "msm: too many scalars");
+    if (k0.n < p.N) {
+      k0.alloc(p.N);
+      k1.alloc(p.N);
+      v0.alloc(p.N);
+      v1.alloc(p.N);
+    }
+    if (!d_u64.p) d_u64.alloc(1);
+    const int wg = touched ? std::min(p.wg, MERGE_WINDOWS) : p.wg;
+    if (touched && !fresh.p) fresh.alloc((uint64_t)MERGE_WINDOWS * p.H);
+    const unsigned TPB = 256;
+    for (int w0 = 0; w0 < p.W; w0 += wg) {
+      const int g = std::min(wg, p.W - w0);
+      const uint64_t n = (uint64_t)g * ns;
+      const uint32_t sentinel = (uint32_t)g * p.H;
+      ngroups++;
+      tr.mark(0);
+      k_digits<<<blocks_for(ns, TPB), TPB, 0, cur_stream()>>>(d_scalars, ns, d_density, d_rank, p.c, w0, g,
+                                                              k0.get(), v0.get());
+      KERNEL_CHECK();
+      tr.mark(1);
+      cub::DoubleBuffer<uint32_t> dk(k0.get(), k1.get()), dv(v0.get(), v1.get());
+      sort_pairs(dk, dv, n, p.end_bit(g), tmp);
+      const uint32_t* keys = dk.Current();
+      const uint32_t* vals = dv.Current();
+      tr.mark(2);
+      k_lower_bound<<<1, 1, 0, cur_stream()>>>(keys, n, sentinel, d_u64.get());
+      KERNEL_CHECK();
+      const uint64_t T = read_back(d_u64.get());
+      if (T == 0) continue;
+      P* table = buckets.get() + (uint64_t)w0 * p.H;
+      const uint64_t nb = (uint64_t)g * p.H;
+      if (!touched) {
+        runs.run(keys, vals, T, d_bases, table);
+      } else {
+        CUDA_CHECK(cudaMemsetAsync(fresh.get(), 0, sizeof(P) * nb, cur_stream()));
+        runs.run(keys, vals, T, d_bases, fresh.get());
+        k_merge<F><<<blocks_for(nb, TPB), TPB, 0, cur_stream()>>>(table, fresh.get(), nb);
+        KERNEL_CHECK();
+      }
+      tr.mark(3);
+    }
+    touched = true;
+  }
+
+  // finish frees the sort buffers, reduces each window's buckets and
+  // combines the windows by Horner's rule; the result as XYZZ on the host.
+  P finish() {
+    tr.mark(5);
+    k0.release();
+    k1.release();
+    v0.release();
+    v1.release();
+    runs.release();
+    fresh.release();
+    const std::vector<P> win = window_sums<F>(buckets.get(), layout.H, (uint32_t)layout.W);
+    buckets.release();
+    tr.mark(6);
+    P acc = P::inf();
+    for (int w = layout.W - 1; w >= 0; w--) {
+      for (int i = 0; i < layout.c; i++) acc = acc.dbl();
+      acc = acc.add(win[w]);
+    }
+    tr.mark(7);
+    tr.print(np_plan, layout.c, layout.W, ngroups);
+    return acc;
+  }
+};
+
 // Pippenger over bases and scalars already on the device (scalars in
 // canonical form). Returns the result as XYZZ on the host.
 template <class F>
 XYZZ<F> msm_pippenger(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, const uint64_t* d_density,
                       const uint32_t* d_rank, uint64_t n_points, const MsmOptions& o) {
-  typedef XYZZ<F> P;
-  if (ns == 0 || n_points == 0) return P::inf();
-  const WindowPlan p(ns, n_points, o);
-  if (p.N > (1ull << 31) - 1) fail(GPUC2_ERR_NOT_SUPPORTED, "msm: too many scalars");
-
-  Trace tr(o.trace);
-  int ngroups = 0;
-  DeviceBuffer<P> buckets((uint64_t)p.W * p.H);
-  CUDA_CHECK(cudaMemsetAsync(buckets.get(), 0, sizeof(P) * (uint64_t)p.W * p.H, cur_stream()));
-  DeviceBuffer<uint32_t> k0(p.N), k1(p.N), v0(p.N), v1(p.N);
-  DeviceBuffer<uint64_t> d_u64(1);
-  DeviceBuffer<uint8_t> tmp;
-  RunAccumulator<F> runs;
-  const unsigned TPB = 256;
-
-  for (int w0 = 0; w0 < p.W; w0 += p.wg) {
-    const int g = std::min(p.wg, p.W - w0);
-    const uint64_t n = (uint64_t)g * ns;
-    const uint32_t sentinel = (uint32_t)g * p.H;
-    ngroups++;
-    tr.mark(0);
-    k_digits<<<blocks_for(ns, TPB), TPB, 0, cur_stream()>>>(d_scalars, ns, d_density, d_rank, p.c, w0, g, k0.get(),
-                                                            v0.get());
-    KERNEL_CHECK();
-    tr.mark(1);
-    cub::DoubleBuffer<uint32_t> dk(k0.get(), k1.get()), dv(v0.get(), v1.get());
-    sort_pairs(dk, dv, n, p.end_bit(g), tmp);
-    const uint32_t* keys = dk.Current();
-    const uint32_t* vals = dv.Current();
-    tr.mark(2);
-    k_lower_bound<<<1, 1, 0, cur_stream()>>>(keys, n, sentinel, d_u64.get());
-    KERNEL_CHECK();
-    const uint64_t T = read_back(d_u64.get());
-    if (T == 0) continue;
-
-    runs.run(keys, vals, T, d_bases, buckets.get() + (uint64_t)w0 * p.H);
-    tr.mark(3);
-  }
-  tr.mark(5);
-  // release sort buffers before the bucket reduction
-  k0.release();
-  k1.release();
-  v0.release();
-  v1.release();
-  runs.release();
-
-  const std::vector<P> win = window_sums<F>(buckets.get(), p.H, (uint32_t)p.W);
-  buckets.release();
-  tr.mark(6);
-  P acc = P::inf();
-  for (int w = p.W - 1; w >= 0; w--) {
-    for (int i = 0; i < p.c; i++) acc = acc.dbl();
-    acc = acc.add(win[w]);
-  }
-  tr.mark(7);
-  tr.print(n_points, p.c, p.W, ngroups);
-  return acc;
+  if (ns == 0 || n_points == 0) return XYZZ<F>::inf();
+  Pippenger<F> pip(n_points, o);
+  pip.add(d_bases, d_scalars, ns, d_density, d_rank);
+  return pip.finish();
 }
 
 // pippenger_model mirrors msm_pippenger's allocations for any scalars.
+// (max_entries as for Pippenger: the sort buffers of one add of ns scalars.)
 template <class F>
-void pippenger_model(PoolModel& pm, uint64_t ns, uint64_t np, const MsmOptions& o) {
+void pippenger_model(PoolModel& pm, uint64_t ns, uint64_t np, const MsmOptions& o,
+                     uint64_t max_entries = MAX_ENTRIES) {
   if (ns == 0 || np == 0) return;
-  const WindowPlan p(ns, np, o);
+  const WindowPlan p(ns, np, o, max_entries);
   const uint64_t buckets = pm.alloc<XYZZ<F>>((uint64_t)p.W * p.H);
   uint64_t digits = 0;
   for (int i = 0; i < 4; i++) digits += pm.alloc<uint32_t>(p.N);  // k0, k1, v0, v1
@@ -251,6 +317,93 @@ void check_sizes(uint64_t n_bases, uint64_t n_scalars) {
   if (n_bases > n_scalars) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: more bases than scalars");
 }
 
+// density_rank checks the density bitmap against the sizes and returns its
+// per-word prefix popcounts (empty without a bitmap).
+std::vector<uint32_t> density_rank(uint64_t n_bases, uint64_t n_scalars, const uint64_t* density,
+                                   uint64_t density_words) {
+  std::vector<uint32_t> rank;
+  if (!density) {
+    if (n_bases != n_scalars) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: n_bases != n_scalars");
+    return rank;
+  }
+  if (density_words != (n_scalars + 63) / 64)
+    fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: density_words != ceil(n_scalars/64)");
+  if (n_scalars % 64 && (density[n_scalars / 64] >> (n_scalars % 64)) != 0)
+    fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: density has bits beyond n_scalars");
+  rank.resize(density_words);
+  uint64_t c = 0;
+  for (uint64_t w = 0; w < density_words; w++) {
+    rank[w] = (uint32_t)c;
+    c += (uint64_t)__builtin_popcountll(density[w]);
+  }
+  if (c != n_bases) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: density popcount != n_bases");
+  return rank;
+}
+
+// A chunk of a streamed MSM: scalars [s0, s1) and their bases [b0, b1).
+struct Chunk {
+  uint64_t s0, s1, b0, b1;
+};
+
+// stream_chunk_points is the chunk size a call of chunk_points really uses
+// (a multiple of 64, so that chunks start on density words).
+uint64_t stream_chunk_points(uint64_t chunk_points) {
+  if (chunk_points < GPUC2_MSM_STREAM_CHUNK_MIN)
+    fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: chunk_points < GPUC2_MSM_STREAM_CHUNK_MIN");
+  return std::min<uint64_t>(chunk_points, 1ull << 31) / 64 * 64;
+}
+
+// stream_scalars_max bounds the scalars of one chunk: with a sparse
+// density a chunk of cp bases may span many more scalars, whose per-chunk
+// arrays (the split's positions) are capped so.
+uint64_t stream_scalars_max(uint64_t cp) { return 4 * cp; }
+
+// stream_chunks cuts the scalars into chunks of at most cp bases and
+// stream_scalars_max(cp) scalars, whole density words each; chunks
+// without bases are left out.
+std::vector<Chunk> stream_chunks(uint64_t n_bases, uint64_t n_scalars, const std::vector<uint32_t>& rank,
+                                 uint64_t cp) {
+  std::vector<Chunk> out;
+  if (rank.empty()) {
+    for (uint64_t s0 = 0; s0 < n_scalars; s0 += cp) {
+      const uint64_t s1 = std::min(n_scalars, s0 + cp);
+      out.push_back({s0, s1, s0, s1});
+    }
+    return out;
+  }
+  const uint64_t words = rank.size();
+  const uint64_t max_words = stream_scalars_max(cp) / 64;
+  auto rank_at = [&](uint64_t w) -> uint64_t { return w < words ? rank[w] : n_bases; };
+  for (uint64_t w0 = 0; w0 < words;) {
+    uint64_t w = w0 + 1;  // a word holds at most 64 <= cp bases
+    while (w < words && w + 1 - w0 <= max_words && rank_at(w + 1) - rank_at(w0) <= cp) w++;
+    if (rank_at(w) > rank_at(w0)) out.push_back({w0 * 64, std::min(n_scalars, w * 64), rank_at(w0), rank_at(w)});
+    w0 = w;
+  }
+  return out;
+}
+
+// An event for ordering streams (no timing).
+struct OrderEvent {
+  cudaEvent_t e = nullptr;
+  OrderEvent() { CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
+  ~OrderEvent() {
+    if (e) cudaEventDestroy(e);
+  }
+  OrderEvent(const OrderEvent&) = delete;
+  OrderEvent& operator=(const OrderEvent&) = delete;
+};
+
+// CopyDrain waits, when it goes out of scope (also on an error), for the
+// copy stream's work: no copy may still write into a chunk buffer freed
+// after it, or read host bases the caller frees after the call.
+struct CopyDrain {
+  cudaStream_t s;
+  ~CopyDrain() {
+    if (cudaStreamSynchronize(s) != cudaSuccess) cudaGetLastError();
+  }
+};
+
 }  // namespace
 
 // One MSM call. resident: bases and scalars are device pointers (scalars are
@@ -263,22 +416,7 @@ void msm_call(int32_t device, void* stream, bool resident, const void* bases, ui
   if (!out_jac) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: out is NULL");
   if ((n_bases && !bases) || (n_scalars && !scalars)) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: NULL input");
   check_sizes(n_bases, n_scalars);
-  std::vector<uint32_t> rank;
-  if (density) {
-    if (density_words != (n_scalars + 63) / 64)
-      fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: density_words != ceil(n_scalars/64)");
-    if (n_scalars % 64 && (density[n_scalars / 64] >> (n_scalars % 64)) != 0)
-      fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: density has bits beyond n_scalars");
-    rank.resize(density_words);
-    uint64_t c = 0;
-    for (uint64_t w = 0; w < density_words; w++) {
-      rank[w] = (uint32_t)c;
-      c += (uint64_t)__builtin_popcountll(density[w]);
-    }
-    if (c != n_bases) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: density popcount != n_bases");
-  } else if (n_bases != n_scalars) {
-    fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: n_bases != n_scalars");
-  }
+  const std::vector<uint32_t> rank = density_rank(n_bases, n_scalars, density, density_words);
   set_device(device);
   StreamScope scope((cudaStream_t)stream);
   XYZZ<F> r = XYZZ<F>::inf();
@@ -317,6 +455,191 @@ void msm_call(int32_t device, void* stream, bool resident, const void* bases, ui
   F jac[3];
   r.to_jacobian(jac[0], jac[1], jac[2]);
   memcpy(out_jac, jac, sizeof jac);  // caller memory need not be 16-byte aligned
+}
+
+// One MSM with the bases in host memory, streamed through two device
+// buffers of at most chunk_points points: chunk j+1 is copied on the copy
+// stream while chunk j's digits are sorted and accumulated on the call's
+// stream, all into one bucket table (Pippenger) reduced once at the end.
+// With the 0/1 split (decided from the counts over all scalars) each chunk
+// adds its ones to one bucket and its other scalars to the table.
+template <class F>
+void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases, uint64_t n_bases,
+                const void* scalars, uint64_t n_scalars, const uint64_t* density, uint64_t density_words,
+                uint32_t flags, uint64_t chunk_points, void* out_jac) {
+  typedef XYZZ<F> P;
+  const MsmOptions o(flags);
+  if (!out_jac) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: out is NULL");
+  if ((n_bases && !host_bases) || (n_scalars && !scalars)) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: NULL input");
+  if (!stream || !copy || stream == copy)
+    fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: a streamed MSM needs two distinct streams");
+  check_sizes(n_bases, n_scalars);
+  const uint64_t cp = stream_chunk_points(chunk_points);
+  const std::vector<uint32_t> rank = density_rank(n_bases, n_scalars, density, density_words);
+  set_device(device);
+  StreamScope scope((cudaStream_t)stream);
+  const cudaStream_t cs = (cudaStream_t)copy;
+  P r = P::inf();
+  if (n_bases > 0) {
+    const Fr* d_scalars = (const Fr*)scalars;
+    DeviceBuffer<Fr> converted;
+    if (!o.canonical) {
+      converted.alloc(n_scalars);
+      CUDA_CHECK(cudaMemcpyAsync(converted.get(), scalars, sizeof(Fr) * n_scalars, cudaMemcpyDeviceToDevice,
+                                 cur_stream()));
+      k_scalars_from_mont<<<blocks_for(n_scalars, 256), 256, 0, cur_stream()>>>(converted.get(), n_scalars);
+      KERNEL_CHECK();
+      d_scalars = converted.get();
+    }
+    DeviceBuffer<uint64_t> d_density;
+    DeviceBuffer<uint32_t> d_rank;
+    if (density) {
+      d_density.alloc(density_words);
+      d_rank.alloc(density_words);
+      CUDA_CHECK(cudaMemcpyAsync(d_density.get(), density, 8 * density_words, cudaMemcpyHostToDevice, cur_stream()));
+      CUDA_CHECK(cudaMemcpyAsync(d_rank.get(), rank.data(), 4 * density_words, cudaMemcpyHostToDevice, cur_stream()));
+    }
+    bool split = false;
+    uint64_t n_other = n_bases;
+    if (!o.no_split) {
+      DeviceBuffer<unsigned long long> counts(2);
+      CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 2 * sizeof(unsigned long long), cur_stream()));
+      k_count_classes<<<blocks_for(n_scalars, 256), 256, 0, cur_stream()>>>(d_scalars, n_scalars, d_density.get(),
+                                                                           counts.get());
+      KERNEL_CHECK();
+      unsigned long long c[2];
+      CUDA_CHECK(cudaMemcpyAsync(c, counts.get(), sizeof c, cudaMemcpyDeviceToHost, cur_stream()));
+      sync_stream();
+      split = c[1] * 4 <= n_bases;
+      if (split) n_other = c[1];
+    }
+    const std::vector<Chunk> chunks = stream_chunks(n_bases, n_scalars, rank, cp);
+    const uint64_t nbuf = std::min(cp, n_bases);
+    DeviceBuffer<Affine<F>> buf[2];
+    buf[0].alloc(nbuf);
+    if (chunks.size() > 1) buf[1].alloc(nbuf);
+    Pippenger<F> pip(std::max<uint64_t>(n_other, 1), o, stream_scalars_max(cp));
+    DeviceBuffer<P> ones(1);  // a chunk's ones, summed into ones_sum
+    P ones_sum = P::inf();
+    RunAccumulator<F> ones_acc;
+    OrderEvent ready, copied[2], used[2];
+    CopyDrain drain{cs};
+    CUDA_CHECK(cudaEventRecord(ready.e, cur_stream()));  // the buffers exist in the call's stream order
+    CUDA_CHECK(cudaStreamWaitEvent(cs, ready.e, 0));
+    const Affine<F>* hb = (const Affine<F>*)host_bases;
+    auto enqueue_copy = [&](size_t j) {
+      const Chunk& k = chunks[j];
+      const int i = (int)(j & 1);
+      if (j >= 2) CUDA_CHECK(cudaStreamWaitEvent(cs, used[i].e, 0));
+      CUDA_CHECK(cudaMemcpyAsync(buf[i].get(), hb + k.b0, sizeof(Affine<F>) * (k.b1 - k.b0), cudaMemcpyHostToDevice,
+                                 cs));
+      CUDA_CHECK(cudaEventRecord(copied[i].e, cs));
+    };
+    for (size_t j = 0; j < chunks.size() && j < 2; j++) enqueue_copy(j);
+    for (size_t j = 0; j < chunks.size(); j++) {
+      const Chunk& k = chunks[j];
+      const int i = (int)(j & 1);
+      CUDA_CHECK(cudaStreamWaitEvent(cur_stream(), copied[i].e, 0));
+      // Base index b of the chunk lives at buf[b - b0]: with a bitmap the
+      // digits find global ranks, without one chunk-local indices.
+      const Affine<F>* bases = density ? buf[i].get() - k.b0 : buf[i].get();
+      const Fr* sc = d_scalars + k.s0;
+      const uint64_t ns = k.s1 - k.s0;
+      const uint64_t* dd = density ? d_density.get() + k.s0 / 64 : nullptr;
+      const uint32_t* dr = density ? d_rank.get() + k.s0 / 64 : nullptr;
+      if (!split) {
+        pip.add(bases, sc, ns, dd, dr);
+        CUDA_CHECK(cudaEventRecord(used[i].e, cur_stream()));
+      } else {
+        DeviceBuffer<uint32_t> one_pos(ns + 1), other_pos(ns + 1);
+        k_classify<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(sc, ns, dd, one_pos.get(), other_pos.get());
+        KERNEL_CHECK();
+        DeviceBuffer<uint8_t> tmp;
+        scan_exclusive(one_pos.get(), ns + 1, tmp);
+        scan_exclusive(other_pos.get(), ns + 1, tmp);
+        const uint64_t n1 = read_back(one_pos.get() + ns);
+        const uint64_t n2 = read_back(other_pos.get() + ns);
+        DeviceBuffer<uint32_t> one_idx(n1), zeros(n1);
+        DeviceBuffer<Fr> other_scalars(n2);
+        DeviceBuffer<Affine<F>> other_bases(n2);
+        k_split<F><<<blocks_for(ns, 256), 256, 0, cur_stream()>>>(sc, ns, dd, dr, one_pos.get(), other_pos.get(),
+                                                                  bases, one_idx.get(), other_scalars.get(),
+                                                                  other_bases.get());
+        KERNEL_CHECK();
+        one_pos.release();
+        other_pos.release();
+        if (n1 > 0) {
+          CUDA_CHECK(cudaMemsetAsync(zeros.get(), 0, sizeof(uint32_t) * n1, cur_stream()));
+          CUDA_CHECK(cudaMemsetAsync(ones.get(), 0, sizeof(P), cur_stream()));  // all-zero XYZZ: infinity
+          ones_acc.run(zeros.get(), one_idx.get(), n1, bases, ones.get());
+          ones_sum = ones_sum.add(read_back(ones.get()));
+        }
+        CUDA_CHECK(cudaEventRecord(used[i].e, cur_stream()));  // the chunk's bases are gathered
+        one_idx.release();
+        zeros.release();
+        pip.add(other_bases.get(), other_scalars.get(), n2, nullptr, nullptr);
+      }
+      if (j + 2 < chunks.size()) enqueue_copy(j + 2);
+    }
+    r = pip.finish().add(ones_sum);
+  }
+  F jac[3];
+  r.to_jacobian(jac[0], jac[1], jac[2]);
+  memcpy(out_jac, jac, sizeof jac);
+}
+
+// msm_stream_scratch bounds msm_stream's pool use for any scalars and
+// bitmap: the converted scalars, the bitmap's copies, the two chunk
+// buffers, the bucket table and the sort buffers kept across chunks, and a
+// chunk's split arrays (counted whether or not the split runs), then the
+// bucket reduction.
+template <class F>
+uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars, uint32_t flags,
+                            uint64_t chunk_points) {
+  typedef XYZZ<F> P;
+  const MsmOptions o(flags);
+  check_sizes(n_bases, n_scalars);
+  const uint64_t cp = stream_chunk_points(chunk_points);
+  set_device(device);
+  StreamScope scope(nullptr);
+  if (n_bases == 0) return 0;
+  PoolModel pm;
+  if (!o.canonical) pm.alloc<Fr>(n_scalars);
+  const uint64_t words = (n_scalars + 63) / 64;
+  pm.alloc<uint64_t>(words);
+  pm.alloc<uint32_t>(words);
+  const uint64_t counts = pm.alloc<unsigned long long>(2);
+  pm.free(counts);
+  const uint64_t nb = std::min(cp, n_bases);  // bases of a chunk
+  const uint64_t ns = std::min(n_scalars, stream_scalars_max(cp));  // scalars of a chunk
+  for (int i = 0; i < (n_bases > cp ? 2 : 1); i++) pm.alloc<Affine<F>>(nb);
+  // Pippenger: the table for n_bases points (the window grows with the
+  // points), the sort buffers of the largest add, kept until finish.
+  const uint64_t max_entries = stream_scalars_max(cp);
+  const WindowPlan p(ns, n_bases, o, max_entries);
+  const uint64_t buckets = pm.alloc<P>((uint64_t)p.W * p.H);
+  const uint64_t N = std::min((uint64_t)p.W * ns, std::max(max_entries, ns));  // wg*ns for any add's ns <= this one
+  uint64_t sort = 0;
+  for (int i = 0; i < 4; i++) sort += pm.alloc<uint32_t>(N);
+  sort += pm.alloc<uint64_t>(1);
+  sort += pm.alloc<uint8_t>(sort_temp_bytes(N, p.end_bit(p.W)));  // the most key bits any add sorts
+  const auto runs = RunAccumulator<F>::model(pm, N);
+  const uint64_t fresh = pm.alloc<P>((uint64_t)std::min(p.W, Pippenger<F>::MERGE_WINDOWS) * p.H);
+  pm.alloc<P>(1);                                    // the ones' bucket
+  const auto ones = RunAccumulator<F>::model(pm, nb);  // kept across chunks
+  // one chunk's split
+  uint64_t pos = pm.alloc<uint32_t>(ns + 1);
+  pos += pm.alloc<uint32_t>(ns + 1);
+  const uint64_t scan = pm.alloc<uint8_t>(scan_temp_bytes(ns + 1));
+  uint64_t idx = pm.alloc<uint32_t>(nb);
+  idx += pm.alloc<uint32_t>(nb);
+  uint64_t others = pm.alloc<Fr>(nb);
+  others += pm.alloc<Affine<F>>(nb);
+  pm.free(pos + scan + idx + others);
+  pm.free(sort + runs.released + runs.kept + ones.released + ones.kept + fresh);
+  window_sums_model<F>(pm, p.H, (uint32_t)p.W);
+  pm.free(buckets);
+  return pm.peak;
 }
 
 // msm_scratch mirrors msm_call over device buffers: the converted copy of
@@ -378,6 +701,12 @@ template void msm_call<Fp>(int32_t, void*, bool, const void*, uint64_t, const vo
                            uint64_t, uint32_t, void*);
 template void msm_call<Fp2>(int32_t, void*, bool, const void*, uint64_t, const void*, uint64_t, const uint64_t*,
                             uint64_t, uint32_t, void*);
+template void msm_stream<Fp>(int32_t, void*, void*, const void*, uint64_t, const void*, uint64_t, const uint64_t*,
+                             uint64_t, uint32_t, uint64_t, void*);
+template void msm_stream<Fp2>(int32_t, void*, void*, const void*, uint64_t, const void*, uint64_t,
+                              const uint64_t*, uint64_t, uint32_t, uint64_t, void*);
+template uint64_t msm_stream_scratch<Fp>(int32_t, uint64_t, uint64_t, uint32_t, uint64_t);
+template uint64_t msm_stream_scratch<Fp2>(int32_t, uint64_t, uint64_t, uint32_t, uint64_t);
 template uint64_t msm_scratch<Fp>(int32_t, uint64_t, uint64_t, uint32_t);
 template uint64_t msm_scratch<Fp2>(int32_t, uint64_t, uint64_t, uint32_t);
 template void msm_bench<Fp>(int32_t, const void*, const void*, uint64_t, uint32_t, uint32_t, float*);

@@ -25,6 +25,18 @@ void ntt_host(int32_t device, void* data, uint32_t log_m, int32_t dir);
 void h_host(int32_t device, const void* a, const void* b, const void* c, uint64_t n, uint32_t log_m, void* h_out);
 // Enqueues H on the stream over device buffers of 2^log_m elements; h lands in a.
 void h_resident(int32_t device, void* stream, void* a, void* b, void* c, uint32_t log_m);
+// One step of H with two vectors on the device (gpuc2_h_step).
+void h_step(int32_t device, void* stream, void* acc, void* x, uint32_t log_m, int32_t step);
+// The pool memory of h_step and h_resident beside their vectors.
+uint64_t h_scratch(uint32_t log_m);
+// msm_call with the bases in host memory streamed in chunks (msm_g*_stream).
+template <class F>
+void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases, uint64_t n_bases,
+                const void* scalars, uint64_t n_scalars, const uint64_t* density, uint64_t density_words,
+                uint32_t flags, uint64_t chunk_points, void* out_jac);
+template <class F>
+uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars, uint32_t flags,
+                            uint64_t chunk_points);
 void ntt_bench(int32_t device, int32_t op, const void* a, const void* b, const void* c, uint32_t log_m,
                uint32_t iters, float* ms);
 

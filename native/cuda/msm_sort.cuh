@@ -24,17 +24,18 @@ int bits_for(uint64_t v) {
 
 // WindowPlan is one Pippenger's layout over ns scalars and np points: window
 // c (the forced one, else chosen for np), W windows of H buckets, groups of
-// wg windows whose N = wg*ns digits are sorted at once.
+// wg windows whose N = wg*ns digits (at most max_entries, unless one window
+// of ns is more) are sorted at once.
 struct WindowPlan {
   int c, W;
   uint32_t H;
   int wg;
   uint64_t N;
-  WindowPlan(uint64_t ns, uint64_t np, const MsmOptions& o) {
+  WindowPlan(uint64_t ns, uint64_t np, const MsmOptions& o, uint64_t max_entries = MAX_ENTRIES) {
     c = o.window ? o.window : choose_window(np);
     W = msm_num_windows(c);
     H = 1u << (c - 1);
-    wg = (int)std::max<uint64_t>(1, std::min<uint64_t>((uint64_t)W, MAX_ENTRIES / ns));
+    wg = (int)std::max<uint64_t>(1, std::min<uint64_t>((uint64_t)W, max_entries / ns));
     N = (uint64_t)wg * ns;
   }
   // End bit of the sort of a group of g windows: keys are below g*H.

@@ -9,6 +9,22 @@ namespace gpuc2 {
 
 namespace {
 
+// classify_scalar says whether scalar i is used and 1 (one) or used and
+// neither 0 nor 1 (other).
+__device__ __forceinline__ void classify_scalar(const Fr* __restrict__ scalars, uint64_t i,
+                                                const uint64_t* __restrict__ density, bool& one, bool& other) {
+  bool used = true;
+  if (density) used = (density[i >> 6] >> (i & 63)) & 1;
+  const Fr s = scalars[i];
+  uint32_t high = 0;
+#pragma unroll
+  for (int k = 1; k < Fr::N; k++) high |= s.v[k];
+  const bool zero = high == 0 && s.v[0] == 0;
+  const bool is1 = high == 0 && s.v[0] == 1;
+  one = used && is1;
+  other = used && !zero && !is1;
+}
+
 // is_one[i], is_other[i] (i < ns; entry ns is 0 for the exclusive scans).
 __global__ void k_classify(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
                            uint32_t* __restrict__ is_one, uint32_t* __restrict__ is_other) {
@@ -19,16 +35,28 @@ __global__ void k_classify(const Fr* __restrict__ scalars, uint64_t ns, const ui
     is_other[i] = 0;
     return;
   }
-  bool used = true;
-  if (density) used = (density[i >> 6] >> (i & 63)) & 1;
-  const Fr s = scalars[i];
-  uint32_t high = 0;
-#pragma unroll
-  for (int k = 1; k < Fr::N; k++) high |= s.v[k];
-  const bool zero = high == 0 && s.v[0] == 0;
-  const bool one = high == 0 && s.v[0] == 1;
-  is_one[i] = used && one;
-  is_other[i] = used && !zero && !one;
+  bool one, other;
+  classify_scalar(scalars, i, density, one, other);
+  is_one[i] = one;
+  is_other[i] = other;
+}
+
+// counts[0] += used scalars equal to 1, counts[1] += the other used nonzero
+// ones: the split's decision without its arrays (streamed MSMs).
+__global__ void k_count_classes(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
+                                unsigned long long* __restrict__ counts) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  bool one = false, other = false;
+  if (i < ns) classify_scalar(scalars, i, density, one, other);
+  unsigned n1 = one, n2 = other;
+  for (int o = 16; o > 0; o >>= 1) {
+    n1 += __shfl_down_sync(0xffffffffu, n1, o);
+    n2 += __shfl_down_sync(0xffffffffu, n2, o);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (n1) atomicAdd(&counts[0], (unsigned long long)n1);
+    if (n2) atomicAdd(&counts[1], (unsigned long long)n2);
+  }
 }
 
 // After exclusive scans: one_idx lists the bases of the ones; the others'

@@ -115,6 +115,20 @@ __global__ void k_h_combine(Fr* a, const Fr* __restrict__ b, const Fr* __restric
   a[i] = (a[i] * b[i] - c[i]) * zinv;
 }
 
+// a[i] *= b[i]
+__global__ void k_mul(Fr* a, const Fr* __restrict__ b, uint64_t m) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  a[i] = a[i] * b[i];
+}
+
+// a[i] = (a[i] - c[i]) * zinv
+__global__ void k_sub_scale(Fr* a, const Fr* __restrict__ c, uint64_t m, Fr zinv) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  a[i] = (a[i] - c[i]) * zinv;
+}
+
 Fr load_fr(const uint32_t* w) {
   Fr r;
   for (int i = 0; i < 8; i++) r.v[i] = w[i];
@@ -211,17 +225,22 @@ void check_log(uint32_t log_m) {
   if (log_m > 28) fail(GPUC2_ERR_NOT_SUPPORTED, "ntt: log_m > 28");
 }
 
+// Z(g w^j) = g^m - 1 for every j: the vanishing polynomial on the coset.
+Fr vanishing_inverse(uint32_t log_m) {
+  Fr gm = load_fr(FR_COSET_GEN);
+  for (uint32_t i = 0; i < log_m; i++) gm = gm.sqr();
+  return (gm - Fr::one()).inverse();
+}
+
+// to_coset takes x from evaluations on the domain to evaluations on the coset.
+void to_coset(const NttPlan& plan, Fr* x) {
+  plan.run(x, GPUC2_NTT_INVERSE);
+  plan.run(x, GPUC2_NTT_COSET_FORWARD);
+}
+
 void h_device(const NttPlan& plan, Fr* a, Fr* b, Fr* c) {
-  Fr* xs[3] = {a, b, c};
-  for (Fr* x : xs) {
-    plan.run(x, GPUC2_NTT_INVERSE);
-    plan.run(x, GPUC2_NTT_COSET_FORWARD);
-  }
-  // Z(g w^j) = g^m - 1 for every j.
-  Fr g = load_fr(FR_COSET_GEN);
-  Fr gm = g;
-  for (uint32_t i = 0; i < plan.log_m; i++) gm = gm.sqr();
-  Fr zinv = (gm - Fr::one()).inverse();
+  for (Fr* x : {a, b, c}) to_coset(plan, x);
+  const Fr zinv = vanishing_inverse(plan.log_m);
   k_h_combine<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, b, c, plan.m, zinv);
   KERNEL_CHECK();
   plan.run(a, GPUC2_NTT_COSET_INVERSE);
@@ -271,6 +290,47 @@ void h_resident(int32_t device, void* stream, void* a, void* b, void* c, uint32_
   StreamScope scope((cudaStream_t)stream);
   NttPlan plan(log_m, true);
   h_device(plan, (Fr*)a, (Fr*)b, (Fr*)c);
+  // The plan's tables are freed stream-ordered after the enqueued work.
+}
+
+// h_scratch bounds what an NttPlan with coset tables allocates from the pool
+// (each allocation rounded up to the pool's 2 MiB granule): the twiddles,
+// the two split tables of their construction (freed before the coset
+// tables are made), and the four coset tables.
+uint64_t h_scratch(uint32_t log_m) {
+  check_log(log_m);
+  const uint64_t granule = 2ull << 20;
+  auto charged = [&](uint64_t count) { return (count * sizeof(Fr) + granule - 1) / granule * granule; };
+  const uint64_t m = 1ull << log_m;
+  const uint64_t split = charged(1024) + charged((m + 1023) / 1024);
+  return charged(m / 2) + 2 * split;
+}
+
+void h_step(int32_t device, void* stream, void* acc, void* x, uint32_t log_m, int32_t step) {
+  check_log(log_m);
+  if (!acc || (step != GPUC2_H_STEP_A && !x)) fail(GPUC2_ERR_INVALID_ARGUMENT, "h_step: NULL buffer");
+  if (step < GPUC2_H_STEP_A || step > GPUC2_H_STEP_C) fail(GPUC2_ERR_INVALID_ARGUMENT, "h_step: bad step");
+  set_device(device);
+  StreamScope scope((cudaStream_t)stream);
+  NttPlan plan(log_m, true);
+  Fr* a = (Fr*)acc;
+  Fr* v = (Fr*)x;
+  switch (step) {
+    case GPUC2_H_STEP_A:
+      to_coset(plan, a);
+      break;
+    case GPUC2_H_STEP_B:
+      to_coset(plan, v);
+      k_mul<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, v, plan.m);
+      KERNEL_CHECK();
+      break;
+    case GPUC2_H_STEP_C:
+      to_coset(plan, v);
+      k_sub_scale<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, v, plan.m, vanishing_inverse(log_m));
+      KERNEL_CHECK();
+      plan.run(a, GPUC2_NTT_COSET_INVERSE);
+      break;
+  }
   // The plan's tables are freed stream-ordered after the enqueued work.
 }
 

@@ -36,10 +36,12 @@
 extern "C" {
 #endif
 
-/* ABI 3: MSM tuning flags (window, trace, no split), msm_scratch_bytes,
- * pool_peak, and bench_resident's flags argument. The table is checked for
- * this exact version: an ABI 2 library is refused. */
-#define GPUC2_ABI_VERSION 3u
+/* ABI 4: MSMs over bases streamed from host memory (msm_g1_stream,
+ * msm_g2_stream, msm_stream_scratch_bytes) and H one vector at a time
+ * (h_step), for devices that cannot hold the proving key. ABI 3 added the MSM
+ * tuning flags, msm_scratch_bytes and pool_peak. The table is checked for
+ * this exact version: an older library is refused. */
+#define GPUC2_ABI_VERSION 4u
 
 typedef enum gpuc2_status {
   GPUC2_OK = 0,
@@ -103,6 +105,16 @@ typedef enum gpuc2_group { GPUC2_G1 = 1, GPUC2_G2 = 2 } gpuc2_group;
 #define GPUC2_MSM_BUCKET_BYTES_G2 384u
 #define GPUC2_MSM_GROUP_ENTRIES (1u << 28)
 #define GPUC2_MSM_PARTIALS_MAX (1u << 21)
+
+/* Steps of h_step: H over a, b, c with two device vectors at a time. */
+typedef enum gpuc2_h_step {
+  GPUC2_H_STEP_A = 0, /* acc = a on the coset (inverse NTT, coset forward NTT) */
+  GPUC2_H_STEP_B = 1, /* x = b on the coset; acc *= x */
+  GPUC2_H_STEP_C = 2  /* x = c on the coset; acc = (acc - x)/Z; acc = coset inverse NTT: h */
+} gpuc2_h_step;
+
+/* A streamed MSM sends at least this many points per chunk. */
+#define GPUC2_MSM_STREAM_CHUNK_MIN 64u
 
 /* A CUDA stream (cudaStream_t), opaque to callers. */
 typedef struct gpuc2_stream_s* gpuc2_stream;
@@ -223,6 +235,37 @@ typedef struct gpuc2_api_t {
    * pool since the previous pool_peak call (or the pool's first use); then
    * resets the mark. For tests of msm_scratch_bytes, not the proving path. */
   int (*pool_peak)(int32_t device, uint64_t* peak_bytes, char* msg, size_t msg_len);
+
+  /* ---- ABI 4 ---- */
+
+  /* msm_g1_device/msm_g2_device with the bases in host memory: scalars (and
+   * the result, density) as there, on stream s; the bases pass through two
+   * device buffers of at most chunk_points points each (>=
+   * GPUC2_MSM_STREAM_CHUNK_MIN), copied on stream copy while the kernels on s
+   * work on the previous chunk, and every chunk's digits go into one bucket
+   * table reduced once. host_bases must stay valid until the call returns;
+   * in pinned memory (host_alloc) the copies overlap the kernels, pageable
+   * memory works but each copy then waits. Waits for its result; the copy
+   * stream is idle when it returns. */
+  int (*msm_g1_stream)(int32_t device, gpuc2_stream s, gpuc2_stream copy, const void* host_bases, uint64_t n_bases,
+                       const void* scalars, uint64_t n_scalars, const uint64_t* density, uint64_t density_words,
+                       uint32_t flags, uint64_t chunk_points, void* out_jac, char* msg, size_t msg_len);
+  int (*msm_g2_stream)(int32_t device, gpuc2_stream s, gpuc2_stream copy, const void* host_bases, uint64_t n_bases,
+                       const void* scalars, uint64_t n_scalars, const uint64_t* density, uint64_t density_words,
+                       uint32_t flags, uint64_t chunk_points, void* out_jac, char* msg, size_t msg_len);
+  /* msm_scratch_bytes for msm_g1_stream/msm_g2_stream with chunk_points:
+   * the two chunk buffers included, the scalars not. */
+  int (*msm_stream_scratch_bytes)(int32_t device, int32_t group, uint64_t n_bases, uint64_t n_scalars,
+                                  uint32_t flags, uint64_t chunk_points, uint64_t* bytes, char* msg, size_t msg_len);
+  /* One step of H (gpuc2_h_step) over device vectors acc and x of 2^log_m
+   * elements (Montgomery, zero-padded by the caller), enqueued on s:
+   * STEP_A(acc = a), STEP_B(acc, x = b), STEP_C(acc, x = c) leave in acc what
+   * h_device leaves in a; x is overwritten (unused, may be NULL, in STEP_A).
+   * Beside acc and x it allocates the NTT tables, h_step_scratch_bytes. */
+  int (*h_step)(int32_t device, gpuc2_stream s, void* acc, void* x, uint32_t log_m, int32_t step, char* msg,
+                size_t msg_len);
+  /* The pool memory h_step and h_device allocate beside their vectors. */
+  int (*h_scratch_bytes)(uint32_t log_m, uint64_t* bytes, char* msg, size_t msg_len);
 } gpuc2_api_t;
 
 /* The only exported symbol. */

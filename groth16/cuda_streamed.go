@@ -1,0 +1,330 @@
+package groth16
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"time"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth"
+)
+
+// proveStreaming proves w (its input rows already appended) with the key's
+// points in pinned host memory: the path of a device whose memory limit
+// cannot hold the key. The proof equals the CPU prover's for the same r, s.
+func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, cfg *proveConfig) (*Proof, error) {
+	c, vk := pk.Counts(), pk.VerifyingKey()
+	m, err := checkCounts(c, vk, w)
+	if err != nil {
+		return nil, err
+	}
+	bytes := streamingProofBytes(p.device, c, m, len(w.Aux), len(w.Inputs))
+	if bytes > p.gate.Budget() {
+		return nil, fmt.Errorf("%w: GPU %d: a streamed proof needs %d bytes, the device's limit allows %d: %w",
+			ErrOutOfDeviceMemory, p.device, bytes, p.gate.Budget(), gpulock.ErrTooLarge)
+	}
+	begin := time.Now()
+	hk, release, err := p.pinnedKeyFor(ctx, pk)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	cfg.report("key_pin", begin, "device", p.device, "bytes", KeyBytes(c))
+	return p.proveStreamed(ctx, hk, vk, w, m, bytes, cfg)
+}
+
+// proveStreamed proves w over domain m with hk, reserving bytes.
+func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, vk *VerifyingKey, w *synth.ProvingAssignment, m int, bytes int64, cfg *proveConfig) (*Proof, error) {
+	sp := &streamedProof{deviceJob: p.deviceJob(cfg), p: p, hk: hk, w: w, m: m, bytes: bytes}
+	defer sp.close()
+	return proveWith(ctx, cfg, vk, hk.counts, sp, "device", p.device, "mode", "streaming")
+}
+
+// streamedProof is one proof on the streaming path, a backend over
+// gpulock.Job's steps like residentProof: prepare reserves the proof's
+// largest phase, uploads a and takes the compute lock; H runs with two
+// device vectors (b and c are uploaded on the copy stream while the
+// previous step computes); each MSM streams its section from pinned memory
+// through chunk buffers on the copy stream. The h MSM is bound by its
+// kernels and runs under the lock; the aux MSMs are bound by their copies
+// and run after it (Job.Stream), with the assignment uploaded once the h
+// MSM has freed h.
+type streamedProof struct {
+	deviceJob
+	p     *CUDAProver
+	hk    *pinnedKey
+	w     *synth.ProvingAssignment
+	m     int   // the domain
+	bytes int64 // the reservation: the largest phase
+
+	st, cs      *native.Stream // kernels; copies
+	bufs        []*native.Buffer
+	acc         *native.Buffer // a, then h (canonical)
+	aux, inputs *native.Buffer // canonical, uploaded by the first aux MSM
+	released    bool           // the compute lock is released: the aux phase
+}
+
+func (sp *streamedProof) prepare(ctx context.Context) error {
+	if err := sp.reserve(ctx, sp.bytes); err != nil {
+		return err
+	}
+	var err error
+	if sp.st, err = native.NewStream(sp.device); err != nil {
+		return err
+	}
+	if sp.cs, err = native.NewStream(sp.device); err != nil {
+		return err
+	}
+	if err := sp.job.Upload(func() error {
+		begin := time.Now()
+		defer sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.A))*frSize)
+		if sp.acc, err = sp.domainVector(); err != nil {
+			return err
+		}
+		return sp.fill(sp.st, sp.acc, sp.w.A)
+	}); err != nil {
+		return fmt.Errorf("groth16: upload: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return sp.compute(ctx)
+}
+
+// domainVector allocates a domain vector and waits for the allocation, so
+// that the copy stream may fill it.
+func (sp *streamedProof) domainVector() (*native.Buffer, error) {
+	b, err := sp.alloc(int64(sp.m) * frSize)
+	if err != nil {
+		return nil, err
+	}
+	return b, sp.st.Sync()
+}
+
+// fill copies v into b on st, zeroes the rest and waits for it.
+func (sp *streamedProof) fill(st *native.Stream, b *native.Buffer, v []fr.Element) error {
+	if err := sp.p.stage.uploadFr(st, b, 0, v); err != nil {
+		return err
+	}
+	n := int64(len(v)) * frSize
+	if err := st.Zero(b, n, b.Size()-n); err != nil {
+		return err
+	}
+	return st.Sync()
+}
+
+// alloc allocates bytes from the device's pool in the kernel stream's order.
+func (sp *streamedProof) alloc(bytes int64) (*native.Buffer, error) {
+	b, err := native.Alloc(sp.device, sp.st, bytes)
+	if err == nil {
+		sp.bufs = append(sp.bufs, b)
+	}
+	return b, err
+}
+
+// computeH runs H's three steps; b's upload overlaps a's transforms, c's
+// waits for b's step (they share the second vector).
+func (sp *streamedProof) computeH(context.Context) error {
+	logM := uint32(bits.Len(uint(sp.m)) - 1)
+	x, err := sp.domainVector()
+	if err != nil {
+		return err
+	}
+	if err := sp.st.HStep(sp.acc, nil, logM, native.HStepA); err != nil {
+		return fmt.Errorf("GPU %d: %w", sp.device, err)
+	}
+	if err := sp.fill(sp.cs, x, sp.w.B); err != nil {
+		return err
+	}
+	if err := sp.st.HStep(sp.acc, x, logM, native.HStepB); err != nil {
+		return fmt.Errorf("GPU %d: %w", sp.device, err)
+	}
+	if err := sp.st.Sync(); err != nil { // x is free again
+		return err
+	}
+	if err := sp.fill(sp.cs, x, sp.w.C); err != nil {
+		return err
+	}
+	if err := sp.st.HStep(sp.acc, x, logM, native.HStepC); err != nil {
+		return fmt.Errorf("GPU %d: %w", sp.device, err)
+	}
+	x.Free() // in stream order, after the step
+	if err := sp.st.FrFromMont(sp.acc, 0, sp.m-1); err != nil {
+		return fmt.Errorf("GPU %d: %w", sp.device, err)
+	}
+	return sp.st.Sync()
+}
+
+func (sp *streamedProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
+	if err := ctx.Err(); err != nil {
+		return bls12381.G1Jac{}, err
+	}
+	n := sp.m - 1
+	r, err := sp.st.MSMG1Streamed(sp.cs, sp.hk.msm(secH, 0, n, sp.acc, n, nil))
+	sp.acc.Free() // h is done: room for the assignment
+	return r, sp.deviceErr("G1", err)
+}
+
+// assignment uploads aux and the inputs once, in canonical form.
+func (sp *streamedProof) assignment() error {
+	if sp.aux != nil {
+		return nil
+	}
+	begin := time.Now()
+	w := sp.w
+	defer sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(w.Aux)+len(w.Inputs))*frSize)
+	for _, x := range []struct {
+		dst **native.Buffer
+		v   []fr.Element
+	}{{&sp.aux, w.Aux}, {&sp.inputs, w.Inputs}} {
+		b, err := sp.alloc(max(int64(len(x.v)), 1) * frSize)
+		if err != nil {
+			return err
+		}
+		if err := sp.p.stage.uploadFr(sp.st, b, 0, x.v); err != nil {
+			return err
+		}
+		if err := sp.st.FrFromMont(b, 0, len(x.v)); err != nil {
+			return err
+		}
+		*x.dst = b
+	}
+	return sp.st.Sync()
+}
+
+// auxPhase runs f, MSMs over the assignment, after the compute lock
+// (gpulock's Stream step): they are bound by the copies of their points,
+// their kernels small beside them, so the next proof's H and h MSM run
+// meanwhile. The first call releases the lock and uploads the assignment.
+func (sp *streamedProof) auxPhase(f func() error) error {
+	if !sp.released {
+		if err := sp.job.EndCompute(); err != nil {
+			return err
+		}
+		sp.released = true
+	}
+	return sp.job.Stream(func() error {
+		if err := sp.assignment(); err != nil {
+			return err
+		}
+		return f()
+	})
+}
+
+// g1 sums streamed G1 MSMs over the assignment: parts describes them once
+// it is on the device.
+func (sp *streamedProof) g1(ctx context.Context, parts func() []native.StreamedMSM) (bls12381.G1Jac, error) {
+	var sum bls12381.G1Jac
+	err := sp.auxPhase(func() error {
+		for _, m := range parts() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r, err := sp.st.MSMG1Streamed(sp.cs, m)
+			if err != nil {
+				return sp.deviceErr("G1", err)
+			}
+			sum.AddAssign(&r)
+		}
+		return nil
+	})
+	return sum, err
+}
+
+// auxMSM and inputMSM describe MSMs over the aux and input scalars of
+// section s, the inputs' points first (count points, selected by density:
+// nil, all).
+func (sp *streamedProof) auxMSM(s, first, count int, density []uint64) native.StreamedMSM {
+	return sp.hk.msm(s, first, count, sp.aux, len(sp.w.Aux), density)
+}
+
+func (sp *streamedProof) inputMSM(s, count int, density []uint64) native.StreamedMSM {
+	return sp.hk.msm(s, 0, count, sp.inputs, len(sp.w.Inputs), density)
+}
+
+func (sp *streamedProof) msmL(ctx context.Context) (bls12381.G1Jac, error) {
+	return sp.g1(ctx, func() []native.StreamedMSM {
+		return []native.StreamedMSM{sp.auxMSM(secL, 0, len(sp.w.Aux), nil)}
+	})
+}
+
+// Inputs are dense in A (the input rows); aux follow the A density.
+func (sp *streamedProof) msmA(ctx context.Context) (bls12381.G1Jac, error) {
+	w, nIn := sp.w, len(sp.w.Inputs)
+	return sp.g1(ctx, func() []native.StreamedMSM {
+		return []native.StreamedMSM{sp.inputMSM(secA, nIn, nil), sp.auxMSM(secA, nIn, w.AAux.Count(), w.AAux.Words)}
+	})
+}
+
+func (sp *streamedProof) msmBG1(ctx context.Context) (bls12381.G1Jac, error) {
+	w, bIn := sp.w, sp.w.BInput.Count()
+	return sp.g1(ctx, func() []native.StreamedMSM {
+		return []native.StreamedMSM{sp.inputMSM(secBG1, bIn, w.BInput.Words), sp.auxMSM(secBG1, bIn, w.BAux.Count(), w.BAux.Words)}
+	})
+}
+
+func (sp *streamedProof) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
+	var sum bls12381.G2Jac
+	err := sp.auxPhase(func() error {
+		w, bIn := sp.w, sp.w.BInput.Count()
+		for _, m := range []native.StreamedMSM{sp.inputMSM(secBG2, bIn, w.BInput.Words), sp.auxMSM(secBG2, bIn, w.BAux.Count(), w.BAux.Words)} {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r, err := sp.st.MSMG2Streamed(sp.cs, m)
+			if err != nil {
+				return sp.deviceErr("G2", err)
+			}
+			sum.AddAssign(&r)
+		}
+		return nil
+	})
+	return sum, err
+}
+
+func (sp *streamedProof) deviceErr(group string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("streamed %s MSM on GPU %d: %w", group, sp.device, err)
+}
+
+// finish releases the compute lock if the aux phase has not, then frees
+// the buffers in stream order and waits, so that the reservation ends
+// after the memory is back.
+func (sp *streamedProof) finish() error {
+	if !sp.released {
+		if err := sp.job.EndCompute(); err != nil {
+			return err
+		}
+		sp.released = true
+	}
+	return sp.job.ReadBack(func() error {
+		sp.freeBuffers()
+		return sp.st.Sync()
+	})
+}
+
+func (sp *streamedProof) freeBuffers() {
+	for _, b := range sp.bufs {
+		b.Free()
+	}
+	sp.bufs = nil
+}
+
+// close frees what is left, waits for both streams and destroys them, then
+// ends the job.
+func (sp *streamedProof) close() {
+	if sp.cs != nil {
+		sp.cs.Sync() // no copy may still write a buffer freed below
+	}
+	sp.freeBuffers()
+	sp.cs.Close()
+	sp.st.Close()
+	sp.done()
+}

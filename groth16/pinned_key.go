@@ -1,0 +1,136 @@
+package groth16
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/gpuc2/gpuc2/native"
+)
+
+// pinnedKey is a proving key's query points (h, l, a, b_g1, b_g2, in that
+// order) in one block of pinned host memory: what the streaming path
+// copies to a device chunk by chunk. One per key serves every device of
+// the process.
+type pinnedKey struct {
+	counts SectionCounts
+	mem    *native.Pinned
+	off    [numSections]int64 // byte offset of each section in mem
+}
+
+// hostKeys holds the process's pinned keys; pinnedUsers says which provers
+// use each, so that the last one's Evict or Close frees it.
+var (
+	hostKeys    = newFlight[*ProvingKey](func(k *pinnedKey) { k.free() })
+	pinnedUsers = struct {
+		sync.Mutex
+		m map[*ProvingKey]map[*CUDAProver]bool
+	}{m: map[*ProvingKey]map[*CUDAProver]bool{}}
+)
+
+// pinnedKeyFor returns pk's pinned copy for p, decoding it on first use,
+// and the function that hands it back.
+func (p *CUDAProver) pinnedKeyFor(ctx context.Context, pk *ProvingKey) (*pinnedKey, func(), error) {
+	pinnedUsers.Lock()
+	users := pinnedUsers.m[pk]
+	if users == nil {
+		users = map[*CUDAProver]bool{}
+		pinnedUsers.m[pk] = users
+	}
+	users[p] = true
+	pinnedUsers.Unlock()
+	hk, release, _, err := hostKeys.acquire(ctx, pk, func(ctx context.Context) (*pinnedKey, error) {
+		return newPinnedKey(ctx, pk)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("groth16: pinned key: %w", err)
+	}
+	return hk, release, nil
+}
+
+// dropPinned ends p's use of pk's pinned copy (every key's when pk is
+// nil); the copy is evicted when no prover uses it any more.
+func (p *CUDAProver) dropPinned(pk *ProvingKey) {
+	pinnedUsers.Lock()
+	var unused []*ProvingKey
+	for k, users := range pinnedUsers.m {
+		if pk != nil && k != pk || !users[p] {
+			continue
+		}
+		delete(users, p)
+		if len(users) == 0 {
+			delete(pinnedUsers.m, k)
+			unused = append(unused, k)
+		}
+	}
+	pinnedUsers.Unlock()
+	for _, k := range unused {
+		hostKeys.evict(k)
+	}
+}
+
+// newPinnedKey allocates pinned memory for pk's points and decodes them
+// into it.
+func newPinnedKey(ctx context.Context, pk *ProvingKey) (*pinnedKey, error) {
+	c := pk.Counts()
+	hk := &pinnedKey{counts: c}
+	var off int64
+	for s := range numSections {
+		hk.off[s] = off
+		size := g1Bytes
+		if s == secBG2 {
+			size = g2Bytes
+		}
+		off += int64(sectionCount(c, s)) * size
+	}
+	mem, err := native.AllocPinned(max(off, 1))
+	if err != nil {
+		return nil, classifyDevice(err)
+	}
+	hk.mem = mem
+	ok := false
+	defer func() {
+		if !ok {
+			hk.free()
+		}
+	}()
+	b := mem.Bytes()
+	for s := range numSections {
+		n := sectionCount(c, s)
+		if n == 0 {
+			continue
+		}
+		at := unsafe.Pointer(&b[hk.off[s]])
+		if s == secBG2 {
+			err = pk.bg2Into(ctx, unsafe.Slice((*bls12381.G2Affine)(at), n))
+		} else {
+			err = pk.sectionG1Into(ctx, s, unsafe.Slice((*bls12381.G1Affine)(at), n))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return hk, nil
+}
+
+func (hk *pinnedKey) free() {
+	if hk.mem != nil {
+		hk.mem.Free()
+	}
+}
+
+// msm describes a streamed MSM over n points of section s from point
+// first on, with scalars n (or nScalars with a density) of buf.
+func (hk *pinnedKey) msm(s, first, n int, scalars *native.Buffer, nScalars int, density []uint64) native.StreamedMSM {
+	size := g1Bytes
+	if s == secBG2 {
+		size = g2Bytes
+	}
+	return native.StreamedMSM{Bases: hk.mem, BasesOff: hk.off[s] + int64(first)*size, NBases: n,
+		Scalars: scalars, NScalars: nScalars, Density: density, Canonical: true,
+		ChunkPoints: streamChunkPoints(size)}
+}

@@ -1,0 +1,48 @@
+package groth16
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The streaming path's pinned copy is filled by sectionG1Into and bg2Into:
+// decoded straight from the file for a file-backed key, copied for an
+// in-memory one; either way equal to the sections' accessors, with a
+// destination of the wrong length refused and a closed key reported.
+func TestSectionsInto(t *testing.T) {
+	mem, _ := cubicKey(t)
+	path := filepath.Join(t.TempDir(), "k.params")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	_, err = mem.WriteTo(f)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	file, err := OpenProvingKey(path)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for name, pk := range map[string]*ProvingKey{"in memory": mem, "file": file} {
+		require.Equal(t, name == "file", pk.fileBacked(), name)
+		for s, want := range map[int]func(context.Context) ([]bls12381.G1Affine, error){secH: mem.H, secL: mem.L, secA: mem.A, secBG1: mem.BG1} {
+			w, err := want(ctx)
+			require.NoError(t, err)
+			got := make([]bls12381.G1Affine, len(w))
+			require.NoError(t, pk.sectionG1Into(ctx, s, got), "%s: %s", name, sectionNames[s])
+			assert.Equal(t, w, got, "%s: %s", name, sectionNames[s])
+			assert.ErrorIs(t, pk.sectionG1Into(ctx, s, got[:len(got)-1]), ErrInvalidInput, "%s: short", name)
+		}
+		w, err := mem.BG2(ctx)
+		require.NoError(t, err)
+		got := make([]bls12381.G2Affine, len(w))
+		require.NoError(t, pk.bg2Into(ctx, got), name)
+		assert.Equal(t, w, got, name)
+		assert.ErrorIs(t, pk.bg2Into(ctx, append(got, bls12381.G2Affine{})), ErrInvalidInput, "%s: long", name)
+	}
+	require.NoError(t, file.Close())
+	assert.ErrorIs(t, file.sectionG1Into(ctx, secH, make([]bls12381.G1Affine, mem.Counts().H)), ErrClosed)
+}
