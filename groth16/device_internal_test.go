@@ -33,6 +33,7 @@ func TestClassifyDevice(t *testing.T) {
 		{"cancelled", fmt.Errorf("gpulock: waiting: %w", context.Canceled), false},
 		{"not available", ErrCUDAUnavailable, false},
 		{"other", other, false},
+		{"pinning host memory", fmt.Errorf("%w: 8 bytes for the key: %w", errPinnedHost, native.ErrOutOfMemory), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := classifyDevice(tc.err)

@@ -41,7 +41,7 @@ func keyError(section string, index int, offset int64, format string, args ...an
 // ErrOutOfDeviceMemory. Every error leaving CUDAProver's methods goes
 // through it.
 func classifyDevice(err error) error {
-	if err != nil && !errors.Is(err, ErrOutOfDeviceMemory) &&
+	if err != nil && !errors.Is(err, ErrOutOfDeviceMemory) && !errors.Is(err, errPinnedHost) &&
 		(errors.Is(err, native.ErrOutOfMemory) || errors.Is(err, gpulock.ErrTooLarge)) {
 		return fmt.Errorf("%w: %w", ErrOutOfDeviceMemory, err)
 	}

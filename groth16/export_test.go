@@ -65,16 +65,7 @@ func NewTiledPinnedKey(c SectionCounts, tile1 []bls12381.G1Affine, tile2 []bls12
 	if len(tile1) == 0 || len(tile2) == 0 {
 		return nil, errors.New("groth16: tiled key needs non-empty tiles")
 	}
-	hk := &pinnedKey{counts: c}
-	var off int64
-	for s := range numSections {
-		hk.off[s] = off
-		size := g1Bytes
-		if s == secBG2 {
-			size = g2Bytes
-		}
-		off += int64(sectionCount(c, s)) * size
-	}
+	hk, off := pinnedLayout(c)
 	mem, err := native.AllocPinned(max(off, 1))
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package groth16
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -20,6 +21,10 @@ type pinnedKey struct {
 	mem    *native.Pinned
 	off    [numSections]int64 // byte offset of each section in mem
 }
+
+// errPinnedHost marks a failure to pin host memory: not the device's
+// memory, whatever status the library gave.
+var errPinnedHost = errors.New("groth16: pinning host memory")
 
 // hostKeys holds the process's pinned keys; pinnedUsers says which provers
 // use each, so that the last one's Evict or Close frees it.
@@ -76,19 +81,10 @@ func (p *CUDAProver) dropPinned(pk *ProvingKey) {
 // into it.
 func newPinnedKey(ctx context.Context, pk *ProvingKey) (*pinnedKey, error) {
 	c := pk.Counts()
-	hk := &pinnedKey{counts: c}
-	var off int64
-	for s := range numSections {
-		hk.off[s] = off
-		size := g1Bytes
-		if s == secBG2 {
-			size = g2Bytes
-		}
-		off += int64(sectionCount(c, s)) * size
-	}
-	mem, err := native.AllocPinned(max(off, 1))
+	hk, size := pinnedLayout(c)
+	mem, err := native.AllocPinned(max(size, 1))
 	if err != nil {
-		return nil, classifyDevice(err)
+		return nil, fmt.Errorf("%w: %d bytes for the key: %w", errPinnedHost, size, err)
 	}
 	hk.mem = mem
 	ok := false
@@ -117,6 +113,25 @@ func newPinnedKey(ctx context.Context, pk *ProvingKey) (*pinnedKey, error) {
 	return hk, nil
 }
 
+// pinnedLayout places the sections of a key of counts c one after the
+// other (KeyBytes(c) in all, returned as size); mem is left to allocate.
+func pinnedLayout(c SectionCounts) (hk *pinnedKey, size int64) {
+	hk = &pinnedKey{counts: c}
+	for s := range numSections {
+		hk.off[s] = size
+		size += int64(sectionCount(c, s)) * sectionPointBytes(s)
+	}
+	return hk, size
+}
+
+// sectionPointBytes is the in-memory size of a point of section s.
+func sectionPointBytes(s int) int64 {
+	if s == secBG2 {
+		return g2Bytes
+	}
+	return g1Bytes
+}
+
 func (hk *pinnedKey) free() {
 	if hk.mem != nil {
 		hk.mem.Free()
@@ -126,10 +141,7 @@ func (hk *pinnedKey) free() {
 // msm describes a streamed MSM over n points of section s from point
 // first on, with scalars n (or nScalars with a density) of buf.
 func (hk *pinnedKey) msm(s, first, n int, scalars *native.Buffer, nScalars int, density []uint64) native.StreamedMSM {
-	size := g1Bytes
-	if s == secBG2 {
-		size = g2Bytes
-	}
+	size := sectionPointBytes(s)
 	return native.StreamedMSM{Bases: hk.mem, BasesOff: hk.off[s] + int64(first)*size, NBases: n,
 		Scalars: scalars, NScalars: nScalars, Density: density, Canonical: true,
 		ChunkPoints: streamChunkPoints(size)}

@@ -46,3 +46,15 @@ func TestSectionsInto(t *testing.T) {
 	require.NoError(t, file.Close())
 	assert.ErrorIs(t, file.sectionG1Into(ctx, secH, make([]bls12381.G1Affine, mem.Counts().H)), ErrClosed)
 }
+
+// A pinned key lays its sections out back to back in KeyBytes.
+func TestPinnedLayout(t *testing.T) {
+	c := SectionCounts{H: 7, L: 5, A: 9, B: 3}
+	hk, size := pinnedLayout(c)
+	assert.Equal(t, KeyBytes(c), size)
+	assert.Equal(t, [numSections]int64{0, 7 * g1Bytes, 12 * g1Bytes, 21 * g1Bytes, 24 * g1Bytes}, hk.off)
+	m := hk.msm(secBG2, 1, 2, nil, 3, nil)
+	assert.Equal(t, 25*g1Bytes-g1Bytes+g2Bytes, m.BasesOff, "b_g2's second point")
+	assert.Equal(t, streamChunkPoints(g2Bytes), m.ChunkPoints)
+	assert.True(t, m.Canonical)
+}

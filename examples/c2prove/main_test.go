@@ -51,6 +51,8 @@ func TestCheckRefuses(t *testing.T) {
 		{[]string{"-count", "0"}, []string{"-count"}},
 		{[]string{"-workers", "-1"}, []string{"-workers"}},
 		{[]string{"-devices", "x"}, []string{"-devices"}},
+		{[]string{"-device-memory", "lots"}, []string{"-device-memory"}},
+		{[]string{"-device-memory", "0"}, []string{"-device-memory", "not a positive size"}},
 		{[]string{"-sector-size", "3KiB"}, []string{"-sector-size"}},
 		{[]string{"-c1", filepath.Join(empty, "none.json")}, []string{"-c1"}},
 		{[]string{"-c1", c1}, []string{"-c1 " + c1}},
@@ -70,7 +72,11 @@ func TestCheckRefuses(t *testing.T) {
 			struct {
 				args []string
 				want []string
-			}{[]string{"-devices", "0"}, []string{"-devices needs the cuda backend", "-backend auto: no GPU"}})
+			}{[]string{"-devices", "0"}, []string{"-devices needs the cuda backend", "-backend auto: no GPU"}},
+			struct {
+				args []string
+				want []string
+			}{[]string{"-device-memory", "24GiB"}, []string{"-device-memory needs the cuda backend"}})
 	}
 	for _, tc := range cases {
 		_, err := parse(t, tc.args...)
@@ -220,4 +226,13 @@ func TestStatusSeveralProofs(t *testing.T) {
 	assert.Regexp(t, `^proving \d+s · #1 1/2 msm_a \d\.\ds, 2/2 synthesis \d\.\ds · #2 1/2 queued \d\.\ds, 2/2 queued \d\.\ds · #3 done$`, tr.status())
 	report(1, 0, gpuc2.StageVerified, "")
 	assert.Regexp(t, `· #1 2/2 synthesis \d\.\ds \(1 done\) ·`, tr.status())
+}
+
+// -device-memory takes IEC and SI sizes (gpuc2.Config.DeviceMemoryLimit).
+func TestDeviceMemoryFlag(t *testing.T) {
+	for arg, want := range map[string]int64{"24GiB": 24 << 30, "16GB": 16e9, "512MiB": 512 << 20} {
+		o, err := parseFlags([]string{"-device-memory", arg}, io.Discard)
+		require.NoError(t, err, arg)
+		assert.Equal(t, want, o.deviceMem, arg)
+	}
 }
