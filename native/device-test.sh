@@ -38,7 +38,8 @@
 # busy and PCIe rx by nvidia-smi dmon, peak RSS by GNU time. "partition" with PARTITION_LIMITS (e.g.
 # 16GiB,24GiB) also streams the tiled key from pinned memory under each limit and checks the proofs
 # against the resident one's. FACADE_KEEP=1 keeps the setup file; FACADE_REUSE=1 uses one found in
-# FACADE_CACHE instead of making it (consecutive calls on a machine still warm).
+# FACADE_CACHE instead of making it (consecutive calls on a machine still warm). PACK=1 packs every
+# log and trace but summary.txt into $OUT/logs.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/.dev/out}
@@ -249,6 +250,11 @@ if has facade-sector; then
 	fi
 	[ $r -ne 0 ] && rc=1
 	[ -z "${FACADE_KEEP:-}" ] && rm -rf "$fdir/gpuc2/test-params" # the TEST-ONLY file (and any .tmp), unless FACADE_KEEP
+fi
+# PACK=1: everything but the summary into one archive (the device tool returns a few files only).
+if [ -n "${PACK:-}" ]; then
+	pack=$(mktemp) && tar czf "$pack" -C "$OUT" . && find "$OUT" -type f ! -name summary.txt -delete &&
+		mv "$pack" "$OUT/logs.tgz"
 fi
 cat "$summary"
 exit $rc
