@@ -67,13 +67,17 @@
 //
 // NewCUDAProver makes the prover of one GPU (CUDADevices lists them;
 // without the native library it fails with ErrCUDAUnavailable): the
-// device's VRAM ledger and compute lock (package gpulock) with the margin
-// of the resource model (resources.go), its resident keys and its pinned
-// staging. Its workers share it and call Prove at once. A key that fits
-// beside one proof is uploaded once, by the first proof or Preload that
-// needs it; proofs arriving meanwhile wait for that upload but return when
+// device's VRAM ledger and compute lock (package gpulock) over its memory
+// limit (CUDAConfig.MemoryLimit, default the free memory less the resource
+// model's margin), its resident keys and its pinned staging. Its workers
+// share it and call Prove at once. A key that fits beside one proof is
+// uploaded once, by the first proof or Preload that needs it (resident
+// mode); proofs arriving meanwhile wait for that upload but return when
 // their context ends, and retry if it fails. Evict and Close free a key
 // once the proofs using it end, and cancel its upload if one runs. A key
-// that does not fit streams from host memory. A device out of memory is
-// ErrOutOfDeviceMemory; a closed prover, ErrProverClosed.
+// that does not fit is decoded once into pinned host memory, shared by the
+// process's devices, and streamed through the device per proof (streaming
+// mode; PlanMode says which mode a limit gives, StreamingProofBytes the
+// least limit that works). A device out of memory is ErrOutOfDeviceMemory;
+// a closed prover, ErrProverClosed.
 package groth16
