@@ -262,7 +262,7 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 		if err := d.Preload(ctx, e.pk); err != nil {
 			return paramsError(e.path, err)
 		}
-		resident = resident && d.Mode(e.pk.Counts()) == groth16.ModeResident
+		resident = resident && d.Mode(e.pk) == groth16.ModeResident
 	}
 	// Drop the decoded host sections of a file-backed key (about 44 GiB at
 	// 32 GiB): the GPUs hold the key or its pinned copy; the sections are

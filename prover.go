@@ -91,11 +91,18 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 // and its VRAM ledger. A limit that cannot stream even the smallest sector
 // fails with ErrOutOfDeviceMemory.
 func openDevices(ordinals []int, limit int64) ([]*groth16.CUDAProver, error) {
+	if len(ordinals) == 0 {
+		return nil, nil
+	}
+	least, err := leastDeviceMemory()
+	if err != nil {
+		return nil, err
+	}
 	var devices []*groth16.CUDAProver
 	for _, ord := range ordinals {
 		d, err := groth16.NewCUDAProver(groth16.CUDAConfig{Device: ord, MemoryLimit: limit})
 		if err == nil {
-			if least := leastDeviceMemory(); d.MemoryLimit() < least {
+			if d.MemoryLimit() < least {
 				d.Close()
 				err = fmt.Errorf("%w: a limit of %d bytes, below the %d bytes the smallest sector needs streamed",
 					ErrOutOfDeviceMemory, d.MemoryLimit(), least)

@@ -163,24 +163,23 @@ func firstDeviceLimit() int64 {
 	if err != nil || len(devs) == 0 {
 		return 0
 	}
-	d, err := groth16.NewCUDAProver(groth16.CUDAConfig{Device: devs[0].Ordinal})
+	limit, err := groth16.DefaultMemoryLimit(devs[0].Ordinal)
 	if err != nil {
 		return 0
 	}
-	defer d.Close()
-	return d.MemoryLimit()
+	return limit
 }
 
 // leastDeviceMemory is the least device memory limit with which a GPU can
 // prove any sector: a streamed proof of the smallest.
-func leastDeviceMemory() int64 {
+func leastDeviceMemory() (int64, error) {
 	t := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	sh, err := newShape(t)
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	c, ic, _ := estimatedKeyShape(t, sh)
-	return groth16.StreamingProofBytes(c, int(sh.domain), sh.sizes.Aux, ic)
+	return groth16.StreamingProofBytes(c, int(sh.domain), sh.sizes.Aux, ic), nil
 }
 
 // paramsShape returns t's key section counts, public inputs and .params

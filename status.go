@@ -74,17 +74,16 @@ func (p *Prover) Status() Status {
 		HostPeakBytes:              ps.Budget.Peak,
 		HostParkedBytes:            ps.Budget.Spare,
 	}
-	var counts *groth16.SectionCounts
+	var pk *groth16.ProvingKey // the first loaded type's key
 	if len(p.devices) > 0 && len(s.Loaded) > 0 {
 		if e := p.keys.loaded(s.Loaded[0]); e != nil && e.pk != nil {
-			c := e.pk.Counts()
-			counts = &c
+			pk = e.pk
 		}
 	}
 	for _, d := range p.devices {
 		ds := DeviceStatus{Ordinal: d.Device(), Gate: d.Metrics(), MemoryLimitBytes: d.MemoryLimit()}
-		if counts != nil {
-			ds.Mode = d.Mode(*counts)
+		if pk != nil {
+			ds.Mode = d.Mode(pk)
 		}
 		if hw, err := d.PoolHighWater(); err == nil {
 			ds.PoolHighWaterBytes = hw

@@ -45,10 +45,9 @@ type CUDAProver struct {
 	stage      stagePool // pinned chunks of witness uploads
 	keys       *flight[*ProvingKey, *deviceKey]
 	closed     atomic.Bool
-	streamed   atomic.Bool // a proof has taken the streaming path
 
 	mu    sync.Mutex
-	unfit map[*ProvingKey]bool // keys found too large for the device
+	plans map[*ProvingKey]*keyPlan // what each key costs here, computed once
 }
 
 var _ Prover = (*CUDAProver)(nil)
@@ -61,7 +60,7 @@ func newCUDAProver(cfg CUDAConfig, gate *gpulock.Device) *CUDAProver {
 		noResident: cfg.NoResident,
 		engine:     msm.CUDA{Device: cfg.Device},
 		keys:       newFlight[*ProvingKey](func(dk *deviceKey) { dk.free() }),
-		unfit:      map[*ProvingKey]bool{},
+		plans:      map[*ProvingKey]*keyPlan{},
 	}
 }
 
@@ -93,7 +92,6 @@ func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 	}
 	synth.AppendInputRows(w, len(w.Inputs))
 	if dk == nil {
-		p.streamed.Store(true)
 		return p.proveStreaming(ctx, pk, w, &cfg)
 	}
 	defer release()
@@ -113,12 +111,12 @@ func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey) error {
 	if err := p.usable(); err != nil {
 		return err
 	}
-	c := pk.Counts()
-	if p.noResident || KeyBytes(c)+residentProofBytes(p.device, c) > p.gate.Budget() {
+	kp := p.plan(pk)
+	if p.noResident || kp.resident > p.gate.Budget() {
 		p.markUnfit(pk) // proofs stream it
-		if need := streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC)); need > p.gate.Budget() {
+		if kp.streamed > p.gate.Budget() {
 			return fmt.Errorf("%w: GPU %d: the key needs %d bytes streamed (%d resident), the memory limit is %d",
-				ErrOutOfDeviceMemory, p.device, need, KeyBytes(c)+residentProofBytes(p.device, c), p.gate.Budget())
+				ErrOutOfDeviceMemory, p.device, kp.streamed, kp.resident, p.gate.Budget())
 		}
 		_, release, err := p.pinnedKeyFor(ctx, pk)
 		if err != nil {
@@ -196,13 +194,13 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool) (
 	if !wait && p.isUnfit(pk) {
 		return nil, fmt.Errorf("%w: GPU %d: the key was found too large", ErrOutOfDeviceMemory, p.device)
 	}
-	proofBytes := residentProofBytes(p.device, c)
-	if need := KeyBytes(c) + proofBytes; need > p.gate.Budget() {
+	kp := p.plan(pk)
+	if kp.resident > p.gate.Budget() {
 		p.markUnfit(pk)
 		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, the budget is %d",
-			ErrOutOfDeviceMemory, p.device, need, p.gate.Budget())
+			ErrOutOfDeviceMemory, p.device, kp.resident, p.gate.Budget())
 	}
-	dk, err := p.newDeviceKey(ctx, c, proofBytes, wait, func(ctx context.Context, i int) ([]byte, error) {
+	dk, err := p.newDeviceKey(ctx, c, kp.resident-KeyBytes(c), wait, func(ctx context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			pts, err := pk.BG2(ctx)
 			return native.AsBytes(pts), err
@@ -216,14 +214,38 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool) (
 	return dk, err
 }
 
-func (p *CUDAProver) isUnfit(pk *ProvingKey) bool {
+// keyPlan is what a key costs on one device, from the resource model, once
+// per key: a resident key with one proof beside it, one streamed proof;
+// unfit once the key was found too large to be resident.
+type keyPlan struct {
+	resident, streamed int64
+	unfit              bool
+}
+
+// plan returns pk's plan on p's device, computing it on first use.
+func (p *CUDAProver) plan(pk *ProvingKey) *keyPlan {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.unfit[pk]
+	kp := p.plans[pk]
+	if kp == nil {
+		c := pk.Counts()
+		kp = &keyPlan{resident: KeyBytes(c) + residentProofBytes(p.device, c),
+			streamed: streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC))}
+		p.plans[pk] = kp
+	}
+	return kp
+}
+
+func (p *CUDAProver) isUnfit(pk *ProvingKey) bool {
+	kp := p.plan(pk)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return kp.unfit
 }
 
 func (p *CUDAProver) markUnfit(pk *ProvingKey) {
+	kp := p.plan(pk)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.unfit[pk] = true
+	kp.unfit = true
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/native"
 )
 
 // deviceJob is one proof's walk through its device's gate, each wait
@@ -39,4 +40,36 @@ func (d deviceJob) compute(ctx context.Context) error {
 	}
 	d.cfg.report("wait_compute", begin, "device", d.device)
 	return nil
+}
+
+// proofMemory is one proof's stream and the device buffers it allocates
+// from the pool in that stream's order, freed together.
+type proofMemory struct {
+	st   *native.Stream
+	bufs []*native.Buffer
+}
+
+// alloc allocates bytes from the device's pool in the stream's order.
+func (pm *proofMemory) alloc(bytes int64) (*native.Buffer, error) {
+	b, err := native.Alloc(pm.st.Device(), pm.st, bytes)
+	if err == nil {
+		pm.bufs = append(pm.bufs, b)
+	}
+	return b, err
+}
+
+// freeBuffers frees every buffer in stream order (a freed one again is a
+// no-op).
+func (pm *proofMemory) freeBuffers() {
+	for _, b := range pm.bufs {
+		b.Free()
+	}
+	pm.bufs = nil
+}
+
+// readBack frees the buffers and waits for the stream, so that a
+// reservation released after it ends once the memory is back in the pool.
+func (pm *proofMemory) readBack() error {
+	pm.freeBuffers()
+	return pm.st.Sync()
 }

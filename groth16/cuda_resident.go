@@ -39,8 +39,7 @@ type residentProof struct {
 	w  *synth.ProvingAssignment
 	m  int // the domain
 
-	st          *native.Stream
-	bufs        []*native.Buffer  // every buffer allocated, freed by finish or close
+	proofMemory                   // the stream and every buffer, freed by finish or close
 	abc         [3]*native.Buffer // a, b, c zero-padded to m; H leaves h in a
 	aux, inputs *native.Buffer    // the assignment, canonical after computeH
 }
@@ -98,15 +97,6 @@ func (rp *residentProof) upload() error {
 		}
 	}
 	return rp.st.Sync()
-}
-
-// alloc allocates bytes from the device's pool in the stream's order.
-func (rp *residentProof) alloc(bytes int64) (*native.Buffer, error) {
-	b, err := native.Alloc(rp.device, rp.st, bytes)
-	if err == nil {
-		rp.bufs = append(rp.bufs, b)
-	}
-	return b, err
 }
 
 // computeH runs bellperson's H on a, b, c (h lands in a) and converts the
@@ -180,16 +170,8 @@ func (rp *residentProof) finish() error {
 	return rp.job.ReadBack(func() error {
 		begin := time.Now()
 		defer rp.cfg.report("readback", begin, "device", rp.device)
-		rp.freeBuffers()
-		return rp.st.Sync()
+		return rp.readBack()
 	})
-}
-
-func (rp *residentProof) freeBuffers() {
-	for _, b := range rp.bufs {
-		b.Free()
-	}
-	rp.bufs = nil
 }
 
 // close frees the buffers, waits for the stream and destroys it, then ends

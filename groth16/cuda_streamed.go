@@ -23,7 +23,7 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 	if err != nil {
 		return nil, err
 	}
-	bytes := streamingProofBytes(p.device, c, m, len(w.Aux), len(w.Inputs))
+	bytes := p.plan(pk).streamed // checkCounts ties m, the aux and inputs to the key
 	if bytes > p.gate.Budget() {
 		return nil, fmt.Errorf("%w: GPU %d: a streamed proof needs %d bytes, the device's limit allows %d: %w",
 			ErrOutOfDeviceMemory, p.device, bytes, p.gate.Budget(), gpulock.ErrTooLarge)
@@ -62,8 +62,8 @@ type streamedProof struct {
 	m     int   // the domain
 	bytes int64 // the reservation: the largest phase
 
-	st, cs      *native.Stream // kernels; copies
-	bufs        []*native.Buffer
+	proofMemory                // the kernels' stream and every buffer
+	cs          *native.Stream // the copies'
 	acc         *native.Buffer // a, then h (canonical)
 	aux, inputs *native.Buffer // canonical, uploaded by the first aux MSM
 	released    bool           // the compute lock is released: the aux phase
@@ -118,15 +118,6 @@ func (sp *streamedProof) fill(st *native.Stream, b *native.Buffer, v []fr.Elemen
 	return st.Sync()
 }
 
-// alloc allocates bytes from the device's pool in the kernel stream's order.
-func (sp *streamedProof) alloc(bytes int64) (*native.Buffer, error) {
-	b, err := native.Alloc(sp.device, sp.st, bytes)
-	if err == nil {
-		sp.bufs = append(sp.bufs, b)
-	}
-	return b, err
-}
-
 // computeH runs H's three steps; b's upload overlaps a's transforms, c's
 // waits for b's step (they share the second vector).
 func (sp *streamedProof) computeH(context.Context) error {
@@ -167,7 +158,10 @@ func (sp *streamedProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
 	n := sp.m - 1
 	r, err := sp.st.MSMG1Streamed(sp.cs, sp.hk.msm(secH, 0, n, sp.acc, n, nil))
 	sp.acc.Free() // h is done: room for the assignment
-	return r, sp.deviceErr("G1", err)
+	if err != nil {
+		return r, fmt.Errorf("streamed G1 MSM on GPU %d: %w", sp.device, err)
+	}
+	return r, nil
 }
 
 // assignment uploads aux and the inputs once, in canonical form.
@@ -219,17 +213,27 @@ func (sp *streamedProof) auxPhase(f func() error) error {
 // g1 sums streamed G1 MSMs over the assignment: parts describes them once
 // it is on the device.
 func (sp *streamedProof) g1(ctx context.Context, parts func() []native.StreamedMSM) (bls12381.G1Jac, error) {
-	var sum bls12381.G1Jac
+	return streamedSum(ctx, sp, "G1", (*native.Stream).MSMG1Streamed, parts)
+}
+
+// streamedSum runs parts' MSMs with msm in the aux phase and adds them up.
+func streamedSum[J any, PJ interface {
+	*J
+	AddAssign(*J) *J
+}](ctx context.Context, sp *streamedProof, group string,
+	msm func(*native.Stream, *native.Stream, native.StreamedMSM, ...native.MSMOption) (J, error),
+	parts func() []native.StreamedMSM) (J, error) {
+	var sum J
 	err := sp.auxPhase(func() error {
 		for _, m := range parts() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := sp.st.MSMG1Streamed(sp.cs, m)
+			r, err := msm(sp.st, sp.cs, m)
 			if err != nil {
-				return sp.deviceErr("G1", err)
+				return fmt.Errorf("streamed %s MSM on GPU %d: %w", group, sp.device, err)
 			}
-			sum.AddAssign(&r)
+			PJ(&sum).AddAssign(&r)
 		}
 		return nil
 	})
@@ -269,29 +273,10 @@ func (sp *streamedProof) msmBG1(ctx context.Context) (bls12381.G1Jac, error) {
 }
 
 func (sp *streamedProof) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
-	var sum bls12381.G2Jac
-	err := sp.auxPhase(func() error {
-		w, bIn := sp.w, sp.w.BInput.Count()
-		for _, m := range []native.StreamedMSM{sp.inputMSM(secBG2, bIn, w.BInput.Words), sp.auxMSM(secBG2, bIn, w.BAux.Count(), w.BAux.Words)} {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			r, err := sp.st.MSMG2Streamed(sp.cs, m)
-			if err != nil {
-				return sp.deviceErr("G2", err)
-			}
-			sum.AddAssign(&r)
-		}
-		return nil
+	w, bIn := sp.w, sp.w.BInput.Count()
+	return streamedSum(ctx, sp, "G2", (*native.Stream).MSMG2Streamed, func() []native.StreamedMSM {
+		return []native.StreamedMSM{sp.inputMSM(secBG2, bIn, w.BInput.Words), sp.auxMSM(secBG2, bIn, w.BAux.Count(), w.BAux.Words)}
 	})
-	return sum, err
-}
-
-func (sp *streamedProof) deviceErr(group string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("streamed %s MSM on GPU %d: %w", group, sp.device, err)
 }
 
 // finish releases the compute lock if the aux phase has not, then frees
@@ -304,17 +289,7 @@ func (sp *streamedProof) finish() error {
 		}
 		sp.released = true
 	}
-	return sp.job.ReadBack(func() error {
-		sp.freeBuffers()
-		return sp.st.Sync()
-	})
-}
-
-func (sp *streamedProof) freeBuffers() {
-	for _, b := range sp.bufs {
-		b.Free()
-	}
-	sp.bufs = nil
+	return sp.job.ReadBack(sp.readBack)
 }
 
 // close frees what is left, waits for both streams and destroys them, then

@@ -232,7 +232,7 @@ func TestCUDAProverMemoryLimitStreams(t *testing.T) {
 		peak, err := native.PoolPeakSince(0)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "circuit %d", i)
-		assert.Equal(t, groth16.ModeStreaming, p.Mode(counts))
+		assert.Equal(t, groth16.ModeStreaming, p.Mode(pk))
 		t.Logf("2^%d: limit %d MiB (%s by the plan), pool peak %d MiB", bitsLen(m), limit>>20, mode, peak>>20)
 		assert.LessOrEqual(t, int64(peak), limit, "the pool's high-water mark within the limit")
 		require.NoError(t, p.Close())

@@ -128,6 +128,20 @@ func NewCUDAProver(cfg CUDAConfig) (*CUDAProver, error) {
 	return newCUDAProver(cfg, gate), nil
 }
 
+// DefaultMemoryLimit is the memory limit NewCUDAProver gives device
+// without CUDAConfig.MemoryLimit: its free memory now less the margin.
+func DefaultMemoryLimit(device int) (int64, error) {
+	devs, err := CUDADevices()
+	if err != nil {
+		return 0, err
+	}
+	i := slices.IndexFunc(devs, func(d DeviceInfo) bool { return d.Ordinal == device })
+	if i < 0 {
+		return 0, fmt.Errorf("groth16: no CUDA device %d (%d visible)", device, len(devs))
+	}
+	return memoryLimit(CUDAConfig{Device: device}, devs[i].TotalBytes)
+}
+
 // memoryLimit is cfg's device memory limit on a device of total bytes:
 // MemoryLimit, else the free memory now less the margin (asked once, here,
 // never on the proving path).
@@ -155,9 +169,10 @@ func memoryLimit(cfg CUDAConfig, total int64) (int64, error) {
 // would do, when the device's memory limit allows proofs with pk in
 // neither mode; it queries nothing on the device.
 func (p *CUDAProver) CheckKey(pk *ProvingKey) error {
-	c := pk.Counts()
-	if _, _, err := PlanMode(p.MemoryLimit(), c, c.H+1, c.L, len(pk.VerifyingKey().IC)); err != nil {
-		return fmt.Errorf("GPU %d: %w", p.device, err)
+	kp, limit := p.plan(pk), p.MemoryLimit()
+	if kp.resident > limit && kp.streamed > limit {
+		return fmt.Errorf("GPU %d: %w: a device memory limit of %d bytes is below the %d bytes one streamed proof needs",
+			p.device, ErrOutOfDeviceMemory, limit, kp.streamed)
 	}
 	return nil
 }
@@ -178,22 +193,24 @@ func (p *CUDAProver) PoolHighWater() (int64, error) {
 	return int64(hw), err
 }
 
-// Mode says how the device proves with a key of counts c: resident when
-// such a key is on the device, else streaming once a proof has streamed a
-// key, else what PlanMode gives for its limit ("" if the key cannot be
-// proved here).
-func (p *CUDAProver) Mode(c SectionCounts) DeviceMode {
-	if p.keys != nil && p.keys.any(func(dk *deviceKey) bool { return dk.counts == c }) {
-		return ModeResident
-	}
-	if p.noResident || p.streamed.Load() {
-		return ModeStreaming
-	}
-	mode, _, err := PlanMode(p.MemoryLimit(), c, c.H+1, c.L, 0)
-	if err != nil {
+// Mode says how the device proves with pk: resident while pk is on the
+// device, streaming once it was found too large (or with NoResident), else
+// what its plan gives for the limit ("" if pk cannot be proved here).
+func (p *CUDAProver) Mode(pk *ProvingKey) DeviceMode {
+	if p.gate == nil {
 		return ""
 	}
-	return mode
+	switch kp := p.plan(pk); {
+	case p.keys.ready(pk):
+		return ModeResident
+	case p.noResident || p.isUnfit(pk):
+		return ModeStreaming
+	case kp.resident <= p.gate.Budget():
+		return ModeResident
+	case kp.streamed <= p.gate.Budget():
+		return ModeStreaming
+	}
+	return ""
 }
 
 // Device returns the prover's CUDA ordinal.

@@ -175,16 +175,12 @@ func (f *flight[K, V]) close() {
 	f.uploads.Wait()
 }
 
-// any reports whether a ready value satisfies ok.
-func (f *flight[K, V]) any(ok func(V) bool) bool {
+// ready reports whether k's value is there (uploaded, not evicted).
+func (f *flight[K, V]) ready(k K) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, s := range f.slots {
-		if s.ready && ok(s.val) {
-			return true
-		}
-	}
-	return false
+	s := f.slots[k]
+	return s != nil && s.ready
 }
 
 // drop removes k's slot s, cancelling its upload if one runs, and reports

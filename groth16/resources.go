@@ -125,7 +125,8 @@ func residentProofBytes(device int, c SectionCounts) int64 {
 // chunk each: 1 GiB of G1 points (11.2 M; its copy, 19 ms at the 55 GB/s
 // of a PCIe 5 x16 link, hides behind the previous chunk's kernels, and
 // only the first chunk's copy is exposed: G1 2^26 in 498 ms against 438 ms
-// resident on an H200, 494 ms with 2 GiB chunks, 541 ms with 512 MiB),
+// resident on an H200, 494 ms with 2 GiB chunks, 541 ms with 512 MiB:
+// BENCHMARKS.md, issue 17),
 // 512 MiB of G2 points (2.8 M), whose bucket table is twice G1's: so a
 // streamed 32 GiB proof fits twice in 24 GiB.
 const (

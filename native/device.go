@@ -404,15 +404,7 @@ func (s *Stream) msmStreamed(op string, g2 int, copy *Stream, m StreamedMSM, poi
 	if m.NBases == 0 {
 		return nil // the zero value of out is the point at infinity
 	}
-	bases, err := m.Bases.at(op, m.BasesOff, int64(m.NBases)*pointBytes)
-	if err != nil {
-		return err
-	}
-	scalars, err := m.Scalars.at(op, m.ScalarsOff, int64(m.NScalars)*frBytes)
-	if err != nil {
-		return err
-	}
-	dp, err := densityWords(op, m.Density, m.NScalars)
+	bases, scalars, dp, err := msmOperands(op, m.Bases, m.BasesOff, int64(m.NBases)*pointBytes, m.Scalars, m.ScalarsOff, m.NScalars, m.Density)
 	if err != nil {
 		return err
 	}
@@ -448,15 +440,7 @@ func (s *Stream) msmDevice(op string, g2 int, m DeviceMSM, pointBytes int64, out
 	if m.NBases == 0 {
 		return nil // the zero value of out is the point at infinity
 	}
-	bases, err := m.Bases.at(op, m.BasesOff, int64(m.NBases)*pointBytes)
-	if err != nil {
-		return err
-	}
-	scalars, err := m.Scalars.at(op, m.ScalarsOff, int64(m.NScalars)*frBytes)
-	if err != nil {
-		return err
-	}
-	dp, err := densityWords(op, m.Density, m.NScalars)
+	bases, scalars, dp, err := msmOperands(op, m.Bases, m.BasesOff, int64(m.NBases)*pointBytes, m.Scalars, m.ScalarsOff, m.NScalars, m.Density)
 	if err != nil {
 		return err
 	}
@@ -464,6 +448,28 @@ func (s *Stream) msmDevice(op string, g2 int, m DeviceMSM, pointBytes int64, out
 		return C.go_gpuc2_msm_device(lib.api, C.int(g2), C.int32_t(s.device), s.s, bases, C.uint64_t(m.NBases),
 			scalars, C.uint64_t(m.NScalars), dp, C.uint64_t(len(m.Density)), o.flags(m.Canonical), out, msg, k)
 	})
+}
+
+// addressed is memory the library reads: device (Buffer) or pinned host
+// memory (Pinned).
+type addressed interface {
+	at(op string, off, n int64) (unsafe.Pointer, error)
+}
+
+// msmOperands checks an MSM's bases (basesBytes at basesOff), nScalars
+// scalars at scalarsOff and bitmap, and returns their addresses.
+func msmOperands(op string, bases addressed, basesOff, basesBytes int64, scalars *Buffer, scalarsOff int64, nScalars int,
+	density []uint64) (unsafe.Pointer, unsafe.Pointer, *C.uint64_t, error) {
+	b, err := bases.at(op, basesOff, basesBytes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, err := scalars.at(op, scalarsOff, int64(nScalars)*frBytes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dp, err := densityWords(op, density, nScalars)
+	return b, sc, dp, err
 }
 
 // FixedBaseG1 sets out[i] = scalars[i]·base on the GPU (a trusted setup's

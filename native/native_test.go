@@ -395,12 +395,7 @@ func benchChunks(t *testing.T) []int {
 // in chunks of chunk points (MSMG1Streamed) with the scalars on the device,
 // as the streaming prover runs them: the wall time of each call.
 func streamedMSM(t *testing.T, pts []bls12381.G1Affine, scal []fr.Element, runs, chunk int, opts []native.MSMOption) []float64 {
-	pin, err := native.AllocPinned(int64(len(native.AsBytes(pts))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pin.Free()
-	copy(pin.Bytes(), native.AsBytes(pts))
+	bases := pin(t, pts, 0)
 	s, err := native.NewStream(0)
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +417,7 @@ func streamedMSM(t *testing.T, pts []bls12381.G1Affine, scal []fr.Element, runs,
 	if err := s.FrFromMont(sc, 0, len(scal)); err != nil {
 		t.Fatal(err)
 	}
-	m := native.StreamedMSM{Bases: pin, NBases: len(pts), Scalars: sc, NScalars: len(scal), Canonical: true, ChunkPoints: chunk}
+	m := native.StreamedMSM{Bases: bases, NBases: len(pts), Scalars: sc, NScalars: len(scal), Canonical: true, ChunkPoints: chunk}
 	var out []float64
 	for i := 0; i <= runs; i++ {
 		t0 := time.Now()
