@@ -19,9 +19,10 @@
 // [stream →] read back → release reservation, and refuses any other order
 // (ErrOrder); Stream is copy-bound device work after the compute lock (MSMs
 // over points streamed from host memory), overlapping the next job's
-// kernels. In
-// particular it never waits for memory while holding the compute lock, so the
-// two gates cannot deadlock. The package never calls the GPU: the caller's
+// kernels, and Suspend lets a computing job give the lock up while it copies
+// what its next kernels need, then queue for it again. In particular a job
+// never waits for memory while holding the compute lock, so the two gates
+// cannot deadlock. The package never calls the GPU: the caller's
 // allocations come from its own arenas, and gpulock only accounts for them.
 //
 //	dev, err := gpulock.NewDevice(gpulock.Config{Ordinal: 0, TotalBytes: total, MarginBytes: margin})

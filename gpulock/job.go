@@ -163,6 +163,24 @@ func (j *Job) releaseCompute() {
 	d.compute.Release(1)
 }
 
+// Suspend releases the compute lock, runs fn (copies that the job's next
+// kernels wait for, such as the third of H's vectors on a device that holds
+// two) and takes the lock back, queueing behind the jobs that asked for it
+// meanwhile, or until ctx ends (the job then holds only its reservation).
+// Another job computes while fn waits on the copy engine, which the lock
+// would otherwise hold idle. fn's time counts as upload time.
+func (j *Job) Suspend(ctx context.Context, fn func() error) error {
+	if err := j.expect(stateComputing, "Suspend"); err != nil {
+		return err
+	}
+	j.releaseCompute()
+	j.state = stateReserved
+	if err := j.copying(fn); err != nil {
+		return err
+	}
+	return j.Compute(ctx)
+}
+
 // Stream runs fn after the job's compute: work bounded by the copy engine
 // (an MSM over points streamed from host memory, whose kernels are small
 // beside its copies), done without the compute lock so that it overlaps

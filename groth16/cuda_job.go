@@ -42,6 +42,25 @@ func (d deviceJob) compute(ctx context.Context) error {
 	return nil
 }
 
+// suspend runs upload without the compute lock (gpulock's Suspend), then
+// waits to compute again, each reported as a phase.
+func (d deviceJob) suspend(ctx context.Context, upload func() error) error {
+	var uploaded time.Time
+	err := d.job.Suspend(ctx, func() error {
+		begin := time.Now()
+		defer func() {
+			uploaded = time.Now()
+			d.cfg.report("upload", begin, "device", d.device)
+		}()
+		return upload()
+	})
+	if err != nil {
+		return fmt.Errorf("groth16: %w", err)
+	}
+	d.cfg.report("wait_compute", uploaded, "device", d.device)
+	return nil
+}
+
 // proofMemory is one proof's stream and the device buffers it allocates
 // from the pool in that stream's order, freed together.
 type proofMemory struct {

@@ -47,13 +47,18 @@ func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, vk *Verif
 
 // streamedProof is one proof on the streaming path, a backend over
 // gpulock.Job's steps like residentProof: prepare reserves the proof's
-// largest phase, uploads a and takes the compute lock; H runs with two
-// device vectors (b and c are uploaded on the copy stream while the
-// previous step computes); each MSM streams its section from pinned memory
-// through chunk buffers on the copy stream. The h MSM is bound by its
-// kernels and runs under the lock; the aux MSMs are bound by their copies
-// and run after it (Job.Stream), with the assignment uploaded once the h
-// MSM has freed h.
+// largest phase, uploads a and b and takes the compute lock; H runs with
+// two device vectors, c uploaded once b's step has freed the second, with
+// the lock suspended meanwhile; each MSM streams its section from pinned
+// memory through chunk buffers on the copy stream. The h MSM is bound by
+// its kernels and runs under the lock; the aux MSMs are bound by their
+// copies and run after it (Job.Stream), with the assignment uploaded once
+// the h MSM has freed h, on a high-priority stream: their many short
+// kernels (a chunk's split, sort and merge, each waited for) then take SMs
+// as the next proof's long H and h MSM kernels free them instead of
+// queueing behind each one (at normal priority, a 32 GiB partition's b_g2
+// MSM took 1.0 s beside another proof against 0.22 s alone: BENCHMARKS.md,
+// issue 17).
 type streamedProof struct {
 	deviceJob
 	p     *CUDAProver
@@ -62,9 +67,10 @@ type streamedProof struct {
 	m     int   // the domain
 	bytes int64 // the reservation: the largest phase
 
-	proofMemory                // the kernels' stream and every buffer
+	proofMemory                // the locked phase's kernel stream and every buffer
 	cs          *native.Stream // the copies'
-	acc         *native.Buffer // a, then h (canonical)
+	hs          *native.Stream // the aux phase's kernels (high priority)
+	acc, x      *native.Buffer // H's two vectors: a, then h (canonical); b, then c
 	aux, inputs *native.Buffer // canonical, uploaded by the first aux MSM
 	released    bool           // the compute lock is released: the aux phase
 }
@@ -80,13 +86,27 @@ func (sp *streamedProof) prepare(ctx context.Context) error {
 	if sp.cs, err = native.NewStream(sp.device); err != nil {
 		return err
 	}
+	if sp.hs, err = native.NewHighPriorityStream(sp.device); err != nil {
+		return err
+	}
+	// a and b before the lock: H's peak holds both vectors anyway.
 	if err := sp.job.Upload(func() error {
 		begin := time.Now()
-		defer sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.A))*frSize)
-		if sp.acc, err = sp.domainVector(); err != nil {
-			return err
+		defer sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.A)+len(sp.w.B))*frSize)
+		for _, x := range []struct {
+			dst **native.Buffer
+			v   []fr.Element
+		}{{&sp.acc, sp.w.A}, {&sp.x, sp.w.B}} {
+			b, err := sp.domainVector()
+			if err != nil {
+				return err
+			}
+			*x.dst = b
+			if err := sp.fill(sp.st, b, x.v); err != nil {
+				return err
+			}
 		}
-		return sp.fill(sp.st, sp.acc, sp.w.A)
+		return nil
 	}); err != nil {
 		return fmt.Errorf("groth16: upload: %w", err)
 	}
@@ -118,33 +138,27 @@ func (sp *streamedProof) fill(st *native.Stream, b *native.Buffer, v []fr.Elemen
 	return st.Sync()
 }
 
-// computeH runs H's three steps; b's upload overlaps a's transforms, c's
-// waits for b's step (they share the second vector).
-func (sp *streamedProof) computeH(context.Context) error {
+// computeH runs H's three steps; c is uploaded into b's vector once b's
+// step is done, without the compute lock: another proof's kernels run
+// while the copy engine (shared with the aux MSMs' streams) brings it.
+func (sp *streamedProof) computeH(ctx context.Context) error {
 	logM := uint32(bits.Len(uint(sp.m)) - 1)
-	x, err := sp.domainVector()
-	if err != nil {
-		return err
-	}
 	if err := sp.st.HStep(sp.acc, nil, logM, native.HStepA); err != nil {
 		return fmt.Errorf("GPU %d: %w", sp.device, err)
 	}
-	if err := sp.fill(sp.cs, x, sp.w.B); err != nil {
-		return err
-	}
-	if err := sp.st.HStep(sp.acc, x, logM, native.HStepB); err != nil {
+	if err := sp.st.HStep(sp.acc, sp.x, logM, native.HStepB); err != nil {
 		return fmt.Errorf("GPU %d: %w", sp.device, err)
 	}
 	if err := sp.st.Sync(); err != nil { // x is free again
 		return err
 	}
-	if err := sp.fill(sp.cs, x, sp.w.C); err != nil {
+	if err := sp.suspend(ctx, func() error { return sp.fill(sp.cs, sp.x, sp.w.C) }); err != nil {
 		return err
 	}
-	if err := sp.st.HStep(sp.acc, x, logM, native.HStepC); err != nil {
+	if err := sp.st.HStep(sp.acc, sp.x, logM, native.HStepC); err != nil {
 		return fmt.Errorf("GPU %d: %w", sp.device, err)
 	}
-	x.Free() // in stream order, after the step
+	sp.x.Free() // in stream order, after the step
 	if err := sp.st.FrFromMont(sp.acc, 0, sp.m-1); err != nil {
 		return fmt.Errorf("GPU %d: %w", sp.device, err)
 	}
@@ -164,7 +178,9 @@ func (sp *streamedProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
 	return r, nil
 }
 
-// assignment uploads aux and the inputs once, in canonical form.
+// assignment uploads aux and the inputs once, in canonical form, on the
+// aux phase's stream (allocated on the proof's, which is idle after the h
+// MSM, so that every buffer is freed alike).
 func (sp *streamedProof) assignment() error {
 	if sp.aux != nil {
 		return nil
@@ -180,15 +196,18 @@ func (sp *streamedProof) assignment() error {
 		if err != nil {
 			return err
 		}
-		if err := sp.p.stage.uploadFr(sp.st, b, 0, x.v); err != nil {
+		if err := sp.st.Sync(); err != nil { // the allocation, before hs uses it
 			return err
 		}
-		if err := sp.st.FrFromMont(b, 0, len(x.v)); err != nil {
+		if err := sp.p.stage.uploadFr(sp.hs, b, 0, x.v); err != nil {
+			return err
+		}
+		if err := sp.hs.FrFromMont(b, 0, len(x.v)); err != nil {
 			return err
 		}
 		*x.dst = b
 	}
-	return sp.st.Sync()
+	return sp.hs.Sync()
 }
 
 // auxPhase runs f, MSMs over the assignment, after the compute lock
@@ -229,7 +248,7 @@ func streamedSum[J any, PJ interface {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := msm(sp.st, sp.cs, m)
+			r, err := msm(sp.hs, sp.cs, m)
 			if err != nil {
 				return fmt.Errorf("streamed %s MSM on GPU %d: %w", group, sp.device, err)
 			}
@@ -292,14 +311,18 @@ func (sp *streamedProof) finish() error {
 	return sp.job.ReadBack(sp.readBack)
 }
 
-// close frees what is left, waits for both streams and destroys them, then
+// close frees what is left, waits for its streams and destroys them, then
 // ends the job.
 func (sp *streamedProof) close() {
 	if sp.cs != nil {
 		sp.cs.Sync() // no copy may still write a buffer freed below
 	}
+	if sp.hs != nil {
+		sp.hs.Sync() // nor any aux-phase kernel read one
+	}
 	sp.freeBuffers()
 	sp.cs.Close()
+	sp.hs.Close()
 	sp.st.Close()
 	sp.done()
 }

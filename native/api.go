@@ -24,7 +24,7 @@ const EnvLibrary = "GPUC2_NATIVE_LIB"
 // compile time: the cgo build fails if one drifts.
 
 // ABIVersion is the function-table version this package speaks.
-const ABIVersion = 4
+const ABIVersion = 5
 
 // Status codes of the C ABI.
 const (

@@ -5,8 +5,8 @@ package native
 /*
 #include "gpuc2.h"
 
-static int go_gpuc2_stream_create(const gpuc2_api_t* a, int32_t d, gpuc2_stream* s, char* msg, size_t len) {
-	return a->stream_create(d, s, msg, len);
+static int go_gpuc2_stream_create_priority(const gpuc2_api_t* a, int32_t d, int32_t high, gpuc2_stream* s, char* msg, size_t len) {
+	return a->stream_create_priority(d, high, s, msg, len);
 }
 static int go_gpuc2_stream_destroy(const gpuc2_api_t* a, int32_t d, gpuc2_stream s, char* msg, size_t len) {
 	return a->stream_destroy(d, s, msg, len);
@@ -84,14 +84,27 @@ import (
 type streamHandle = C.gpuc2_stream
 
 // NewStream creates a stream on device.
-func NewStream(device int) (*Stream, error) {
+func NewStream(device int) (*Stream, error) { return newStream(device, false) }
+
+// NewHighPriorityStream creates a stream on device whose pending thread
+// blocks the GPU starts before those of NewStream's streams as SMs free up
+// (running blocks are not preempted): work made of many short, dependent
+// kernels then advances beside another stream's long kernels instead of
+// waiting behind each of them.
+func NewHighPriorityStream(device int) (*Stream, error) { return newStream(device, true) }
+
+func newStream(device int, high bool) (*Stream, error) {
 	l, err := getDevice(device)
 	if err != nil {
 		return nil, err
 	}
 	st := &Stream{device: device}
+	var h C.int32_t
+	if high {
+		h = 1
+	}
 	if err := call("stream_create", func(m *C.char, k C.size_t) C.int {
-		return C.go_gpuc2_stream_create(l.api, C.int32_t(device), &st.s, m, k)
+		return C.go_gpuc2_stream_create_priority(l.api, C.int32_t(device), h, &st.s, m, k)
 	}); err != nil {
 		return nil, err
 	}

@@ -60,13 +60,14 @@ func TestNoCgoNotAvailable(t *testing.T) {
 		"FixedBaseG2": func() error {
 			return native.FixedBaseG2(0, &bls12381.G2Affine{}, sc, make([]bls12381.G2Affine, 4))
 		},
-		"NewStream":           func() error { _, err := native.NewStream(0); return err },
-		"Alloc":               func() error { _, err := native.Alloc(0, nil, 8); return err },
-		"AllocPinned":         func() error { _, err := native.AllocPinned(8); return err },
-		"MemInfo":             func() error { _, _, err := native.MemInfo(0); return err },
-		"PoolInfo":            func() error { _, _, err := native.PoolInfo(0); return err },
-		"Stream.Sync":         s.Sync,
-		"Stream.CopyToDevice": func() error { return s.CopyToDevice(b, 0, nil) },
+		"NewStream":             func() error { _, err := native.NewStream(0); return err },
+		"NewHighPriorityStream": func() error { _, err := native.NewHighPriorityStream(0); return err },
+		"Alloc":                 func() error { _, err := native.Alloc(0, nil, 8); return err },
+		"AllocPinned":           func() error { _, err := native.AllocPinned(8); return err },
+		"MemInfo":               func() error { _, _, err := native.MemInfo(0); return err },
+		"PoolInfo":              func() error { _, _, err := native.PoolInfo(0); return err },
+		"Stream.Sync":           s.Sync,
+		"Stream.CopyToDevice":   func() error { return s.CopyToDevice(b, 0, nil) },
 		"Stream.CopyToDeviceAsync": func() error {
 			return s.CopyToDeviceAsync(b, 0, &native.Pinned{}, 0, 0)
 		},

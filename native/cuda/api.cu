@@ -121,14 +121,20 @@ int api_bench(int32_t device, int32_t op, const void* in0, const void* in1, cons
 
 cudaStream_t as_stream(gpuc2_stream s) { return (cudaStream_t)s; }
 
-int api_stream_create(int32_t device, gpuc2_stream* out, char* msg, size_t msg_len) {
+int api_stream_create_priority(int32_t device, int32_t high, gpuc2_stream* out, char* msg, size_t msg_len) {
   return guard(msg, msg_len, [&] {
     if (!out) fail(GPUC2_ERR_INVALID_ARGUMENT, "stream_create: out is NULL");
     set_device(device);
+    int least = 0, greatest = 0;  // numerically, greatest <= least
+    if (high) CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     cudaStream_t s = nullptr;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high ? greatest : least));
     *out = (gpuc2_stream)s;
   });
+}
+
+int api_stream_create(int32_t device, gpuc2_stream* out, char* msg, size_t msg_len) {
+  return api_stream_create_priority(device, 0, out, msg, msg_len);
 }
 
 int api_stream_destroy(int32_t device, gpuc2_stream s, char* msg, size_t msg_len) {
@@ -398,6 +404,7 @@ const gpuc2_api_t table = {
     api_msm_stream_scratch_bytes,
     api_h_step,
     api_h_scratch_bytes,
+    api_stream_create_priority,
 };
 
 }  // namespace

@@ -36,12 +36,13 @@
 extern "C" {
 #endif
 
-/* ABI 4: MSMs over bases streamed from host memory (msm_g1_stream,
- * msm_g2_stream, msm_stream_scratch_bytes) and H one vector at a time
- * (h_step), for devices that cannot hold the proving key. ABI 3 added the MSM
- * tuning flags, msm_scratch_bytes and pool_peak. The table is checked for
- * this exact version: an older library is refused. */
-#define GPUC2_ABI_VERSION 4u
+/* ABI 5: high-priority streams (stream_create_priority). ABI 4 added MSMs
+ * over bases streamed from host memory (msm_g1_stream, msm_g2_stream,
+ * msm_stream_scratch_bytes) and H one vector at a time (h_step), for devices
+ * that cannot hold the proving key; ABI 3 the MSM tuning flags,
+ * msm_scratch_bytes and pool_peak. The table is checked for this exact
+ * version: an older library is refused. */
+#define GPUC2_ABI_VERSION 5u
 
 typedef enum gpuc2_status {
   GPUC2_OK = 0,
@@ -266,6 +267,15 @@ typedef struct gpuc2_api_t {
                 size_t msg_len);
   /* The pool memory h_step and h_device allocate beside their vectors. */
   int (*h_scratch_bytes)(uint32_t log_m, uint64_t* bytes, char* msg, size_t msg_len);
+
+  /* ---- ABI 5 ---- */
+
+  /* stream_create with the device's greatest priority when high != 0 (else
+   * as stream_create): as SMs free up, the scheduler starts this stream's
+   * pending thread blocks before those of normal streams, so a chain of short
+   * kernels beside another stream's long ones is not delayed by them.
+   * Running blocks are never preempted. */
+  int (*stream_create_priority)(int32_t device, int32_t high, gpuc2_stream* out, char* msg, size_t msg_len);
 } gpuc2_api_t;
 
 /* The only exported symbol. */
