@@ -18,10 +18,16 @@ func (p *ProvingAssignment) NextAux() Variable {
 
 // Extend allocates nAux aux variables (from NextAux on) and nRows rows at
 // once and returns their values to fill: aux values and the rows' a, b, c
-// evaluations. The new variables' density bits are clear.
+// evaluations (nil in a witness-only system, which only counts the rows).
+// The new variables' density bits are clear.
 func (p *ProvingAssignment) Extend(nAux, nRows int) (aux, a, b, c []fr.Element) {
 	if len(p.Aux)+nAux > MaxVariables {
 		panic(ErrTooManyVariables)
+	}
+	if p.witnessOnly {
+		p.rows += nRows
+		aux, p.Aux = grow(&p.Aux, nAux)
+		return aux, nil, nil, nil
 	}
 	p.AAux.extend(nAux)
 	p.BAux.extend(nAux)
@@ -49,15 +55,19 @@ func (d *Density) extend(n int) {
 }
 
 // MarkA sets v's bit in the A density, as a non-zero coefficient of v in
-// an A combination does (inputs are not tracked in A).
+// an A combination does (inputs are not tracked in A). A witness-only
+// system tracks no density: the Mark and Or calls do nothing there.
 func (p *ProvingAssignment) MarkA(v Variable) {
-	if v.IsAux() {
+	if v.IsAux() && !p.witnessOnly {
 		p.setBit(&p.AAux, &p.parentAAux, v.Index(), p.densities.auxBase)
 	}
 }
 
 // MarkB sets v's bit in the B density of its space.
 func (p *ProvingAssignment) MarkB(v Variable) {
+	if p.witnessOnly {
+		return
+	}
 	if v.IsAux() {
 		p.setBit(&p.BAux, &p.parentBAux, v.Index(), p.densities.auxBase)
 	} else {
@@ -69,6 +79,9 @@ func (p *ProvingAssignment) MarkB(v Variable) {
 // A and B densities of the aux variables from first on, which must be p's own
 // (from Extend).
 func (p *ProvingAssignment) OrAuxDensity(first Variable, a, b []uint64) {
+	if p.witnessOnly {
+		return
+	}
 	off := first.Index() - p.densities.auxBase
 	orShifted(p.AAux.Words, a, off)
 	orShifted(p.BAux.Words, b, off)

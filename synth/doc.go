@@ -12,8 +12,10 @@
 // Values are given at allocation, so gadgets compute their witness natively
 // and no closure runs per variable. Three systems implement the interface:
 //
-//   - ProvingAssignment: witness-only, keeps a, b, c per row and bellperson's
-//     density bitmaps; what the prover consumes;
+//   - ProvingAssignment: keeps the witness, a, b, c per row and bellperson's
+//     density bitmaps; what the prover consumes. NewWitnessAssignment makes
+//     one that keeps the witness alone and only counts rows: a, b, c and the
+//     densities then come from the circuit's recorded matrices (synth/pce);
 //   - Checker: finds the first unsatisfied row and counts rows, variables,
 //     non-zeros and densities;
 //   - Recorder: records A, B, C as CSR matrices (for setups and pre-compiled

@@ -131,3 +131,80 @@ func assertSameAssignment(t *testing.T, want, got *synth.ProvingAssignment) {
 	t.Helper()
 	assert.NoError(t, testcs.SameAssignment(want, got))
 }
+
+// A witness-only system keeps the same witness and row count as the full
+// one, sequentially, through Fork and nested Join, through ForkN with exact
+// and inexact sizes, and after Reset; it keeps no rows and no densities.
+func TestWitnessOnlyEqualsWitness(t *testing.T) {
+	full := synth.NewProvingAssignment(synth.Sizes{})
+	shared := top(full)
+	var sizes []synth.Sizes
+	for k := uint64(0); k < 4; k++ {
+		before := synth.Sizes{Inputs: len(full.Inputs), Aux: len(full.Aux), Rows: full.NumRows()}
+		part(full, shared, 30+k)
+		sizes = append(sizes, synth.Sizes{Inputs: len(full.Inputs) - before.Inputs, Aux: len(full.Aux) - before.Aux, Rows: full.NumRows() - before.Rows})
+	}
+	wrong := append([]synth.Sizes(nil), sizes...)
+	wrong[1].Aux -= 3
+	wrong[2].Rows += 5
+	same := func(t *testing.T, got *synth.ProvingAssignment) {
+		t.Helper()
+		require.True(t, got.WitnessOnly())
+		assert.Equal(t, full.Inputs, got.Inputs)
+		assert.Equal(t, full.Aux, got.Aux)
+		assert.Equal(t, full.NumRows(), got.NumRows())
+		assert.Empty(t, got.A)
+		assert.Zero(t, got.AAux.Len+got.BAux.Len+got.BInput.Len)
+	}
+	t.Run("sequential", func(t *testing.T) {
+		w := synth.NewWitnessAssignment(synth.Sizes{})
+		shared := top(w)
+		for k := uint64(0); k < 4; k++ {
+			part(w, shared, 30+k)
+		}
+		same(t, w)
+		w.Reset() // reused for the same circuit
+		shared = top(w)
+		for k := uint64(0); k < 4; k++ {
+			part(w, shared, 30+k)
+		}
+		same(t, w)
+	})
+	t.Run("fork", func(t *testing.T) {
+		w := synth.NewWitnessAssignment(synth.Sizes{})
+		shared := top(w)
+		children := make([]*synth.ProvingAssignment, 4)
+		for k := range children {
+			children[k] = w.Fork(synth.Sizes{})
+		}
+		var wg sync.WaitGroup
+		for k, c := range children {
+			wg.Go(func() {
+				if k == 1 { // nested
+					inner := c.Fork(synth.Sizes{})
+					part(inner, shared, 30+uint64(k))
+					assert.NoError(t, c.Join(inner))
+					return
+				}
+				part(c, shared, 30+uint64(k))
+			})
+		}
+		wg.Wait()
+		require.NoError(t, w.Join(children...))
+		same(t, w)
+	})
+	for name, sz := range map[string][]synth.Sizes{"forkN exact": sizes, "forkN inexact": wrong} {
+		t.Run(name, func(t *testing.T) {
+			w := synth.NewWitnessAssignment(synth.Sizes{})
+			shared := top(w)
+			children := w.ForkN(sz)
+			var wg sync.WaitGroup
+			for k, c := range children {
+				wg.Go(func() { part(c, shared, 30+uint64(k)) })
+			}
+			wg.Wait()
+			require.NoError(t, w.Join(children...))
+			same(t, w)
+		})
+	}
+}

@@ -9,14 +9,22 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// ProvingAssignment is the witness-only system the prover synthesizes into:
-// it keeps the assignment and, for every row, the evaluations a, b, c of the
-// row's three linear combinations, plus bellperson's density bitmaps. It
-// stores no constraint matrix.
+// ProvingAssignment is the system the prover synthesizes into: it keeps
+// the assignment and, for every row, the evaluations a, b, c of the row's
+// three linear combinations, plus bellperson's density bitmaps. It stores
+// no constraint matrix.
+//
+// A witness-only one (NewWitnessAssignment) keeps the assignment alone: it
+// counts rows but evaluates none (A, B, C stay empty) and tracks no
+// density, which the circuit's recorded matrices give instead (package
+// synth/pce). A 32 GiB partition then holds its 4.2 GB witness, not 17 GB.
 type ProvingAssignment struct {
 	assignment
 	densities
 	A, B, C []fr.Element
+
+	witnessOnly bool
+	rows        int // the rows enforced, when witnessOnly
 
 	// window is set on children from ForkN: where in the parent's buffers
 	// the child's values are written.
@@ -63,20 +71,42 @@ func NewProvingAssignment(hint Sizes) *ProvingAssignment {
 	return p
 }
 
+// NewWitnessAssignment returns a witness-only system with ONE allocated,
+// with room for the hint's inputs and aux (its rows are only counted).
+func NewWitnessAssignment(hint Sizes) *ProvingAssignment {
+	p := &ProvingAssignment{witnessOnly: true}
+	p.Inputs = make([]fr.Element, 0, hint.Inputs)
+	p.Aux = make([]fr.Element, 0, hint.Aux)
+	p.AllocInput(CoeffOne)
+	return p
+}
+
+// WitnessOnly reports whether p keeps the assignment alone (no a, b, c, no
+// densities).
+func (p *ProvingAssignment) WitnessOnly() bool { return p.witnessOnly }
+
 // Alloc implements ConstraintSystem.
 func (p *ProvingAssignment) Alloc(value fr.Element) Variable {
-	p.growAux()
+	if !p.witnessOnly {
+		p.growAux()
+	}
 	return p.alloc(value)
 }
 
 // AllocInput implements ConstraintSystem.
 func (p *ProvingAssignment) AllocInput(value fr.Element) Variable {
-	p.growInput()
+	if !p.witnessOnly {
+		p.growInput()
+	}
 	return p.assignment.allocInput(value)
 }
 
 // Enforce implements ConstraintSystem.
 func (p *ProvingAssignment) Enforce(a, b, c LinearCombination) {
+	if p.witnessOnly {
+		p.rows++
+		return
+	}
 	// Gadgets hand over canonical (sorted, merged) combinations, so the
 	// densities are set in the same pass as the evaluation; anything else
 	// takes the general path through normalize.
@@ -143,7 +173,12 @@ func (p *ProvingAssignment) evalTrack(lc LinearCombination, auxD, inD *Density, 
 }
 
 // NumRows is the number of rows enforced so far.
-func (p *ProvingAssignment) NumRows() int { return len(p.A) }
+func (p *ProvingAssignment) NumRows() int {
+	if p.witnessOnly {
+		return p.rows
+	}
+	return len(p.A)
+}
 
 // Fork returns a child system for synthesizing an independent part of the
 // circuit (one PoRep challenge, say) concurrently with its siblings. The
@@ -153,7 +188,7 @@ func (p *ProvingAssignment) NumRows() int { return len(p.A) }
 // after the other. p must not change until Join. Variables a child returns
 // are valid only inside that child.
 func (p *ProvingAssignment) Fork(hint Sizes) *ProvingAssignment {
-	c := &ProvingAssignment{}
+	c := &ProvingAssignment{witnessOnly: p.witnessOnly}
 	c.parent = &p.assignment
 	c.assignment.auxBase = len(p.Aux) + p.assignment.auxBase
 	c.assignment.inputBase = len(p.Inputs) + p.assignment.inputBase
@@ -161,9 +196,11 @@ func (p *ProvingAssignment) Fork(hint Sizes) *ProvingAssignment {
 	c.densities.inputBase = c.assignment.inputBase
 	c.Inputs = make([]fr.Element, 0, hint.Inputs)
 	c.Aux = make([]fr.Element, 0, hint.Aux)
-	c.A = make([]fr.Element, 0, hint.Rows)
-	c.B = make([]fr.Element, 0, hint.Rows)
-	c.C = make([]fr.Element, 0, hint.Rows)
+	if !p.witnessOnly {
+		c.A = make([]fr.Element, 0, hint.Rows)
+		c.B = make([]fr.Element, 0, hint.Rows)
+		c.C = make([]fr.Element, 0, hint.Rows)
+	}
 	return c
 }
 
@@ -184,18 +221,22 @@ func (p *ProvingAssignment) ForkN(sizes []Sizes) []*ProvingAssignment {
 	// into its neighbour.
 	p.Inputs = slices.Grow(p.Inputs, total.Inputs)
 	p.Aux = slices.Grow(p.Aux, total.Aux)
-	p.A = slices.Grow(p.A, total.Rows)
-	p.B = slices.Grow(p.B, total.Rows)
-	p.C = slices.Grow(p.C, total.Rows)
+	if !p.witnessOnly {
+		p.A = slices.Grow(p.A, total.Rows)
+		p.B = slices.Grow(p.B, total.Rows)
+		p.C = slices.Grow(p.C, total.Rows)
+	}
 	children := make([]*ProvingAssignment, len(sizes))
-	in, aux, row := len(p.Inputs), len(p.Aux), len(p.A)
+	in, aux, row := len(p.Inputs), len(p.Aux), p.NumRows()
 	for i, sz := range sizes {
 		c := p.Fork(Sizes{})
 		c.Inputs = p.Inputs[in : in : in+sz.Inputs]
 		c.Aux = p.Aux[aux : aux : aux+sz.Aux]
-		c.A = p.A[row : row : row+sz.Rows]
-		c.B = p.B[row : row : row+sz.Rows]
-		c.C = p.C[row : row : row+sz.Rows]
+		if !p.witnessOnly {
+			c.A = p.A[row : row : row+sz.Rows]
+			c.B = p.B[row : row : row+sz.Rows]
+			c.C = p.C[row : row : row+sz.Rows]
+		}
 		c.window = &window{in: in, aux: aux, row: row, size: sz}
 		in, aux, row = in+sz.Inputs, aux+sz.Aux, row+sz.Rows
 		children[i] = c
@@ -206,13 +247,13 @@ func (p *ProvingAssignment) ForkN(sizes []Sizes) []*ProvingAssignment {
 // inPlace reports whether every child is a ForkN window of p, in order from
 // p's current lengths, filled exactly.
 func (p *ProvingAssignment) inPlace(children []*ProvingAssignment) bool {
-	in, aux, row := len(p.Inputs), len(p.Aux), len(p.A)
+	in, aux, row := len(p.Inputs), len(p.Aux), p.NumRows()
 	for _, c := range children {
 		w := c.window
 		if w == nil || w.in != in || w.aux != aux || w.row != row ||
-			len(c.Inputs) != w.size.Inputs || len(c.Aux) != w.size.Aux || len(c.A) != w.size.Rows ||
+			len(c.Inputs) != w.size.Inputs || len(c.Aux) != w.size.Aux || c.NumRows() != w.size.Rows ||
 			(w.size.Aux > 0 && &c.Aux[0] != &p.Aux[:cap(p.Aux)][aux]) ||
-			(w.size.Rows > 0 && &c.A[0] != &p.A[:cap(p.A)][row]) {
+			(!p.witnessOnly && w.size.Rows > 0 && &c.A[0] != &p.A[:cap(p.A)][row]) {
 			return false
 		}
 		in, aux, row = in+w.size.Inputs, aux+w.size.Aux, row+w.size.Rows
@@ -235,7 +276,11 @@ func (p *ProvingAssignment) Join(children ...*ProvingAssignment) error {
 		last := children[len(children)-1].window
 		p.Inputs = p.Inputs[:last.in+last.size.Inputs]
 		p.Aux = p.Aux[:last.aux+last.size.Aux]
-		p.A, p.B, p.C = p.A[:last.row+last.size.Rows], p.B[:last.row+last.size.Rows], p.C[:last.row+last.size.Rows]
+		if p.witnessOnly {
+			p.rows = last.row + last.size.Rows
+		} else {
+			p.A, p.B, p.C = p.A[:last.row+last.size.Rows], p.B[:last.row+last.size.Rows], p.C[:last.row+last.size.Rows]
+		}
 		joinBits(p, children)
 		return nil
 	}
@@ -251,25 +296,31 @@ func (p *ProvingAssignment) Join(children ...*ProvingAssignment) error {
 	// 32 GiB partition Join moves about 17 GB.
 	type offsets struct{ in, aux, row int }
 	offs := make([]offsets, len(children))
-	nIn, nAux, nRow := len(p.Inputs), len(p.Aux), len(p.A)
+	nIn, nAux, nRow := len(p.Inputs), len(p.Aux), p.NumRows()
 	for i, c := range children {
 		offs[i] = offsets{nIn, nAux, nRow}
-		nIn, nAux, nRow = nIn+len(c.Inputs), nAux+len(c.Aux), nRow+len(c.A)
+		nIn, nAux, nRow = nIn+len(c.Inputs), nAux+len(c.Aux), nRow+c.NumRows()
 	}
 	p.Inputs = slices.Grow(p.Inputs, nIn-len(p.Inputs))[:nIn]
 	p.Aux = slices.Grow(p.Aux, nAux-len(p.Aux))[:nAux]
-	p.A = slices.Grow(p.A, nRow-len(p.A))[:nRow]
-	p.B = slices.Grow(p.B, nRow-len(p.B))[:nRow]
-	p.C = slices.Grow(p.C, nRow-len(p.C))[:nRow]
+	if p.witnessOnly {
+		p.rows = nRow
+	} else {
+		p.A = slices.Grow(p.A, nRow-len(p.A))[:nRow]
+		p.B = slices.Grow(p.B, nRow-len(p.B))[:nRow]
+		p.C = slices.Grow(p.C, nRow-len(p.C))[:nRow]
+	}
 	var wg sync.WaitGroup
 	for i, c := range children {
 		o := offs[i]
 		wg.Go(func() {
 			copy(p.Inputs[o.in:], c.Inputs)
 			copy(p.Aux[o.aux:], c.Aux)
-			copy(p.A[o.row:], c.A)
-			copy(p.B[o.row:], c.B)
-			copy(p.C[o.row:], c.C)
+			if !p.witnessOnly {
+				copy(p.A[o.row:], c.A)
+				copy(p.B[o.row:], c.B)
+				copy(p.C[o.row:], c.C)
+			}
 		})
 	}
 	wg.Wait()
@@ -307,6 +358,7 @@ func (p *ProvingAssignment) Reset() {
 	}
 	p.Inputs, p.Aux = p.Inputs[:0], p.Aux[:0]
 	p.A, p.B, p.C = p.A[:0], p.B[:0], p.C[:0]
+	p.rows = 0
 	for _, d := range []*Density{&p.AAux, &p.BAux, &p.BInput} {
 		clear(d.Words)
 		d.Words, d.Len = d.Words[:0], 0

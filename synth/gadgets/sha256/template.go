@@ -245,6 +245,12 @@ func (g *Gadget) compressFast(block []boolean.Boolean, state *[8]UInt32) (out [8
 		}
 		return g.replay(t), true
 	}
+	if f.p.WitnessOnly() {
+		// Recording checks the rows and densities the template replays, and
+		// a witness-only system keeps neither: the shape stays generic here
+		// until a full synthesis records it.
+		return out, false
+	}
 	claim := claimTemplate(f.key[:], f.in[:])
 	if claim == nil {
 		return out, false
@@ -294,7 +300,9 @@ func (t *template) fill(f *fastState, aux, a, b, c []fr.Element) {
 		if row.packed {
 			x := packedValue(t.groups[group], sums)
 			group++
-			a[r], b[r], c[r] = x, synth.CoeffOne, x
+			if a != nil { // nil: a witness-only system
+				a[r], b[r], c[r] = x, synth.CoeffOne, x
+			}
 			continue
 		}
 		av, bv, cv := row.a.eval(v), row.b.eval(v), row.c.eval(v)
@@ -303,7 +311,9 @@ func (t *template) fill(f *fastState, aux, a, b, c []fr.Element) {
 			v[row.def] = uint8(x)
 			cv += int32(row.sign) * x
 		}
-		a[r], b[r], c[r] = smallFr[av+smallMax], smallFr[bv+smallMax], smallFr[cv+smallMax]
+		if a != nil {
+			a[r], b[r], c[r] = smallFr[av+smallMax], smallFr[bv+smallMax], smallFr[cv+smallMax]
+		}
 	}
 	for ; next < len(t.adds); next++ {
 		sums[next] = t.add(next, v)
