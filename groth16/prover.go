@@ -426,6 +426,9 @@ const maxDomain = 1 << 32
 
 // checkCounts is checkShape against bare section counts.
 func checkCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) (int, error) {
+	if w.WitnessOnly() {
+		return 0, fmt.Errorf("%w: a witness-only assignment has no a, b, c or densities to prove from", ErrInvalidInput)
+	}
 	n := w.NumRows()
 	if n < 2 {
 		return 0, fmt.Errorf("%w: circuit has %d rows", ErrKeyMismatch, n)

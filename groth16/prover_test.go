@@ -120,6 +120,17 @@ func TestProveRejectsMismatchedKey(t *testing.T) {
 	assert.ErrorIs(t, err, groth16.ErrKeyMismatch)
 }
 
+// A witness-only assignment (no a, b, c, no densities) is refused, not
+// proved into a wrong proof.
+func TestProveRefusesWitnessOnly(t *testing.T) {
+	c := &testcircuit.Chain{N: 10, Seed: 1, Inputs: 1}
+	pk := setup(t, c, 4)
+	w := synth.NewWitnessAssignment(synth.Sizes{})
+	require.NoError(t, c.Synthesize(context.Background(), w))
+	_, err := (&groth16.CPUProver{}).Prove(context.Background(), pk, w)
+	assert.ErrorIs(t, err, groth16.ErrInvalidInput)
+}
+
 func TestProveCancelled(t *testing.T) {
 	c := &testcircuit.Chain{N: 100, Seed: 1, Inputs: 1}
 	pk := setup(t, c, 5)
