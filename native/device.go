@@ -404,26 +404,16 @@ func (s *Stream) MSMG2Streamed(copy *Stream, m StreamedMSM, opts ...MSMOption) (
 }
 
 func (s *Stream) msmStreamed(op string, g2 int, copy *Stream, m StreamedMSM, pointBytes int64, out unsafe.Pointer, opts []MSMOption) error {
-	o, err := configure(opts)
-	if err != nil {
-		return err
-	}
-	if m.NBases < 0 || m.NScalars < 0 {
-		return fmt.Errorf("%w: %s: negative sizes", ErrInvalidArgument, op)
-	}
 	if copy == nil || copy == s || copy.device != s.device {
 		return fmt.Errorf("%w: %s: the copy stream must be another stream of device %d", ErrInvalidArgument, op, s.device)
 	}
-	if m.NBases == 0 {
-		return nil // the zero value of out is the point at infinity
-	}
-	bases, scalars, dp, err := msmOperands(op, m.Bases, m.BasesOff, int64(m.NBases)*pointBytes, m.Scalars, m.ScalarsOff, m.NScalars, m.Density)
-	if err != nil {
+	a, err := msmArgs(op, opts, m.Bases, m.BasesOff, m.NBases, pointBytes, m.Scalars, m.ScalarsOff, m.NScalars, m.Density)
+	if err != nil || a == nil {
 		return err
 	}
 	return call(op, func(msg *C.char, k C.size_t) C.int {
-		return C.go_gpuc2_msm_stream(lib.api, C.int(g2), C.int32_t(s.device), s.s, copy.s, bases, C.uint64_t(m.NBases),
-			scalars, C.uint64_t(m.NScalars), dp, C.uint64_t(len(m.Density)), o.flags(m.Canonical),
+		return C.go_gpuc2_msm_stream(lib.api, C.int(g2), C.int32_t(s.device), s.s, copy.s, a.bases, C.uint64_t(m.NBases),
+			a.scalars, C.uint64_t(m.NScalars), a.density, C.uint64_t(len(m.Density)), a.o.flags(m.Canonical),
 			C.uint64_t(m.ChunkPoints), out, msg, k)
 	})
 }
@@ -443,23 +433,13 @@ func (s *Stream) MSMG2(m DeviceMSM, opts ...MSMOption) (bls12381.G2Jac, error) {
 }
 
 func (s *Stream) msmDevice(op string, g2 int, m DeviceMSM, pointBytes int64, out unsafe.Pointer, opts []MSMOption) error {
-	o, err := configure(opts)
-	if err != nil {
-		return err
-	}
-	if m.NBases < 0 || m.NScalars < 0 {
-		return fmt.Errorf("%w: %s: negative sizes", ErrInvalidArgument, op)
-	}
-	if m.NBases == 0 {
-		return nil // the zero value of out is the point at infinity
-	}
-	bases, scalars, dp, err := msmOperands(op, m.Bases, m.BasesOff, int64(m.NBases)*pointBytes, m.Scalars, m.ScalarsOff, m.NScalars, m.Density)
-	if err != nil {
+	a, err := msmArgs(op, opts, m.Bases, m.BasesOff, m.NBases, pointBytes, m.Scalars, m.ScalarsOff, m.NScalars, m.Density)
+	if err != nil || a == nil {
 		return err
 	}
 	return call(op, func(msg *C.char, k C.size_t) C.int {
-		return C.go_gpuc2_msm_device(lib.api, C.int(g2), C.int32_t(s.device), s.s, bases, C.uint64_t(m.NBases),
-			scalars, C.uint64_t(m.NScalars), dp, C.uint64_t(len(m.Density)), o.flags(m.Canonical), out, msg, k)
+		return C.go_gpuc2_msm_device(lib.api, C.int(g2), C.int32_t(s.device), s.s, a.bases, C.uint64_t(m.NBases),
+			a.scalars, C.uint64_t(m.NScalars), a.density, C.uint64_t(len(m.Density)), a.o.flags(m.Canonical), out, msg, k)
 	})
 }
 
@@ -469,20 +449,40 @@ type addressed interface {
 	at(op string, off, n int64) (unsafe.Pointer, error)
 }
 
-// msmOperands checks an MSM's bases (basesBytes at basesOff), nScalars
-// scalars at scalarsOff and bitmap, and returns their addresses.
-func msmOperands(op string, bases addressed, basesOff, basesBytes int64, scalars *Buffer, scalarsOff int64, nScalars int,
-	density []uint64) (unsafe.Pointer, unsafe.Pointer, *C.uint64_t, error) {
-	b, err := bases.at(op, basesOff, basesBytes)
+// msmCall is what a device or streamed MSM passes to the library.
+type msmCall struct {
+	o              msmOptions
+	bases, scalars unsafe.Pointer
+	density        *C.uint64_t
+}
+
+// msmArgs checks an MSM's options, its bases (nBases points of pointBytes
+// at basesOff), nScalars scalars at scalarsOff and bitmap, and returns what
+// the library takes: nil (and no error) when there are no bases, whose MSM
+// is the point at infinity, the zero value of the caller's out.
+func msmArgs(op string, opts []MSMOption, bases addressed, basesOff int64, nBases int, pointBytes int64,
+	scalars *Buffer, scalarsOff int64, nScalars int, density []uint64) (*msmCall, error) {
+	o, err := configure(opts)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	sc, err := scalars.at(op, scalarsOff, int64(nScalars)*frBytes)
-	if err != nil {
-		return nil, nil, nil, err
+	if nBases < 0 || nScalars < 0 {
+		return nil, fmt.Errorf("%w: %s: negative sizes", ErrInvalidArgument, op)
 	}
-	dp, err := densityWords(op, density, nScalars)
-	return b, sc, dp, err
+	if nBases == 0 {
+		return nil, nil
+	}
+	a := &msmCall{o: o}
+	if a.bases, err = bases.at(op, basesOff, int64(nBases)*pointBytes); err != nil {
+		return nil, err
+	}
+	if a.scalars, err = scalars.at(op, scalarsOff, int64(nScalars)*frBytes); err != nil {
+		return nil, err
+	}
+	if a.density, err = densityWords(op, density, nScalars); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // FixedBaseG1 sets out[i] = scalars[i]·base on the GPU (a trusted setup's

@@ -396,16 +396,7 @@ func benchChunks(t *testing.T) []int {
 // as the streaming prover runs them: the wall time of each call.
 func streamedMSM(t *testing.T, pts []bls12381.G1Affine, scal []fr.Element, runs, chunk int, opts []native.MSMOption) []float64 {
 	bases := pin(t, pts, 0)
-	s, err := native.NewStream(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	cs, err := native.NewStream(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	s, cs := newStream(t, native.NewStream), newStream(t, native.NewStream)
 	sc, err := native.Alloc(0, s, int64(len(native.AsBytes(scal))))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,17 @@ import (
 	"github.com/gpuc2/gpuc2/native"
 )
 
+// newStream makes a stream of device 0 with mk, closed at the test's end.
+func newStream(t testing.TB, mk func(int) (*native.Stream, error)) *native.Stream {
+	t.Helper()
+	st, err := mk(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // pin copies v into new pinned host memory, after off bytes of padding.
 func pin[T native.HostData](t *testing.T, v []T, off int64) *native.Pinned {
 	t.Helper()
@@ -36,21 +47,7 @@ func pin[T native.HostData](t *testing.T, v []T, off int64) *native.Pinned {
 // stream over buffers another stream allocated and filled.
 func TestStreamedMSMEqualsDevice(t *testing.T) {
 	requireGPU(t)
-	s, err := native.NewStream(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	cs, err := native.NewStream(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	hs, err := native.NewHighPriorityStream(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	s, cs, hs := newStream(t, native.NewStream), newStream(t, native.NewStream), newStream(t, native.NewHighPriorityStream)
 	n := 5000
 	if !testing.Short() {
 		n = 1 << 16

@@ -249,19 +249,27 @@ func (f *fileReader) read() (*Matrices, error) {
 }
 
 // check verifies what Eval relies on: row starts from 0 to the terms, in
-// order; every column inside the witness, every id inside the table.
+// order (checkRows); every column inside the witness, every id inside the
+// table.
 func (m *Matrix) check(width, nCoeffs int) error {
+	if err := m.checkRows(); err != nil {
+		return err
+	}
+	for k, c := range m.cols {
+		if int(c) >= width || int(m.ids[k]) >= nCoeffs {
+			return fmt.Errorf("term %d (column %d, coefficient %d) outside the witness or the table", k, c, m.ids[k])
+		}
+	}
+	return nil
+}
+
+func (m *Matrix) checkRows() error {
 	if len(m.rowStart) == 0 || m.rowStart[0] != 0 || uint64(m.rowStart[len(m.rowStart)-1]) != uint64(len(m.cols)) || len(m.ids) != len(m.cols) {
 		return fmt.Errorf("row starts do not cover the %d terms", len(m.cols))
 	}
 	for i := 1; i < len(m.rowStart); i++ {
 		if m.rowStart[i] < m.rowStart[i-1] {
 			return fmt.Errorf("row %d starts before row %d", i, i-1)
-		}
-	}
-	for k, c := range m.cols {
-		if int(c) >= width || int(m.ids[k]) >= nCoeffs {
-			return fmt.Errorf("term %d (column %d, coefficient %d) outside the witness or the table", k, c, m.ids[k])
 		}
 	}
 	return nil

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -120,7 +121,7 @@ func Compile(rec *synth.Recorder) (*Matrices, error) {
 	if int64(nIn)+int64(nAux) > math.MaxUint32 {
 		return nil, fmt.Errorf("%w: %d inputs and %d aux", ErrTooLarge, nIn, nAux)
 	}
-	ms := &Matrices{inputs: nIn, aux: nAux, coeffs: append([]fr.Element(nil), rec.Coeffs...),
+	ms := &Matrices{inputs: nIn, aux: nAux, coeffs: slices.Clone(rec.Coeffs),
 		aAux: clone(rec.AAux), bAux: clone(rec.BAux), bInput: clone(rec.BInput)}
 	ms.kinds = coeffKinds(ms.coeffs)
 	for _, x := range []struct {
@@ -140,11 +141,12 @@ func Compile(rec *synth.Recorder) (*Matrices, error) {
 }
 
 func clone(d synth.Density) synth.Density {
-	return synth.Density{Words: append([]uint64(nil), d.Words...), Len: d.Len}
+	return synth.Density{Words: slices.Clone(d.Words), Len: d.Len}
 }
 
-// compact converts one recorded matrix and checks it (Matrix.check): Eval
-// then indexes without checks.
+// compact converts one recorded matrix, checking each term's variable and
+// coefficient as it goes and then the rows (Matrix.checkRows): Eval then
+// indexes without checks.
 func compact(src *synth.Matrix, nIn, nAux, nCoeffs int) (Matrix, error) {
 	nnz := src.NNZ()
 	if nnz > math.MaxUint32 || len(src.CoeffIDs) != nnz {
@@ -173,7 +175,7 @@ func compact(src *synth.Matrix, nIn, nAux, nCoeffs int) (Matrix, error) {
 		m.cols[k] = uint32(col)
 		m.ids[k] = uint16(src.CoeffIDs[k])
 	}
-	if err := m.check(nIn+nAux, nCoeffs); err != nil {
+	if err := m.checkRows(); err != nil {
 		return Matrix{}, fmt.Errorf("%w: %w", ErrRecording, err)
 	}
 	return m, nil
