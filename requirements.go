@@ -44,7 +44,8 @@ type Resources struct {
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
 	// staging chunks of each GPU worker, and in streaming mode the key's
-	// points (once per process, shared by the GPUs); 0 on the CPU.
+	// points (once per process, shared by the GPUs) and the GPU's copy of
+	// H's last vector (a domain of Fr; also in HostBytes); 0 on the CPU.
 	PinnedBytes int64
 	// VRAMBytes is memory per GPU in Mode: resident, the key (the sections'
 	// points as affine G1/G2) plus each of the device's workers' working
@@ -149,7 +150,9 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 			// The key is decoded into pinned memory, not the heap: it takes
 			// the parameters' place in HostBytes, and stays after Preload.
 			r.VRAMBytes = int64(workers) * r.ProofVRAMBytes
-			r.PinnedBytes += groth16.KeyBytes(counts)
+			stage := groth16.StreamingStageBytes(int(m))
+			r.PinnedBytes += groth16.KeyBytes(counts) + stage
+			r.HostBytes += stage
 			r.PreloadedHostBytes = r.HostBytes
 		}
 	}

@@ -331,7 +331,9 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 		assert.Equal(t, groth16.ModeStreaming, st.Mode)
 		assert.Equal(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "one worker: the least limit is its proof")
 		assert.LessOrEqual(t, st.VRAMBytes, limit)
-		assert.Greater(t, st.PinnedBytes, res.PinnedBytes+int64(40<<30), "the key pinned on the host")
+		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
+		assert.Equal(t, res.PinnedBytes+groth16.KeyBytes(counts)+groth16.StreamingStageBytes(int(st.Domain)), st.PinnedBytes,
+			"the key and c's stage pinned on the host")
 		assert.Equal(t, st.HostBytes, st.PreloadedHostBytes, "a pinned key stays on the host")
 	}
 	cfg.DeviceMemoryLimit = res.LeastDeviceMemory - 1

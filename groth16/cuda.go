@@ -14,6 +14,7 @@ import (
 	"github.com/gpuc2/gpuc2/msm"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
 // CUDAProver runs H and the five MSMs on one GPU through the native
@@ -42,8 +43,10 @@ type CUDAProver struct {
 	gate       *gpulock.Device // the device's ledger and compute lock
 	noResident bool
 	engine     msm.CUDA
-	stage      stagePool // pinned chunks of witness uploads
+	stage      stagePool    // pinned chunks of witness uploads
+	lastStage  *vectorStage // streaming: the pinned copy of H's last vector
 	keys       *flight[*ProvingKey, *deviceKey]
+	matrices   *flight[*pce.Matrices, *deviceMatrices] // WithMatrices' compiled circuits, resident
 	closed     atomic.Bool
 
 	mu    sync.Mutex
@@ -59,7 +62,9 @@ func newCUDAProver(cfg CUDAConfig, gate *gpulock.Device) *CUDAProver {
 		gate:       gate,
 		noResident: cfg.NoResident,
 		engine:     msm.CUDA{Device: cfg.Device},
+		lastStage:  newVectorStage(),
 		keys:       newFlight[*ProvingKey](func(dk *deviceKey) { dk.free() }),
+		matrices:   newFlight[*pce.Matrices](func(dm *deviceMatrices) { dm.free() }),
 		plans:      map[*ProvingKey]*keyPlan{},
 	}
 }
@@ -86,16 +91,39 @@ func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 		return nil, err
 	}
 	cfg := configure(opts)
+	synth.AppendInputRows(w, len(w.Inputs))
+	if _, err := proofAssignment(ctx, w, cfg.matrices, abcDevice); err != nil {
+		return nil, err // before any upload: a witness-only w without fitting matrices
+	}
 	dk, release, err := p.residentKey(ctx, pk, &cfg)
 	if err != nil {
 		return nil, err
 	}
-	synth.AppendInputRows(w, len(w.Inputs))
 	if dk == nil {
+		// Streaming evaluates a witness-only w's a, b, c on the host: the
+		// matrices are not streamed to the device yet.
+		if w, err = proofAssignment(ctx, w, cfg.matrices, abcHost); err != nil {
+			return nil, err
+		}
 		return p.proveStreaming(ctx, pk, w, &cfg)
 	}
 	defer release()
-	return p.proveResident(ctx, dk, pk.VerifyingKey(), w, &cfg)
+	var dm *deviceMatrices
+	src := abcHost
+	if w.WitnessOnly() {
+		var releaseMatrices func()
+		if dm, releaseMatrices, err = p.deviceMatricesFor(ctx, cfg.matrices, &cfg); err != nil {
+			return nil, err
+		}
+		if dm != nil {
+			defer releaseMatrices()
+			src = abcDevice
+		}
+	}
+	if w, err = proofAssignment(ctx, w, cfg.matrices, src); err != nil {
+		return nil, err
+	}
+	return p.proveResident(ctx, dk, dm, pk.VerifyingKey(), w, &cfg)
 }
 
 // Preload readies pk for proofs on the device until Evict or Close: in
@@ -123,7 +151,7 @@ func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey) error {
 			return err
 		}
 		release()
-		return nil
+		return p.lastStage.ready(ctx, StreamingStageBytes(pk.Counts().H+1)) // off the first proof's path
 	}
 	_, release, _, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
 		return p.uploadKey(ctx, pk, true)
@@ -155,8 +183,10 @@ func (p *CUDAProver) Close() error {
 		return nil
 	}
 	p.keys.close()
+	p.matrices.close()
 	p.dropPinned(nil)
 	p.stage.close()
+	p.lastStage.close()
 	return nil
 }
 

@@ -243,6 +243,9 @@ func benchStreamed(b *testing.B, tr *trace.Tracer, resident *groth16.CUDAProver,
 		if err != nil {
 			b.Fatal(err)
 		}
+		if err := p.ReadyStage(ctx, synth.DomainSize(w.NumRows())); err != nil { // as Preload does
+			b.Fatal(err)
+		}
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("streamed/limit=%s/workers=%d", strings.TrimSpace(ls), workers), func(b *testing.B) {
 				for b.Loop() {

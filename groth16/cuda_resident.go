@@ -14,14 +14,19 @@ import (
 )
 
 // proveResident proves w (its input rows already appended) with dk, a key
-// resident on p's device; vk supplies the proof's constant points. The
-// proof equals the CPU prover's for the same r and s.
-func (p *CUDAProver) proveResident(ctx context.Context, dk *deviceKey, vk *VerifyingKey, w *synth.ProvingAssignment, cfg *proveConfig) (*Proof, error) {
+// resident on p's device; vk supplies the proof's constant points. A w
+// without A, B, C (proofAssignment's abcDevice) takes them from dm, its
+// circuit's matrices on the device. The proof equals the CPU prover's for
+// the same r and s.
+func (p *CUDAProver) proveResident(ctx context.Context, dk *deviceKey, dm *deviceMatrices, vk *VerifyingKey, w *synth.ProvingAssignment, cfg *proveConfig) (*Proof, error) {
 	m, err := checkCounts(dk.counts, vk, w)
 	if err != nil {
 		return nil, err
 	}
-	rp := &residentProof{deviceJob: p.deviceJob(cfg), p: p, dk: dk, w: w, m: m}
+	if w.A == nil && dm == nil {
+		return nil, fmt.Errorf("%w: no a, b, c and no matrices to evaluate them", ErrInvalidInput)
+	}
+	rp := &residentProof{deviceJob: p.deviceJob(cfg), p: p, dk: dk, dm: dm, w: w, m: m}
 	defer rp.close()
 	return proveWith(ctx, cfg, vk, dk.counts, rp, "device", p.device)
 }
@@ -36,6 +41,7 @@ type residentProof struct {
 	deviceJob
 	p  *CUDAProver
 	dk *deviceKey
+	dm *deviceMatrices // evaluates a, b, c when w has none
 	w  *synth.ProvingAssignment
 	m  int // the domain
 
@@ -62,7 +68,9 @@ func (rp *residentProof) prepare(ctx context.Context) error {
 	return rp.compute(ctx)
 }
 
-// upload copies a, b, c (zero-padded to m), aux and inputs to the device.
+// upload copies a, b, c (zero-padded to m), aux and inputs to the device;
+// with matrices, a, b, c are only allocated and their padding zeroed
+// (computeH evaluates them).
 func (rp *residentProof) upload() error {
 	begin := time.Now()
 	w := rp.w
@@ -75,10 +83,13 @@ func (rp *residentProof) upload() error {
 			return err
 		}
 		rp.abc[i] = b
-		if err := rp.p.stage.uploadFr(rp.st, b, 0, v); err != nil {
+		rows := len(v)
+		if v == nil {
+			rows = w.NumRows()
+		} else if err := rp.p.stage.uploadFr(rp.st, b, 0, v); err != nil {
 			return err
 		}
-		n := int64(len(v)) * frSize
+		n := int64(rows) * frSize
 		if err := rp.st.Zero(b, n, domainBytes-n); err != nil {
 			return err
 		}
@@ -99,10 +110,17 @@ func (rp *residentProof) upload() error {
 	return rp.st.Sync()
 }
 
-// computeH runs bellperson's H on a, b, c (h lands in a) and converts the
-// MSMs' scalars to canonical form.
+// computeH evaluates a, b, c from the matrices when w has none, runs
+// bellperson's H on them (h lands in a) and converts the MSMs' scalars to
+// canonical form.
 func (rp *residentProof) computeH(context.Context) error {
 	a, b, c := rp.abc[0], rp.abc[1], rp.abc[2]
+	if rp.w.A == nil {
+		w := native.Witness{Inputs: rp.inputs, Aux: rp.aux, NInputs: len(rp.w.Inputs), NAux: len(rp.w.Aux)}
+		if err := rp.dm.eval(rp.st, w, a, b, c); err != nil {
+			return err
+		}
+	}
 	if err := rp.st.HDevice(a, b, c, uint32(bits.Len(uint(rp.m))-1)); err != nil {
 		return fmt.Errorf("GPU %d: %w", rp.device, err)
 	}

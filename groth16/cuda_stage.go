@@ -103,3 +103,106 @@ func parallelCopy(dst, src []byte) {
 		return nil
 	})
 }
+
+// vectorStage is a device's pinned copy of the last of H's vectors on the
+// streaming path (c, uploaded once b's step frees a device vector). A proof
+// fills it while its H's first two steps run, so that the upload between
+// them and the third, which holds up every proof's compute chain, is one
+// DMA at the link's speed instead of staged chunks filled by cores that
+// synthesis keeps busy (a 32 GiB partition's c took 0.41 s beside another
+// proof's aux MSMs at a 24 GiB limit: BENCHMARKS.md, issue 17). One stage
+// per device suffices: a proof holds it only within its compute lock and
+// the suspension that uploads c.
+type vectorStage struct {
+	slot chan struct{} // one token: the stage's holder
+
+	mu     sync.Mutex
+	buf    *native.Pinned
+	closed bool
+}
+
+func newVectorStage() *vectorStage {
+	vs := &vectorStage{slot: make(chan struct{}, 1)}
+	vs.slot <- struct{}{}
+	return vs
+}
+
+// hold waits for the stage (or ctx) and fills it with v. When the pinned
+// copy cannot be had (the allocation fails, or the prover is closing) it
+// returns nil and holds nothing: the caller uploads v through the staging
+// chunks instead, slower but the same.
+func (vs *vectorStage) hold(ctx context.Context, v []fr.Element) (*native.Pinned, error) {
+	select {
+	case <-vs.slot:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	buf := vs.buffer(max(int64(len(v))*frSize, 1))
+	if buf == nil {
+		vs.slot <- struct{}{}
+		return nil, nil
+	}
+	parallelCopy(buf.Bytes(), native.AsBytes(v))
+	return buf, nil
+}
+
+// ready allocates the stage for vectors of n bytes ahead of the first
+// proof (Preload), waiting for its holder; without the room, proofs later
+// go without it.
+func (vs *vectorStage) ready(ctx context.Context, n int64) error {
+	select {
+	case <-vs.slot:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	vs.buffer(n)
+	vs.slot <- struct{}{}
+	return nil
+}
+
+// buffer returns a pinned buffer of at least n bytes, reallocating a
+// smaller one, or nil; only the stage's holder calls it.
+func (vs *vectorStage) buffer(n int64) *native.Pinned {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if vs.closed {
+		return nil
+	}
+	if vs.buf != nil && vs.buf.Size() >= n {
+		return vs.buf
+	}
+	if vs.buf != nil {
+		vs.buf.Free()
+		vs.buf = nil
+	}
+	buf, err := native.AllocPinned(n)
+	if err != nil {
+		return nil
+	}
+	vs.buf = buf
+	return buf
+}
+
+// release ends the holder's use of the stage, freeing it if the prover
+// closed meanwhile.
+func (vs *vectorStage) release() {
+	vs.mu.Lock()
+	if vs.closed && vs.buf != nil {
+		vs.buf.Free()
+		vs.buf = nil
+	}
+	vs.mu.Unlock()
+	vs.slot <- struct{}{}
+}
+
+// close frees the pinned copy now if nobody holds it, else on its release.
+func (vs *vectorStage) close() {
+	vs.mu.Lock()
+	vs.closed = true
+	vs.mu.Unlock()
+	select {
+	case <-vs.slot: // free
+		vs.release()
+	default: // held: its release frees it
+	}
+}

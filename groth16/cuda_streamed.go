@@ -48,8 +48,9 @@ func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, vk *Verif
 // streamedProof is one proof on the streaming path, a backend over
 // gpulock.Job's steps like residentProof: prepare reserves the proof's
 // largest phase, uploads a and b and takes the compute lock; H runs with
-// two device vectors, c uploaded once b's step has freed the second, with
-// the lock suspended meanwhile; each MSM streams its section from pinned
+// two device vectors, c uploaded (by DMA from the device's pinned stage)
+// once b's step has freed the second, with the lock suspended meanwhile;
+// each MSM streams its section from pinned
 // memory through chunk buffers on the copy stream. The h MSM is bound by
 // its kernels and runs under the lock; the aux MSMs are bound by their
 // copies and run after it (Job.Stream), with the assignment uploaded once
@@ -72,6 +73,7 @@ type streamedProof struct {
 	hs          *native.Stream // the aux phase's kernels (high priority)
 	acc, x      *native.Buffer // H's two vectors: a, then h (canonical); b, then c
 	aux, inputs *native.Buffer // canonical, uploaded by the first aux MSM
+	stagedC     *native.Pinned // c's pinned copy, held until its upload (nil: none)
 	released    bool           // the compute lock is released: the aux phase
 }
 
@@ -140,7 +142,9 @@ func (sp *streamedProof) fill(st *native.Stream, b *native.Buffer, v []fr.Elemen
 
 // computeH runs H's three steps; c is uploaded into b's vector once b's
 // step is done, without the compute lock: another proof's kernels run
-// while the copy engine (shared with the aux MSMs' streams) brings it.
+// while the copy engine (shared with the aux MSMs' streams) brings it. The
+// cores copy c into the device's pinned stage while the first two steps
+// run, so that its upload is one DMA.
 func (sp *streamedProof) computeH(ctx context.Context) error {
 	logM := uint32(bits.Len(uint(sp.m)) - 1)
 	if err := sp.st.HStep(sp.acc, nil, logM, native.HStepA); err != nil {
@@ -149,10 +153,19 @@ func (sp *streamedProof) computeH(ctx context.Context) error {
 	if err := sp.st.HStep(sp.acc, sp.x, logM, native.HStepB); err != nil {
 		return fmt.Errorf("GPU %d: %w", sp.device, err)
 	}
+	begin := time.Now()
+	staged, err := sp.p.lastStage.hold(ctx, sp.w.C)
+	if err != nil {
+		return err
+	}
+	if staged != nil {
+		sp.stagedC = staged
+		sp.cfg.report("stage_c", begin, "device", sp.device, "bytes", int64(len(sp.w.C))*frSize)
+	}
 	if err := sp.st.Sync(); err != nil { // x is free again
 		return err
 	}
-	if err := sp.suspend(ctx, func() error { return sp.fill(sp.cs, sp.x, sp.w.C) }); err != nil {
+	if err := sp.suspend(ctx, sp.uploadC); err != nil {
 		return err
 	}
 	if err := sp.st.HStep(sp.acc, sp.x, logM, native.HStepC); err != nil {
@@ -163,6 +176,32 @@ func (sp *streamedProof) computeH(ctx context.Context) error {
 		return fmt.Errorf("GPU %d: %w", sp.device, err)
 	}
 	return sp.st.Sync()
+}
+
+// uploadC brings c into x on the copy stream: one DMA from its pinned
+// copy, whose stage it then hands on, or through the staging chunks.
+func (sp *streamedProof) uploadC() error {
+	if sp.stagedC == nil {
+		return sp.fill(sp.cs, sp.x, sp.w.C)
+	}
+	n := int64(len(sp.w.C)) * frSize
+	err := sp.cs.CopyToDeviceAsync(sp.x, 0, sp.stagedC, 0, n)
+	if err == nil {
+		err = sp.cs.Zero(sp.x, n, sp.x.Size()-n)
+	}
+	if serr := sp.cs.Sync(); err == nil {
+		err = serr
+	}
+	sp.releaseC()
+	return err
+}
+
+// releaseC hands c's stage on, once no copy reads it.
+func (sp *streamedProof) releaseC() {
+	if sp.stagedC != nil {
+		sp.stagedC = nil
+		sp.p.lastStage.release()
+	}
 }
 
 func (sp *streamedProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
@@ -320,6 +359,7 @@ func (sp *streamedProof) close() {
 	if sp.hs != nil {
 		sp.hs.Sync() // nor any aux-phase kernel read one
 	}
+	sp.releaseC() // after the copy stream's wait: no DMA reads it now
 	sp.freeBuffers()
 	sp.cs.Close()
 	sp.hs.Close()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/msm"
 	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
 // ErrKeyMismatch reports a proving key whose sections do not fit the circuit.
@@ -32,10 +33,11 @@ type Prover interface {
 type ProveOption func(*proveConfig)
 
 type proveConfig struct {
-	r, s    *fr.Element
-	timings *Timings
-	phases  PhaseFunc
-	starts  func(name string)
+	r, s     *fr.Element
+	timings  *Timings
+	phases   PhaseFunc
+	starts   func(name string)
+	matrices *pce.Matrices // WithMatrices
 }
 
 // PhaseFunc receives each phase of a proof when it ends (for tracing), with
@@ -161,6 +163,11 @@ type quotientFunc func(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.E
 // prove is bellperson's prover on the host over a quotient and an MSM engine.
 func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engine msm.Engine, quotient quotientFunc, opts []ProveOption) (*Proof, error) {
 	cfg := configure(opts)
+	synth.AppendInputRows(w, len(w.Inputs))
+	w, err := proofAssignment(ctx, w, cfg.matrices, abcHost)
+	if err != nil {
+		return nil, err
+	}
 	hs, err := newHostSections(pk, w, engine, quotient)
 	if err != nil {
 		return nil, err
@@ -275,9 +282,8 @@ type hostSections struct {
 	h        []fr.Element // the quotient's coefficients, once computed
 }
 
-// newHostSections appends w's input rows and checks that pk fits it.
+// newHostSections checks that pk fits w, its input rows appended.
 func newHostSections(pk *ProvingKey, w *synth.ProvingAssignment, engine msm.Engine, quotient quotientFunc) (*hostSections, error) {
-	synth.AppendInputRows(w, len(w.Inputs))
 	m, err := checkShape(pk, w)
 	if err != nil {
 		return nil, err
@@ -426,9 +432,6 @@ const maxDomain = 1 << 32
 
 // checkCounts is checkShape against bare section counts.
 func checkCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) (int, error) {
-	if w.WitnessOnly() {
-		return 0, fmt.Errorf("%w: a witness-only assignment has no a, b, c or densities to prove from", ErrInvalidInput)
-	}
 	n := w.NumRows()
 	if n < 2 {
 		return 0, fmt.Errorf("%w: circuit has %d rows", ErrKeyMismatch, n)

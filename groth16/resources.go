@@ -33,6 +33,11 @@ const stageChunkBytes = 128 << 20
 // (two staging chunks); the chunks are kept for reuse across proofs.
 const UploadStagingBytes = 2 * stageChunkBytes
 
+// StreamingStageBytes is the pinned host memory a device on the streaming
+// path keeps for the last of H's vectors (c, domain m), filled before a
+// proof takes the compute lock so that its upload inside H is one DMA.
+func StreamingStageBytes(m int) int64 { return int64(m) * frSize }
+
 // KeyBytes is the device memory a key with these counts occupies.
 func KeyBytes(c SectionCounts) int64 {
 	return int64(c.H+c.L+c.A+c.B)*g1Bytes + int64(c.B)*g2Bytes

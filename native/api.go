@@ -24,7 +24,7 @@ const EnvLibrary = "GPUC2_NATIVE_LIB"
 // compile time: the cgo build fails if one drifts.
 
 // ABIVersion is the function-table version this package speaks.
-const ABIVersion = 5
+const ABIVersion = 6
 
 // Status codes of the C ABI.
 const (
@@ -169,6 +169,22 @@ type Buffer struct {
 	once   sync.Once
 }
 
+// CSR is an R1CS matrix on the device in compact CSR form (synth/pce's):
+// row r's terms are [RowStart[r], RowStart[r+1]) (uint32 offsets), term k
+// is coefficient IDs[k] (uint16, into Coeffs' NCoeffs Fr) times witness
+// value Cols[k] (uint32).
+type CSR struct {
+	RowStart, Cols, IDs, Coeffs *Buffer
+	Rows, Terms, NCoeffs        int
+}
+
+// Witness is w = (inputs, aux) on the device, Fr in Montgomery form:
+// column j < NInputs is Inputs[j], column NInputs + j is Aux[j].
+type Witness struct {
+	Inputs, Aux   *Buffer
+	NInputs, NAux int
+}
+
 // Size returns the buffer's size in bytes.
 func (b *Buffer) Size() int64 { return b.size }
 
@@ -179,6 +195,9 @@ type Pinned struct {
 	size int64
 	once sync.Once
 }
+
+// Size returns the memory's size in bytes.
+func (p *Pinned) Size() int64 { return p.size }
 
 // Bytes returns the memory as a byte slice (valid until Free).
 func (p *Pinned) Bytes() []byte { return unsafe.Slice((*byte)(p.ptr), p.size) }
@@ -225,9 +244,10 @@ type StreamedMSM struct {
 }
 
 // HostData is the element types of host memory that copies take: bytes,
-// field elements and affine points, none of which holds a Go pointer.
+// CSR indices, field elements and affine points, none of which holds a Go
+// pointer.
 type HostData interface {
-	byte | fr.Element | bls12381.G1Affine | bls12381.G2Affine
+	byte | uint16 | uint32 | fr.Element | bls12381.G1Affine | bls12381.G2Affine
 }
 
 // AsBytes returns v's memory as bytes (no copy), for Stream.CopyToDevice and

@@ -8,6 +8,9 @@ package native
 static int go_gpuc2_stream_create_priority(const gpuc2_api_t* a, int32_t d, int32_t high, gpuc2_stream* s, char* msg, size_t len) {
 	return a->stream_create_priority(d, high, s, msg, len);
 }
+static int go_gpuc2_spmv(const gpuc2_api_t* a, int32_t d, gpuc2_stream s, const uint32_t* rs, const uint32_t* cols, const uint16_t* ids, uint64_t rows, uint64_t nnz, const void* coeffs, uint32_t nc, const void* in, uint64_t nin, const void* aux, uint64_t naux, void* out, char* msg, size_t len) {
+	return a->spmv(d, s, rs, cols, ids, rows, nnz, coeffs, nc, in, nin, aux, naux, out, msg, len);
+}
 static int go_gpuc2_stream_destroy(const gpuc2_api_t* a, int32_t d, gpuc2_stream s, char* msg, size_t len) {
 	return a->stream_destroy(d, s, msg, len);
 }
@@ -74,6 +77,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -337,6 +341,36 @@ func (s *Stream) FrFromMont(buf *Buffer, off int64, n int) error {
 	}
 	return call("fr_from_mont", func(m *C.char, k C.size_t) C.int {
 		return C.go_gpuc2_fr_from_mont(lib.api, C.int32_t(s.device), s.s, d, C.uint64_t(n), m, k)
+	})
+}
+
+// SpMV enqueues out[r] = ⟨row r of m, w⟩ for each of m's rows, out
+// holding m.Rows Fr (Montgomery form). Terms outside w or m's coefficients
+// are skipped on the device; the caller validates m once.
+func (s *Stream) SpMV(m CSR, w Witness, out *Buffer) error {
+	if m.Rows < 0 || m.Terms < 0 || m.NCoeffs < 0 || m.NCoeffs > math.MaxUint32 || w.NInputs < 0 || w.NAux < 0 {
+		return fmt.Errorf("%w: spmv: %d rows, %d terms, %d coefficients, %d+%d values", ErrInvalidArgument,
+			m.Rows, m.Terms, m.NCoeffs, w.NInputs, w.NAux)
+	}
+	var ptrs [7]unsafe.Pointer
+	for i, x := range []struct {
+		b *Buffer
+		n int64
+	}{
+		{m.RowStart, int64(m.Rows+1) * 4}, {m.Cols, int64(m.Terms) * 4}, {m.IDs, int64(m.Terms) * 2},
+		{m.Coeffs, int64(m.NCoeffs) * frBytes}, {w.Inputs, int64(w.NInputs) * frBytes},
+		{w.Aux, int64(w.NAux) * frBytes}, {out, int64(m.Rows) * frBytes},
+	} {
+		p, err := x.b.at("spmv", 0, x.n)
+		if err != nil {
+			return err
+		}
+		ptrs[i] = p
+	}
+	return call("spmv", func(msg *C.char, k C.size_t) C.int {
+		return C.go_gpuc2_spmv(lib.api, C.int32_t(s.device), s.s, (*C.uint32_t)(ptrs[0]), (*C.uint32_t)(ptrs[1]),
+			(*C.uint16_t)(ptrs[2]), C.uint64_t(m.Rows), C.uint64_t(m.Terms), ptrs[3], C.uint32_t(m.NCoeffs),
+			ptrs[4], C.uint64_t(w.NInputs), ptrs[5], C.uint64_t(w.NAux), ptrs[6], msg, k)
 	})
 }
 

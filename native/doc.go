@@ -12,7 +12,7 @@
 //
 // Load (called implicitly by every entry) looks for the library, in order, at
 // the path in GPUC2_NATIVE_LIB, beside the running executable, and on the
-// dynamic linker's search path, and checks the ABI version (4) of its
+// dynamic linker's search path, and checks the ABI version (ABIVersion) of its
 // function table (include/gpuc2.h). When none loads, its error names each
 // place tried and why that failed (no such file, dlopen's message, an ABI
 // mismatch, no CUDA device). Build the library with

@@ -84,6 +84,9 @@ func TestNoCgoNotAvailable(t *testing.T) {
 			return err
 		},
 		"Stream.HStep": func() error { return s.HStep(b, b, 1, native.HStepB) },
+		"Stream.SpMV": func() error {
+			return s.SpMV(native.CSR{RowStart: b, Cols: b, IDs: b, Coeffs: b, Rows: 1}, native.Witness{Inputs: b, Aux: b}, b)
+		},
 		"Stream.MSMG1Streamed": func() error {
 			_, err := s.MSMG1Streamed(s, native.StreamedMSM{NBases: 1, NScalars: 1, ChunkPoints: 64})
 			return err

@@ -368,6 +368,14 @@ int api_h_scratch_bytes(uint32_t log_m, uint64_t* bytes, char* msg, size_t msg_l
   });
 }
 
+int api_spmv(int32_t device, gpuc2_stream s, const uint32_t* row_start, const uint32_t* cols, const uint16_t* ids,
+             uint64_t rows, uint64_t nnz, const void* coeffs, uint32_t n_coeffs, const void* inputs, uint64_t n_inputs,
+             const void* aux, uint64_t n_aux, void* out, char* msg, size_t msg_len) {
+  return guard(msg, msg_len, [&] {
+    spmv_device(device, s, row_start, cols, ids, rows, nnz, coeffs, n_coeffs, inputs, n_inputs, aux, n_aux, out);
+  });
+}
+
 const gpuc2_api_t table = {
     GPUC2_ABI_VERSION,
     (uint32_t)sizeof(gpuc2_api_t),
@@ -405,6 +413,7 @@ const gpuc2_api_t table = {
     api_h_step,
     api_h_scratch_bytes,
     api_stream_create_priority,
+    api_spmv,
 };
 
 }  // namespace

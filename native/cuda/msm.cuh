@@ -17,6 +17,10 @@ uint64_t msm_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars, uint3
 template <class F>
 void fixed_base_host(int32_t device, const void* base, const void* scalars, uint64_t n, void* out);
 void fr_from_mont_device(int32_t device, void* stream, void* data, uint64_t n);
+// spmv of gpuc2.h (spmv.cu).
+void spmv_device(int32_t device, void* stream, const uint32_t* row_start, const uint32_t* cols, const uint16_t* ids,
+                 uint64_t rows, uint64_t nnz, const void* coeffs, uint32_t n_coeffs, const void* inputs,
+                 uint64_t n_inputs, const void* aux, uint64_t n_aux, void* out);
 template <class F>
 void msm_bench(int32_t device, const void* bases, const void* scalars, uint64_t n, uint32_t iters, uint32_t flags,
                float* ms);

@@ -36,13 +36,14 @@
 extern "C" {
 #endif
 
-/* ABI 5: high-priority streams (stream_create_priority). ABI 4 added MSMs
+/* ABI 6: a constraint matrix times the witness on the device (spmv). ABI 5
+ * added high-priority streams (stream_create_priority); ABI 4 MSMs
  * over bases streamed from host memory (msm_g1_stream, msm_g2_stream,
  * msm_stream_scratch_bytes) and H one vector at a time (h_step), for devices
  * that cannot hold the proving key; ABI 3 the MSM tuning flags,
  * msm_scratch_bytes and pool_peak. The table is checked for this exact
  * version: an older library is refused. */
-#define GPUC2_ABI_VERSION 5u
+#define GPUC2_ABI_VERSION 6u
 
 typedef enum gpuc2_status {
   GPUC2_OK = 0,
@@ -276,6 +277,19 @@ typedef struct gpuc2_api_t {
    * kernels beside another stream's long ones is not delayed by them.
    * Running blocks are never preempted. */
   int (*stream_create_priority)(int32_t device, int32_t high, gpuc2_stream* out, char* msg, size_t msg_len);
+
+  /* ---- ABI 6 ---- */
+
+  /* Enqueues out[r] = sum of coeffs[ids[k]]·w[cols[k]] over k in
+   * [row_start[r], row_start[r+1]), for r < rows: one R1CS matrix in CSR
+   * form (rows+1 offsets, nnz 32-bit columns and 16-bit coefficient ids)
+   * times the witness w = (inputs, aux): column j < n_inputs is inputs[j],
+   * column n_inputs + j is aux[j]. All device buffers, Fr in Montgomery
+   * form. A term past nnz, the witness or n_coeffs is skipped, never read
+   * out of bounds; the caller validates its matrices once. */
+  int (*spmv)(int32_t device, gpuc2_stream s, const uint32_t* row_start, const uint32_t* cols, const uint16_t* ids,
+              uint64_t rows, uint64_t nnz, const void* coeffs, uint32_t n_coeffs, const void* inputs,
+              uint64_t n_inputs, const void* aux, uint64_t n_aux, void* out, char* msg, size_t msg_len);
 } gpuc2_api_t;
 
 /* The only exported symbol. */

@@ -1,0 +1,158 @@
+package groth16
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth/pce"
+)
+
+// deviceMatrices are a circuit's A, B, C (synth/pce's compact form) and
+// their coefficient table on one device: with the witness w = (inputs, aux)
+// uploaded, eval computes a, b, c there, so that only the witness crosses
+// the bus instead of three domain vectors (issue 18). They hold a ledger
+// reservation of their size until free, like a resident key.
+type deviceMatrices struct {
+	inputs, aux, rows int
+	a, b, c           native.CSR // sharing one coefficient table
+	bufs              []*native.Buffer
+	job               *gpulock.Job
+}
+
+// matricesDeviceBytes is what ms takes on a device: its arrays, each
+// rounded up to the allocator's 2 MiB.
+func matricesDeviceBytes(ms *pce.Matrices) int64 {
+	const arrays, granule = 10, 2 << 20 // the coefficients, three per matrix
+	return ms.Bytes() + arrays*granule
+}
+
+// deviceMatricesFor returns ms on p's device and the function that hands
+// it back, uploading it when no copy exists; nil (and no error) when the
+// device has no room for it now: the proof then evaluates a, b, c on the
+// host. The matrices stay until Close.
+func (p *CUDAProver) deviceMatricesFor(ctx context.Context, ms *pce.Matrices, cfg *proveConfig) (*deviceMatrices, func(), error) {
+	begin := time.Now()
+	dm, release, uploaded, err := p.matrices.acquire(ctx, ms, func(ctx context.Context) (*deviceMatrices, error) {
+		return p.uploadMatrices(ctx, ms)
+	})
+	switch {
+	case errors.Is(err, errKeyNoRoom), errors.Is(err, ErrOutOfDeviceMemory):
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	if uploaded {
+		cfg.report("matrices_upload", begin, "device", p.device, "bytes", dm.bytes())
+	}
+	return dm, release, nil
+}
+
+// uploadMatrices reserves room for ms in p's ledger without waiting (like
+// a resident key, it must not queue ahead of proofs) and copies it there.
+func (p *CUDAProver) uploadMatrices(ctx context.Context, ms *pce.Matrices) (dm *deviceMatrices, err error) {
+	job := p.gate.NewJob()
+	if ok, err := job.TryReserve(matricesDeviceBytes(ms)); err != nil || !ok {
+		job.Done()
+		if err == nil {
+			err = errKeyNoRoom
+		}
+		return nil, err
+	}
+	st, err := native.NewStream(p.device)
+	if err != nil {
+		job.Done()
+		return nil, err
+	}
+	defer st.Close()
+	dm, err = uploadMatrices(st, ms)
+	if err != nil {
+		job.Done()
+		return nil, classifyDevice(err)
+	}
+	dm.job = job
+	return dm, ctx.Err()
+}
+
+// uploadMatrices copies ms to st's device (plain allocations: the
+// matrices stay as long as their proof type does, like a resident key).
+func uploadMatrices(st *native.Stream, ms *pce.Matrices) (dm *deviceMatrices, err error) {
+	dm = &deviceMatrices{inputs: ms.Inputs(), aux: ms.Aux(), rows: ms.Rows()}
+	defer func() {
+		if err != nil {
+			dm.free()
+			dm = nil
+		}
+	}()
+	coeffs, err := dm.upload(st, native.AsBytes(ms.Coeffs()))
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range []struct {
+		dst *native.CSR
+		m   *pce.Matrix
+	}{{&dm.a, ms.A()}, {&dm.b, ms.B()}, {&dm.c, ms.C()}} {
+		rowStart, cols, ids := x.m.CSR()
+		*x.dst = native.CSR{Coeffs: coeffs, Rows: x.m.Rows(), Terms: x.m.Terms(), NCoeffs: len(ms.Coeffs())}
+		if x.dst.RowStart, err = dm.upload(st, native.AsBytes(rowStart)); err != nil {
+			return nil, err
+		}
+		if x.dst.Cols, err = dm.upload(st, native.AsBytes(cols)); err != nil {
+			return nil, err
+		}
+		if x.dst.IDs, err = dm.upload(st, native.AsBytes(ids)); err != nil {
+			return nil, err
+		}
+	}
+	return dm, st.Sync()
+}
+
+func (dm *deviceMatrices) upload(st *native.Stream, src []byte) (*native.Buffer, error) {
+	b, err := native.Alloc(st.Device(), nil, max(int64(len(src)), 1))
+	if err != nil {
+		return nil, err
+	}
+	dm.bufs = append(dm.bufs, b)
+	return b, st.CopyToDevice(b, 0, src)
+}
+
+// eval enqueues a = A·w, b = B·w, c = C·w on st from the witness w
+// (Montgomery form); a, b and c hold at least rows elements each.
+func (dm *deviceMatrices) eval(st *native.Stream, w native.Witness, a, b, c *native.Buffer) error {
+	if w.NInputs != dm.inputs || w.NAux != dm.aux {
+		return fmt.Errorf("%w: a witness of %d inputs and %d aux for matrices of %d and %d",
+			ErrInvalidInput, w.NInputs, w.NAux, dm.inputs, dm.aux)
+	}
+	for _, x := range []struct {
+		m   native.CSR
+		out *native.Buffer
+	}{{dm.a, a}, {dm.b, b}, {dm.c, c}} {
+		if err := st.SpMV(x.m, w, x.out); err != nil {
+			return fmt.Errorf("GPU %d: constraint evaluation: %w", st.Device(), err)
+		}
+	}
+	return nil
+}
+
+// bytes is the device memory the matrices take.
+func (dm *deviceMatrices) bytes() int64 {
+	var n int64
+	for _, b := range dm.bufs {
+		n += b.Size()
+	}
+	return n
+}
+
+// free releases the device memory, then the reservation.
+func (dm *deviceMatrices) free() {
+	for _, b := range dm.bufs {
+		b.Free()
+	}
+	dm.bufs = nil
+	if dm.job != nil {
+		dm.job.Done()
+	}
+}
