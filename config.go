@@ -72,7 +72,18 @@ type Config struct {
 	TestParamsDir string
 	// SkipSelfVerify turns off verifying each proof before returning it.
 	SkipSelfVerify bool
-	Logger         *slog.Logger // default: slog.Default(), so the TEST-ONLY warning is seen
+	// ConstraintMatrices says when proofs are made from the circuit's
+	// compiled R1CS matrices (package synth/pce): recorded once, on the
+	// first proof of a parameter file (about 100 s and 5.9 GB at 32 GiB),
+	// then every partition is synthesized into its witness alone and a, b,
+	// c are evaluated from the matrices. Default MatricesAuto.
+	ConstraintMatrices MatricesMode
+	// MatricesCacheDir keeps each circuit's recorded matrices in a file, so
+	// that a later process reads them (checked against one full synthesis)
+	// instead of recording them again. Default: gpuc2/matrices under the
+	// user's cache directory; "none": record them in every process.
+	MatricesCacheDir string
+	Logger           *slog.Logger // default: slog.Default(), so the TEST-ONLY warning is seen
 	// Progress, if set, is called at each stage of each partition (see
 	// Stage), and as each phase of its proof starts (Progress.Phase), in
 	// order, from one goroutine of the Prover's: a slow callback
@@ -85,6 +96,25 @@ type Config struct {
 	// each prover phase, self-verification) for Perfetto; see package trace.
 	Tracer *trace.Tracer
 }
+
+// MatricesMode is Config.ConstraintMatrices.
+type MatricesMode string
+
+const (
+	// MatricesAuto uses the matrices where they pay: with the CUDA
+	// backend when every GPU holds the key (resident mode) and has room
+	// for them beside it. The GPUs then evaluate a, b, c: only the witness
+	// crosses the bus and a partition holds only its witness on the host
+	// (32 GiB: 4.2 GB, not 19.9 GiB).
+	MatricesAuto MatricesMode = ""
+	// MatricesOn uses them always: where no GPU holds them (the CPU
+	// backend, streaming mode), a, b, c are evaluated on the host, which
+	// saves synthesis time but holds the matrices and records them in host
+	// memory beside the partitions' full working sets.
+	MatricesOn MatricesMode = "on"
+	// MatricesOff synthesizes every partition in full.
+	MatricesOff MatricesMode = "off"
+)
 
 // withDefaults returns c with its defaults resolved: the one place they are,
 // for New to run with and Requirements to size a proof by. It sets ParamsDir,
@@ -115,6 +145,12 @@ func (c Config) withDefaults(gpus func(Config) (int, error)) (_ Config, budgetAu
 		}
 	default:
 		return Config{}, false, fmt.Errorf("gpuc2: unknown backend %q", c.Backend)
+	}
+	switch c.ConstraintMatrices {
+	case MatricesAuto, MatricesOn, MatricesOff:
+	default:
+		return Config{}, false, fmt.Errorf("gpuc2: unknown ConstraintMatrices %q (want %q, %q or %q)",
+			c.ConstraintMatrices, MatricesAuto, MatricesOn, MatricesOff)
 	}
 	n := 0 // GPUs
 	if c.Backend == BackendCUDA {

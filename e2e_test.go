@@ -3,6 +3,7 @@ package gpuc2_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -182,4 +183,37 @@ func TestSealCommitPhase2CircuitProofsNonInteractive2KiB(t *testing.T) {
 
 	_, err = p.SealCommitPhase2(ctx, raw, sector, miner)
 	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
+}
+
+// Matrices recorded from one sector prove another (every sector of a proof
+// type has the same constraint matrices; MatricesOn uses them on the CPU,
+// where MatricesAuto does not), a second Prover reads them from the cache
+// file the first wrote, and MatricesOff proves from a full synthesis:
+// every proof verifies.
+func TestProveSealWithAndWithoutMatrices(t *testing.T) {
+	needFacadeProofs(t)
+	ctx := context.Background()
+	miner := abi.ActorID(1000)
+	cache := t.TempDir()
+	for i, mode := range []gpuc2.MatricesMode{gpuc2.MatricesOn, gpuc2.MatricesOn, gpuc2.MatricesOff} {
+		p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t),
+			Backend: gpuc2.BackendCPU, ConstraintMatrices: mode, MatricesCacheDir: cache})
+		require.NoError(t, err)
+		sectors := []abi.SectorNumber{21, 22} // the second with the first's matrices
+		if i > 0 {
+			sectors = sectors[:1]
+		}
+		for _, sector := range sectors {
+			_, raw := syntheticC1JSON(t, miner, sector)
+			res, err := p.ProveSeal(ctx, gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner})
+			require.NoError(t, err)
+			ok, err := p.VerifySeal(res.VerifyInfo)
+			require.NoError(t, err)
+			assert.True(t, ok, "run %d, ConstraintMatrices %q, sector %d", i, mode, sector)
+		}
+		require.NoError(t, p.Close())
+		files, err := filepath.Glob(filepath.Join(cache, "*.pce"))
+		require.NoError(t, err)
+		assert.Len(t, files, 1, "the first run's cache file, read by the second")
+	}
 }

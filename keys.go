@@ -14,6 +14,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -31,6 +32,10 @@ type keyEntry struct {
 
 	pvkOnce sync.Once
 	pvk     *groth16.PreparedVerifyingKey
+
+	matricesMu        sync.Mutex
+	matrices          *pce.Matrices // the circuit's, recorded on its first proof (matricesFor)
+	matricesOnDevices bool          // every GPU holds them: a, b, c are evaluated there
 }
 
 func (e *keyEntry) prepared() *groth16.PreparedVerifyingKey {
@@ -301,9 +306,15 @@ func (c *keyCache) evict(t abi.RegisteredSealProof) error {
 		}
 	}
 	delete(c.byFile, e.path)
+	e.matricesMu.Lock() // not recording: loadMu keeps new proofs of this file out
 	for _, d := range c.devices {
 		d.Evict(e.pk)
+		if e.matrices != nil {
+			d.EvictMatrices(e.matrices)
+		}
 	}
+	e.matrices = nil
+	e.matricesMu.Unlock()
 	err := e.pk.Close()
 	c.updateResidentLocked()
 	return err

@@ -39,6 +39,7 @@ func TestProgressPhases(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	p, err := New(ctx, Config{ParamsDir: t.TempDir(), Backend: BackendCPU, SkipSelfVerify: true,
+		ConstraintMatrices: MatricesOff, // the stand-in circuit is not the proof type's
 		Progress: func(e Progress) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -189,6 +189,7 @@ func (p *Prover) Evict(t abi.RegisteredSealProof) error {
 		err := p.keys.evict(t)
 		if sh, shapeErr := newShape(t); shapeErr == nil {
 			p.pipe.Budget().DropSpares(&sh.hint)
+			p.pipe.Budget().DropSpares(&sh.witness)
 		}
 		return err
 	})

@@ -125,6 +125,8 @@ func TestNewBackends(t *testing.T) {
 	ctx := context.Background()
 	_, err := gpuc2.New(ctx, gpuc2.Config{Backend: "tpu"})
 	assert.Error(t, err)
+	_, err = gpuc2.New(ctx, gpuc2.Config{Backend: gpuc2.BackendCPU, ConstraintMatrices: "sometimes"})
+	assert.ErrorContains(t, err, "ConstraintMatrices")
 	p, err := gpuc2.New(ctx, gpuc2.Config{})
 	require.NoError(t, err)
 	defer p.Close()

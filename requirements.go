@@ -9,6 +9,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -21,8 +22,16 @@ type Resources struct {
 	Domain      int64 // the FFT domain of a partition
 	// PartitionHostBytes is one partition's working set: what the host
 	// memory budget reserves per partition (a, b, c and the quotient's
-	// scratch over the domain, inputs and aux, densities).
+	// scratch over the domain, inputs and aux, densities); the witness
+	// alone when the GPU evaluates a, b, c from the constraint matrices.
 	PartitionHostBytes int64
+	// MatricesBytes is the circuit's compiled constraint matrices when
+	// proofs use them (Config.ConstraintMatrices), estimated before they
+	// are recorded: held on the host (in HostBytes) and, in resident mode
+	// when they fit beside the key and the workers, on each GPU (in
+	// VRAMBytes; MatricesOnGPU).
+	MatricesBytes int64
+	MatricesOnGPU bool
 	// ParamsBytes is the size of the .params file; the decoded sections
 	// take as much on the host, and the SRS as much on a GPU. ParamsExact
 	// says whether it comes from the file itself (else from the circuit's
@@ -115,14 +124,20 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 
 	cuda := cfg.Backend == BackendCUDA
 	workers, conc := cfg.WorkersPerDevice, cfg.SynthesisConcurrency
-	held := min(int64(sh.partitions), int64(conc+workers)) * sh.bytes
-	if !budgetAuto {
-		held = min(held, max(cfg.HostMemoryBudget, sh.bytes))
+	if cfg.ConstraintMatrices == MatricesOn || (cfg.ConstraintMatrices == MatricesAuto && cuda) {
+		r.MatricesBytes = pce.EstimatedBytes(r.Constraints) // auto: until a GPU is found unable to hold them
 	}
-	r.HostBytes = file + held + 512<<20
+	// The working sets held at once, once PartitionHostBytes is known.
+	held := func() int64 {
+		h := min(int64(sh.partitions), int64(conc+workers)) * r.PartitionHostBytes
+		if !budgetAuto {
+			h = min(h, max(cfg.HostMemoryBudget, r.PartitionHostBytes))
+		}
+		return h
+	}
+	r.HostBytes = file + held() + r.MatricesBytes + 512<<20
 	r.PreloadedHostBytes = r.HostBytes
 	if cuda {
-		r.PreloadedHostBytes = max(file, held) + 512<<20
 		m := sh.domain
 		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
 		r.PinnedBytes = int64(workers) * groth16.UploadStagingBytes
@@ -146,7 +161,20 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		case groth16.ModeResident:
 			r.ProofVRAMBytes -= groth16.KeyBytes(counts)
 			r.VRAMBytes = groth16.KeyBytes(counts) + int64(workers)*r.ProofVRAMBytes
+			if r.MatricesBytes > 0 && r.VRAMBytes+r.MatricesBytes <= limit {
+				r.MatricesOnGPU = true
+				r.VRAMBytes += r.MatricesBytes
+				r.PartitionHostBytes = groth16.WitnessHostBytes(sh.sizes)
+			} else if cfg.ConstraintMatrices == MatricesAuto {
+				r.MatricesBytes = 0
+			}
+			r.HostBytes = file + held() + r.MatricesBytes + 512<<20
+			r.PreloadedHostBytes = max(file, held()) + r.MatricesBytes + 512<<20
 		case groth16.ModeStreaming:
+			if cfg.ConstraintMatrices == MatricesAuto {
+				r.MatricesBytes = 0
+				r.HostBytes = file + held() + 512<<20
+			}
 			// The key is decoded into pinned memory, not the heap: it takes
 			// the parameters' place in HostBytes, and stays after Preload.
 			r.VRAMBytes = int64(workers) * r.ProofVRAMBytes

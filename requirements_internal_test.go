@@ -74,7 +74,7 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 			if !p.budgetAuto {
 				held = min(held, max(tc.want.HostMemoryBudget, r.PartitionHostBytes))
 			}
-			assert.Equal(t, r.ParamsBytes+held+512<<20, r.HostBytes)
+			assert.Equal(t, r.ParamsBytes+held+r.MatricesBytes+512<<20, r.HostBytes)
 			require.NoError(t, p.Close())
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/pipeline"
 	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -155,7 +156,11 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 	if !p.cfg.SkipSelfVerify { // before enqueue: once enqueued, the job must be collected
 		verifier = &partitionVerifier{pvk: a.key.prepared(), c1: a.c1}
 	}
-	job, err := p.enqueue(ctx, req, a)
+	ms, err := p.matrices(ctx, a, &res.Timings)
+	if err != nil {
+		return nil, err
+	}
+	job, err := p.enqueue(ctx, req, a, ms)
 	if err != nil {
 		return nil, err
 	}
@@ -234,16 +239,22 @@ func (p *Prover) parse(ctx context.Context, req SealRequest, scope c1Scope) (*po
 	return in, nil
 }
 
-// enqueue puts the admitted request's partitions into the pipeline; their
-// stages go to Config.Progress.
-func (p *Prover) enqueue(ctx context.Context, req SealRequest, a *admission) (*pipeline.Job, error) {
+// enqueue puts the admitted request's partitions into the pipeline, to be
+// proved from their witnesses and ms when set; their stages go to
+// Config.Progress.
+func (p *Prover) enqueue(ctx context.Context, req SealRequest, a *admission, ms *pce.Matrices) (*pipeline.Job, error) {
 	n := len(a.c1.VanillaProofs)
+	shape := a.shape.hint
+	if ms != nil {
+		shape = a.shape.witness
+	}
 	return p.pipe.Enqueue(ctx, pipeline.Spec{
 		Partitions: n,
 		Circuit:    func(k int) (synth.Circuit, error) { return partitionCircuit(a.c1, k) },
 		Key:        a.key.pk,
-		Shape:      a.shape.hint,
-		Bytes:      a.shape.bytes,
+		Shape:      shape,
+		Bytes:      partitionBytes(a, ms),
+		Matrices:   ms,
 		Report: func(e pipeline.Event) {
 			p.events.send(Progress{Proof: e.Seq, Sector: req.Sector, Miner: req.Miner, Partition: e.Partition,
 				Partitions: n, Stage: stages[e.Stage], Device: e.Device, Err: e.Err, Phase: e.Phase})

@@ -329,6 +329,7 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			limit>>30, st.Mode, float64(st.ProofVRAMBytes)/(1<<30), float64(st.LeastDeviceMemory)/(1<<30),
 			float64(st.PinnedBytes)/(1<<30), float64(st.HostBytes)/(1<<30))
 		assert.Equal(t, groth16.ModeStreaming, st.Mode)
+		assert.Zero(t, st.MatricesBytes, "auto: no matrices where the GPU cannot hold them")
 		assert.Equal(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "one worker: the least limit is its proof")
 		assert.LessOrEqual(t, st.VRAMBytes, limit)
 		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
@@ -354,6 +355,14 @@ func TestRequirements(t *testing.T) {
 	assert.Zero(t, small.GPUs)
 	assert.Zero(t, small.VRAMBytes)
 	assert.Zero(t, small.PinnedBytes)
+	assert.Zero(t, small.MatricesBytes, "auto: no matrices on the CPU")
+	on, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg2KiBV1_1, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU,
+		ConstraintMatrices: gpuc2.MatricesOn})
+	require.NoError(t, err)
+	assert.InEpsilon(t, 121.9e6, float64(on.MatricesBytes), 0.02, "the 2 KiB circuit's (synth/pce)")
+	assert.False(t, on.MatricesOnGPU)
+	assert.Equal(t, small.PartitionHostBytes, on.PartitionHostBytes, "a, b, c evaluated on the host")
+	assert.Equal(t, small.HostBytes+on.MatricesBytes, on.HostBytes)
 
 	cfg := gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCUDA}
 	big, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
@@ -367,9 +376,23 @@ func TestRequirements(t *testing.T) {
 	assert.Equal(t, 1, big.GPUs)
 	assert.Equal(t, int64(groth16.UploadStagingBytes), big.PinnedBytes, "one worker's upload staging")
 	assert.Greater(t, big.HostBytes, big.ParamsBytes+big.PartitionHostBytes)
-	held := big.HostBytes - big.ParamsBytes - 512<<20 // the working sets
-	assert.Equal(t, max(big.ParamsBytes, held)+512<<20, big.PreloadedHostBytes,
+	held := big.HostBytes - big.ParamsBytes - big.MatricesBytes - 512<<20 // the working sets
+	assert.Equal(t, max(big.ParamsBytes, held)+big.MatricesBytes+512<<20, big.PreloadedHostBytes,
 		"preloaded onto the GPU, the parameters are on the host only while they load")
+	// The constraint matrices (5.90 GB at 32 GiB, synth/pce) fit beside the
+	// key: a partition then holds only its witness on the host.
+	assert.InEpsilon(t, 5.90e9, float64(big.MatricesBytes), 0.01)
+	assert.True(t, big.MatricesOnGPU)
+	aux := int64(130_169_893) // FILECOIN-C2-FACTS §5 (the l section)
+	assert.True(t, big.PartitionHostBytes > aux*32 && big.PartitionHostBytes < (aux+1000)*32,
+		"the witness: aux and a few inputs, 32 bytes each (%d)", big.PartitionHostBytes)
+	full := cfg
+	full.ConstraintMatrices = gpuc2.MatricesOff
+	noMatrices, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, full)
+	require.NoError(t, err)
+	assert.Zero(t, noMatrices.MatricesBytes)
+	assert.False(t, noMatrices.MatricesOnGPU)
+	assert.Greater(t, noMatrices.PartitionHostBytes, 4*big.PartitionHostBytes, "a, b, c and the quotient's scratch besides")
 	assert.Less(t, big.PreloadedHostBytes, big.HostBytes)
 	assert.Equal(t, small.HostBytes, small.PreloadedHostBytes, "the CPU keeps the parameters on the host")
 	// NI-PoRep: the same circuit and key, 126 partitions; the pipeline holds

@@ -15,6 +15,7 @@ import (
 type shape struct {
 	sizes      synth.Sizes // inputs (with ONE), aux, rows without the input rows
 	hint       synth.Sizes // capacity of a proving assignment: rows padded to the domain
+	witness    synth.Sizes // capacity of a witness-only assignment (its rows are only counted)
 	domain     int64       // the evaluation domain: rows with one per input, to a power of two
 	bytes      int64       // host bytes of one partition's working set
 	partitions int
@@ -34,6 +35,8 @@ func newShape(t abi.RegisteredSealProof) (*shape, error) {
 	s.domain = int64(s.sizes.Domain())
 	s.hint = s.sizes
 	s.hint.Rows = int(s.domain)
+	s.witness = s.sizes
+	s.witness.Rows = 0
 	s.bytes = groth16.PartitionHostBytes(s.sizes)
 	return s, nil
 }

@@ -112,7 +112,7 @@ func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 	src := abcHost
 	if w.WitnessOnly() {
 		var releaseMatrices func()
-		if dm, releaseMatrices, err = p.deviceMatricesFor(ctx, cfg.matrices, &cfg); err != nil {
+		if dm, releaseMatrices, err = p.deviceMatricesFor(ctx, pk, cfg.matrices, &cfg); err != nil {
 			return nil, err
 		}
 		if dm != nil {

@@ -25,16 +25,60 @@ type deviceMatrices struct {
 
 // matricesDeviceBytes is what ms takes on a device: its arrays, each
 // rounded up to the allocator's 2 MiB.
-func matricesDeviceBytes(ms *pce.Matrices) int64 {
+func matricesDeviceBytes(ms *pce.Matrices) int64 { return matricesArraysBytes(ms.Bytes()) }
+
+// matricesArraysBytes is matrices of bytes bytes on a device.
+func matricesArraysBytes(bytes int64) int64 {
 	const arrays, granule = 10, 2 << 20 // the coefficients, three per matrix
-	return ms.Bytes() + arrays*granule
+	return bytes + arrays*granule
+}
+
+// MatricesFit says whether the device holds pk resident and can hold
+// constraint matrices of bytes (pce's Bytes) beside it and one proof.
+func (p *CUDAProver) MatricesFit(pk *ProvingKey, bytes int64) bool {
+	return p.usable() == nil && p.Mode(pk) == ModeResident && p.plan(pk).resident+matricesArraysBytes(bytes) <= p.gate.Budget()
+}
+
+// PreloadMatrices puts ms, the compiled matrices of pk's circuit, on the
+// device for the proofs that will take them (WithMatrices), until
+// EvictMatrices or Close. When the device cannot hold them beside pk's
+// resident key and a proof, or has no room beside what its ledger holds
+// now, it fails with ErrOutOfDeviceMemory, and such proofs evaluate a, b,
+// c on the host instead.
+func (p *CUDAProver) PreloadMatrices(ctx context.Context, pk *ProvingKey, ms *pce.Matrices) error {
+	if err := p.usable(); err != nil {
+		return err
+	}
+	var cfg proveConfig
+	dm, release, err := p.deviceMatricesFor(ctx, pk, ms, &cfg)
+	switch {
+	case err != nil:
+		return classifyDevice(err)
+	case dm == nil:
+		return fmt.Errorf("%w: GPU %d: no room for %d bytes of constraint matrices", ErrOutOfDeviceMemory, p.device, matricesDeviceBytes(ms))
+	}
+	release()
+	return nil
+}
+
+// EvictMatrices frees ms's copy on the device once the proofs using it
+// end (a proof type's parameters evicted).
+func (p *CUDAProver) EvictMatrices(ms *pce.Matrices) {
+	if p.matrices != nil {
+		p.matrices.evict(ms)
+	}
 }
 
 // deviceMatricesFor returns ms on p's device and the function that hands
 // it back, uploading it when no copy exists; nil (and no error) when the
-// device has no room for it now: the proof then evaluates a, b, c on the
-// host. The matrices stay until Close.
-func (p *CUDAProver) deviceMatricesFor(ctx context.Context, ms *pce.Matrices, cfg *proveConfig) (*deviceMatrices, func(), error) {
+// device cannot hold it beside pk's resident key and one proof (which
+// would then never find room), or has no room for it now: the proof then
+// evaluates a, b, c on the host. The matrices stay until EvictMatrices or
+// Close.
+func (p *CUDAProver) deviceMatricesFor(ctx context.Context, pk *ProvingKey, ms *pce.Matrices, cfg *proveConfig) (*deviceMatrices, func(), error) {
+	if p.plan(pk).resident+matricesDeviceBytes(ms) > p.gate.Budget() {
+		return nil, nil, nil
+	}
 	begin := time.Now()
 	dm, release, uploaded, err := p.matrices.acquire(ctx, ms, func(ctx context.Context) (*deviceMatrices, error) {
 		return p.uploadMatrices(ctx, ms)

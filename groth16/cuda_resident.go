@@ -116,10 +116,15 @@ func (rp *residentProof) upload() error {
 func (rp *residentProof) computeH(context.Context) error {
 	a, b, c := rp.abc[0], rp.abc[1], rp.abc[2]
 	if rp.w.A == nil {
+		begin := time.Now()
 		w := native.Witness{Inputs: rp.inputs, Aux: rp.aux, NInputs: len(rp.w.Inputs), NAux: len(rp.w.Aux)}
 		if err := rp.dm.eval(rp.st, w, a, b, c); err != nil {
 			return err
 		}
+		if err := rp.st.Sync(); err != nil { // for the phase's time; H follows at once
+			return err
+		}
+		rp.cfg.report("abc_eval", begin, "device", rp.device, "rows", rp.dm.rows)
 	}
 	if err := rp.st.HDevice(a, b, c, uint32(bits.Len(uint(rp.m))-1)); err != nil {
 		return fmt.Errorf("GPU %d: %w", rp.device, err)

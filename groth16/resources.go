@@ -60,6 +60,13 @@ func PartitionHostBytes(sz synth.Sizes) int64 {
 	return 4*m*frSize + vars*frSize + 3*((vars+63)/64)*8
 }
 
+// WitnessHostBytes is one partition's host working set when its a, b, c
+// are evaluated on the device from the circuit's matrices (WithMatrices):
+// the witness alone, inputs and aux (the densities are the matrices').
+func WitnessHostBytes(sz synth.Sizes) int64 {
+	return int64(sz.Inputs+sz.Aux) * frSize
+}
+
 // ProofDeviceBytes is the device memory one proof reserves beside its
 // resident key (counts c, domain m, nAux aux variables): what a scheduler
 // should budget per GPU worker.

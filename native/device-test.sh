@@ -34,7 +34,8 @@
 # file (./testsetup, ~47 GB at 32 GiB, in ${FACADE_CACHE:-.dev/facade-cache}, deleted at the end) and
 # proves ${FACADE_COUNT:-3} synthetic sectors from that file through the facade in another process
 # (./c2prove, ${FACADE_WORKERS:-2} GPU workers), once per device memory limit in ${FACADE_LIMITS:-unlimited}
-# (e.g. "16GiB 24GiB 48GiB unlimited": c2prove -device-memory): peak VRAM sampled by nvidia-smi, GPU
+# (e.g. "16GiB 24GiB 48GiB unlimited": c2prove -device-memory; FACADE_FLAGS adds c2prove flags, such as
+# -matrices=false, and FACADE_TAG a suffix to the run's file names): peak VRAM sampled by nvidia-smi, GPU
 # busy and PCIe rx by nvidia-smi dmon, peak RSS by GNU time. "partition" with PARTITION_LIMITS (e.g.
 # 16GiB,24GiB) also streams the tiled key from pinned memory under each limit and checks the proofs
 # against the resident one's. FACADE_KEEP=1 keeps the setup file; FACADE_REUSE=1 uses one found in
@@ -220,7 +221,7 @@ if has facade-sector; then
 		df -h "$fdir" >>"$summary" 2>&1
 		# One c2prove run per device memory limit (FACADE_LIMITS; "unlimited": the default limit).
 		for limit in ${FACADE_LIMITS:-unlimited}; do
-			tag=${limit}
+			tag=${limit}${FACADE_TAG:-}
 			memflag=()
 			[ "$limit" != unlimited ] && memflag=(-device-memory "$limit")
 			t0=$(date +%s)
@@ -231,7 +232,7 @@ if has facade-sector; then
 			# No -params (a -params directory must hold real files): an empty default directory makes
 			# c2prove use the TEST-ONLY file under -test-params, and say so (params=TEST-ONLY).
 			FIL_PROOFS_PARAMETER_CACHE=/nonexistent GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/c2prove" -sector-size "$fsize" \
-				-count "${FACADE_COUNT:-3}" -workers "${FACADE_WORKERS:-2}" -backend cuda -test-params "$fdir" "${memflag[@]}" \
+				-count "${FACADE_COUNT:-3}" -workers "${FACADE_WORKERS:-2}" -backend cuda -test-params "$fdir" "${memflag[@]}" ${FACADE_FLAGS:-} \
 				-trace "$OUT/facade-trace-$tag.json" >"$OUT/facade-sector-$tag.log" 2>&1
 			r=$?
 			kill "$dmon_pid" 2>/dev/null
@@ -242,7 +243,7 @@ if has facade-sector; then
 				"PCIe rx mean/max $(awk '$1 ~ /^[0-9]+$/ && $2 + 0 > 0 { s += $(NF-1); n++; if ($(NF-1) + 0 > m) m = $(NF-1) + 0 } END { if (n) printf "%.1f/%.1f", s / n / 1000, m / 1000 }' "$OUT/facade-sector-$tag-dmon.log") GB/s"
 			# the log is not a terminal: c2prove writes plain lines (its progress lines start "progress")
 			cut -c1-300 <"$OUT/facade-sector-$tag.log" |
-				grep -E 'TEST-ONLY|^backend:|^parameters:|^pipeline:|^device memory:|^proof [0-9]|^summary|^  [a-zA-Z]|verified=|Maximum resident|c2prove:|panic' |
+				grep -E 'TEST-ONLY|^backend:|^parameters:|^pipeline:|^device memory:|constraint matrices|^proof [0-9]|^summary|^  [a-zA-Z]|verified=|Maximum resident|c2prove:|panic' |
 				grep -v '^proof=' | tee -a "$summary"
 			grep -E '^proof=' "$OUT/facade-sector-$tag.log" | cut -c1-20 | tee -a "$summary"
 			grep -Eo 'verified=[a-z]+' "$OUT/facade-sector-$tag.log" | tee -a "$summary"

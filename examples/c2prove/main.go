@@ -102,6 +102,7 @@ type options struct {
 	testParams string
 	workers    int
 	deviceMem  int64           // -device-memory: gpuc2.Config.DeviceMemoryLimit
+	matrices   string          // -matrices: gpuc2.Config.ConstraintMatrices
 	set        map[string]bool // the flags given on the command line
 
 	// Resolved by check.
@@ -150,6 +151,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used without -params when the default directory has no real files; empty: none")
 	fs.Bool("facade", false, "no effect, kept for older scripts: every mode proves through the gpuc2 facade's pipeline")
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (gpuc2.Config.WorkersPerDevice; 0: the facade's default)")
+	fs.StringVar(&o.matrices, "matrices", "auto", "prove from the circuit's compiled constraint matrices, recorded on the first proof (gpuc2.Config.ConstraintMatrices): auto (when every GPU holds the key and the matrices: a, b, c evaluated there), on (also on the host) or off (full synthesis)")
 	fs.Func("device-memory", "device memory gpuc2 may use per GPU, e.g. 16GiB or 24GB (gpuc2.Config.DeviceMemoryLimit; default: the free memory less a margin); below the key's need the key streams from pinned host memory", func(s string) error {
 		b, err := humanize.ParseBytes(s)
 		if err != nil {
@@ -168,6 +170,14 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	return o, nil
 }
 
+// matricesMode is -matrices as gpuc2 takes it.
+func (o *options) matricesMode() gpuc2.MatricesMode {
+	if o.matrices == "auto" {
+		return gpuc2.MatricesAuto
+	}
+	return gpuc2.MatricesMode(o.matrices)
+}
+
 // check checks every option before any work, resolving the proof type (of
 // -c1, read and parsed here, or of -sector-size), the backend and the
 // parameters. Its errors are usage errors: c2prove exits 2.
@@ -177,6 +187,8 @@ func (o *options) check() error {
 		return cli.Usagef("-count must be at least 1, not %d", o.count)
 	case o.workers < 0:
 		return cli.Usagef("-workers must not be negative, not %d", o.workers)
+	case o.matrices != "auto" && o.matrices != "on" && o.matrices != "off":
+		return cli.Usagef("-matrices must be auto, on or off, not %q", o.matrices)
 	case o.c1File != "" && o.set["sector-size"]:
 		return cli.Usagef("-sector-size is for synthetic sectors: the C1 of -c1 has its own")
 	case o.set["params"] && o.set["test-params"]:

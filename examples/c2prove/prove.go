@@ -25,7 +25,7 @@ import (
 func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *trace.Tracer, d *display) error {
 	track := newTracker(d)
 	cfg := gpuc2.Config{ParamsDir: o.paramsDir, Backend: gpuc2.Backend(o.backend), Devices: o.devices, Tracer: tracer,
-		WorkersPerDevice: o.workers, DeviceMemoryLimit: o.deviceMem,
+		WorkersPerDevice: o.workers, DeviceMemoryLimit: o.deviceMem, ConstraintMatrices: o.matricesMode(),
 		// Which parameter file is used, and a warning for TEST-ONLY ones.
 		Logger:   slog.New(slog.NewTextHandler(d.stderr(), &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Progress: track.report}
@@ -47,6 +47,13 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 	if need.GPUs > 0 {
 		d.printf("device memory: %s mode under a limit of %.1f GiB per GPU (a proof %.1f GiB of VRAM; least limit %.1f GiB), %.1f GiB pinned host memory",
 			need.Mode, gib(need.DeviceMemoryLimit), gib(need.ProofVRAMBytes), gib(need.LeastDeviceMemory), gib(need.PinnedBytes))
+	}
+	if need.MatricesBytes > 0 {
+		where := "a, b, c evaluated on the host"
+		if need.MatricesOnGPU {
+			where = "on the GPU: only the witness crosses the bus"
+		}
+		d.printf("constraint matrices: about %.1f GiB, recorded on the first proof; %s", gib(need.MatricesBytes), where)
 	}
 	if err := preload(ctx, p, o, d); err != nil {
 		return err

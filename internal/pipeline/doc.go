@@ -3,8 +3,9 @@
 // budget.
 //
 //	Enqueue ─▶ synthesis queue, in (proof, partition) order
-//	             │ dispatch: an idle synthesis worker, then the partition's
-//	             │ bytes of the Budget (a spare assignment of its shape, if any)
+//	             │ dispatch: an idle synthesis worker, room ahead of the provers,
+//	             │ then the partition's bytes of the Budget (a spare assignment
+//	             │ of its shape, if any)
 //	             ▼
 //	           synthesis workers (Config.Synthesis): Spec.Circuit(k).Synthesize
 //	             ▼
@@ -20,7 +21,10 @@
 // serves them in queue order too. The synthesis workers are bounded
 // separately from the provers so that, with a GPU, the next partitions are
 // synthesized while the current ones prove; the budget bounds what they all
-// hold of the host (at 32 GiB about 20 GiB a partition).
+// hold of the host (at 32 GiB about 20 GiB a partition, 4.2 GB for a
+// witness-only one proved from the circuit's matrices, Spec.Matrices), and
+// no more partitions are synthesized or waiting for a prover than there
+// are synthesis workers, whatever room the budget leaves.
 //
 // The first error of a job (a partition's, the caller's in Collect, or its
 // context's end) cancels the job: its queued partitions are withdrawn, its

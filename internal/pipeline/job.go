@@ -7,6 +7,7 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
 // Spec is one proof's work: its partitions, their circuits and key, and
@@ -22,6 +23,10 @@ type Spec struct {
 	// Bytes is a partition's host working set, reserved from the budget
 	// before its synthesis until its prover is done.
 	Bytes int64
+	// Matrices, if set, are the circuit's compiled constraint matrices: a
+	// partition is then synthesized into its witness alone
+	// (synth.NewWitnessAssignment) and proved WithMatrices.
+	Matrices *pce.Matrices
 	// Report, if set, is told each stage of each partition, and each
 	// prover section as it starts (Event.Phase), in order, from the
 	// pipeline's goroutines and Collect's: it must return at once.

@@ -43,6 +43,12 @@ type Pipeline struct {
 	idle       chan *synthWorker
 	synthesis  int
 	provers    []*proveWorker
+	// ahead holds a token per partition dispatched and not yet proving,
+	// as many as the synthesis workers: the pipeline synthesizes no
+	// further ahead of its provers than it synthesizes at once, whatever
+	// room the budget leaves (a witness-only partition is a quarter of a
+	// full one, and queued ones would only hold memory).
+	ahead chan struct{}
 
 	mu     sync.Mutex
 	jobs   map[*Job]struct{}
@@ -85,6 +91,7 @@ func New(cfg Config) (*Pipeline, error) {
 		proveQueue: newQueue(),
 		idle:       make(chan *synthWorker, cfg.Synthesis),
 		synthesis:  cfg.Synthesis,
+		ahead:      make(chan struct{}, cfg.Synthesis),
 		jobs:       map[*Job]struct{}{},
 		done:       make(chan struct{}),
 	}
@@ -98,6 +105,9 @@ func New(cfg Config) (*Pipeline, error) {
 		}
 		p.provers = append(p.provers, w)
 		p.goLoop("prover", func() { p.proveLoop(w) })
+	}
+	for range cfg.Synthesis {
+		p.ahead <- struct{}{}
 	}
 	for i := range cfg.Synthesis {
 		w := &synthWorker{tasks: make(chan *task, 1), track: trace.Track{Process: "cpu", Thread: fmt.Sprintf("synthesis %d", i)}}

@@ -433,3 +433,36 @@ func TestPipelineReportsPhases(t *testing.T) {
 	}
 	assert.Equal(t, map[int][]string{0: want, 1: want}, got)
 }
+
+// With room in the budget for every partition, the pipeline still
+// synthesizes no further ahead of a stalled prover than its synthesis
+// workers: one partition proving, two synthesized and waiting, the rest
+// queued until the prover takes the next.
+func TestPipelineSynthesizesNoFurtherAhead(t *testing.T) {
+	p, f := newPipeline(t, pipeline.Config{Synthesis: 2, HostBudget: 100 * partitionBytes})
+	proving, release := make(chan struct{}, 10), make(chan struct{})
+	f.hook = func(ctx context.Context) error {
+		proving <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return ctx.Err()
+	}
+	var ev events
+	j, err := p.Enqueue(context.Background(), spec(6, chain, &ev))
+	require.NoError(t, err)
+	got := collect(j)
+	wait(t, proving, "no partition reached the prover")
+	require.Eventually(t, func() bool { return p.Stats().WaitingProver == 2 }, 5*time.Second, time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // room for a wrong dispatch to show
+	s := p.Stats()
+	assert.Equal(t, 1, s.Proving)
+	assert.Equal(t, 2, s.WaitingProver)
+	assert.Zero(t, s.Synthesizing)
+	assert.Len(t, ev.of(pipeline.Synthesizing), 3, "the prover's and the two ahead")
+	assert.Equal(t, int64(3*partitionBytes), s.Budget.Reserved)
+	close(release)
+	require.NoError(t, result(t, got))
+	assert.Len(t, ev.of(pipeline.Synthesizing), 6)
+}

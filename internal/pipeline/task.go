@@ -18,6 +18,7 @@ type task struct {
 
 	enqueued, synthesized time.Time
 	reserved              bool                     // holds spec.Bytes of the budget
+	ahead                 bool                     // holds a token of Pipeline.ahead
 	w                     *synth.ProvingAssignment // a spare, or the synthesized one
 	queue, synth, prove   time.Duration
 	device                int

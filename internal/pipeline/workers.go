@@ -21,10 +21,16 @@ func (p *Pipeline) dispatch() {
 		case <-p.done:
 			return
 		}
+		select { // room ahead of the provers
+		case <-p.ahead:
+		case <-p.done:
+			return
+		}
 		t := p.synthQueue.pop(p.done)
 		if t == nil {
 			return
 		}
+		t.ahead = true
 		if err := par.Recover(func() error { return p.schedule(w, t) }); err != nil {
 			p.idle <- w
 			p.finish(t, err)
@@ -85,9 +91,16 @@ func (p *Pipeline) synthesize(w *synthWorker, t *task) error {
 		if err != nil {
 			return err
 		}
-		if t.w == nil {
-			t.w = synth.NewProvingAssignment(job.spec.Shape) // the reserved bytes
-		} else {
+		witnessOnly := job.spec.Matrices != nil
+		if t.w != nil && t.w.WitnessOnly() != witnessOnly {
+			t.w = nil // a spare of the other kind, under the same shape
+		}
+		switch {
+		case t.w == nil && witnessOnly:
+			t.w = synth.NewWitnessAssignment(job.spec.Shape) // the reserved bytes
+		case t.w == nil:
+			t.w = synth.NewProvingAssignment(job.spec.Shape)
+		default:
 			t.w.Reset()
 		}
 		return circuit.Synthesize(job.ctx, t.w)
@@ -112,6 +125,7 @@ func (p *Pipeline) proveLoop(w *proveWorker) {
 }
 
 func (p *Pipeline) prove(w *proveWorker, t *task) error {
+	p.releaseAhead(t) // proving now: another may be synthesized
 	job := t.job
 	start := time.Now()
 	t.queue += start.Sub(t.synthesized)
@@ -124,6 +138,9 @@ func (p *Pipeline) prove(w *proveWorker, t *task) error {
 	t.device = w.Device
 	job.report(t, Proving, nil)
 	opts := []groth16.ProveOption{groth16.WithPhaseStart(func(name string) { job.reportPhase(t, name) })}
+	if job.spec.Matrices != nil {
+		opts = append(opts, groth16.WithMatrices(job.spec.Matrices))
+	}
 	if p.tracer != nil {
 		opts = append(opts, groth16.WithPhases(func(name string, s, e time.Time, args ...any) {
 			p.tracer.Add(w.track, name, s, e, append(t.args(), args...)...)
@@ -142,9 +159,18 @@ func (p *Pipeline) prove(w *proveWorker, t *task) error {
 	return nil
 }
 
+// releaseAhead gives back t's token of ahead, if it holds one.
+func (p *Pipeline) releaseAhead(t *task) {
+	if t.ahead {
+		t.ahead = false
+		p.ahead <- struct{}{}
+	}
+}
+
 // finish reports t to its job with err (nil: proved), giving back its host
 // memory and keeping its assignment, if any, as a spare.
 func (p *Pipeline) finish(t *task, err error) {
+	p.releaseAhead(t) // one that never got to a prover
 	if t.reserved {
 		p.budget.Release(t.job.spec.Shape, t.w, t.job.spec.Bytes)
 		t.reserved, t.w = false, nil

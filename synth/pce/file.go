@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"math"
+	"os"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -273,4 +274,44 @@ func (m *Matrix) checkRows() error {
 		}
 	}
 	return nil
+}
+
+// WriteFile writes the matrices to path atomically: through path+".tmp",
+// synced, then renamed, so that a reader never sees half a file.
+func (ms *Matrices) WriteFile(path string) (err error) {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = ms.WriteTo(f); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadFile reads matrices that WriteFile wrote, with Read's checks.
+func ReadFile(path string) (*Matrices, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ms, err := Read(bufio.NewReaderSize(f, 4<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ms, nil
 }

@@ -2,7 +2,13 @@ package pce_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -100,4 +106,54 @@ func FuzzRead(f *testing.F) {
 			t.Fatal("accepted file re-encodes differently")
 		}
 	})
+}
+
+// WriteFile and ReadFile round-trip through a file (no .tmp left), and a
+// corrupted file is refused with ErrFormat naming its path.
+func TestWriteReadFile(t *testing.T) {
+	ms, _ := smallMatrices(t)
+	path := filepath.Join(t.TempDir(), "m.pce")
+	if err := ms.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the temporary file is left: %v", err)
+	}
+	got, err := pce.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(encode(t, got), encode(t, ms)) {
+		t.Fatal("the file's matrices differ")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[len(raw)/2] ^= 1
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pce.ReadFile(path); !errors.Is(err, pce.ErrFormat) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("a corrupted file: %v", err)
+	}
+}
+
+// Check accepts the matrices against the synthesis they came from and
+// names the first row that differs from another one's.
+func TestCheck(t *testing.T) {
+	ms, w := smallMatrices(t)
+	ctx := context.Background()
+	if err := ms.Check(ctx, w.Inputs, w.Aux, w.A, w.B, w.C); err != nil {
+		t.Fatal(err)
+	}
+	b := slices.Clone(w.B)
+	b[40].SetUint64(12345)
+	err := ms.Check(ctx, w.Inputs, w.Aux, w.A, b, w.C)
+	if !errors.Is(err, pce.ErrWitness) || !strings.Contains(err.Error(), "row 40 of B") {
+		t.Fatalf("a changed row: %v", err)
+	}
+	if err := ms.Check(ctx, w.Inputs, w.Aux, w.A[:10], w.B, w.C); !errors.Is(err, pce.ErrWitness) {
+		t.Fatalf("short rows: %v", err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -131,6 +132,9 @@ func TestEvalEqualsSynthesis(t *testing.T) {
 			terms := ms.A().Terms() + ms.B().Terms() + ms.C().Terms()
 			if want := int64(6*terms) + int64(3*4*(n+1)) + int64(len(ms.Coeffs())*fr.Bytes); ms.Bytes() != want {
 				t.Errorf("Bytes %d, want %d (6 per term, 4 per row start, 32 per coefficient)", ms.Bytes(), want)
+			}
+			if est := pce.EstimatedBytes(n); math.Abs(float64(est-ms.Bytes())) > 0.02*float64(ms.Bytes()) {
+				t.Errorf("EstimatedBytes %d, more than 2 %% from the recorded %d", est, ms.Bytes())
 			}
 			t.Logf("%s: %d rows, %d terms (A %d, B %d, C %d), %d coefficients: %d bytes", size, n, terms,
 				ms.A().Terms(), ms.B().Terms(), ms.C().Terms(), len(ms.Coeffs()), ms.Bytes())

@@ -1,0 +1,224 @@
+package gpuc2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/par"
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/pce"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// matrices returns the compiled constraint matrices a's partitions are
+// proved with, or nil (Config.ConstraintMatrices); the time it takes (a
+// recording, on a parameter file's first proof) counts as parameter load.
+func (p *Prover) matrices(ctx context.Context, a *admission, timings *SealTimings) (*pce.Matrices, error) {
+	switch p.cfg.ConstraintMatrices {
+	case MatricesOff:
+		return nil, nil
+	case MatricesAuto:
+		if !matricesFitDevices(p.devices, a) {
+			return nil, nil
+		}
+	}
+	start := time.Now()
+	defer func() { timings.ParamLoad += time.Since(start) }()
+	return p.matricesFor(ctx, a)
+}
+
+// matricesFor returns the compiled constraint matrices of a's circuit,
+// recording them from partition 0 of a's C1 on the first proof of its
+// parameter file: every partition of every sector of a proof type has the
+// same matrices, only the witness changes (and each partition's proof is
+// self-verified unless SkipSelfVerify). They stay with the loaded
+// parameters, and on each GPU that has room for them (then a, b, c are
+// evaluated there and a partition holds only its witness on the host).
+// They come from the cache file when it holds good ones (loadOrRecord).
+// Recording synthesizes one partition with every term kept (about 100 s
+// and 20 GB at 32 GiB); checking a cached file synthesizes one in full.
+// Neither's memory is reserved from the host budget.
+func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, error) {
+	e := a.key
+	e.matricesMu.Lock()
+	defer e.matricesMu.Unlock()
+	if e.matrices != nil {
+		return e.matrices, nil
+	}
+	name := porep.ProofName(a.c1.RegisteredProof)
+	span := p.tracer.Begin(requestTrack, "matrices", "proof", name)
+	start := time.Now()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { // Close cuts a recording short
+		select {
+		case <-p.closing:
+			cancel()
+		case <-rctx.Done():
+		}
+	}()
+	var ms *pce.Matrices
+	var from string
+	err := par.Recover(func() (err error) { ms, from, err = p.loadOrRecord(rctx, a); return err })
+	span.End()
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case rctx.Err() != nil:
+		return nil, ErrClosed
+	case err != nil:
+		return nil, fmt.Errorf("%s: constraint matrices: %w", name, err)
+	}
+	took := time.Since(start)
+	onDevices := len(p.devices) > 0
+	for _, d := range p.devices {
+		err := d.PreloadMatrices(ctx, e.pk, ms)
+		switch {
+		case errors.Is(err, groth16.ErrOutOfDeviceMemory):
+			onDevices = false
+			p.log.Info("constraint matrices stay on the host", "proof", name, "device", d.Device(), "reason", err)
+		case err != nil:
+			return nil, fmt.Errorf("%s: constraint matrices: %w", name, err)
+		}
+	}
+	p.log.Info("constraint matrices ready", "proof", name, "from", from, "rows", ms.Rows(), "bytes", ms.Bytes(),
+		"took", took.Round(time.Millisecond), "on GPUs", onDevices)
+	e.matrices, e.matricesOnDevices = ms, onDevices
+	return ms, nil
+}
+
+// matricesFitDevices says whether every device (there is one at least)
+// holds a's key and has room for its circuit's matrices, sized before
+// they are recorded: MatricesAuto's condition.
+func matricesFitDevices(devices []*groth16.CUDAProver, a *admission) bool {
+	bytes := pce.EstimatedBytes(a.shape.sizes.Rows + a.shape.sizes.Inputs)
+	for _, d := range devices {
+		if !d.MatricesFit(a.key.pk, bytes) {
+			return false
+		}
+	}
+	return len(devices) > 0
+}
+
+// partitionBytes is the host working set of a partition of a proved with
+// matrices ms: its witness alone when every GPU evaluates a, b, c, else
+// what a full synthesis holds (a, b, c are evaluated on the host).
+func partitionBytes(a *admission, ms *pce.Matrices) int64 {
+	if ms != nil && a.key.matricesOnDevices {
+		return groth16.WitnessHostBytes(a.shape.sizes)
+	}
+	return a.shape.bytes
+}
+
+// loadOrRecord returns a's circuit's matrices from the cache file when
+// there is a good one (it reads, matches the circuit's sizes and evaluates
+// partition 0 of a's C1 exactly as a full synthesis does), else records
+// them and writes the file; from says which ("cache" or "recorded"). A
+// cache that cannot be read or written is logged and bypassed.
+func (p *Prover) loadOrRecord(ctx context.Context, a *admission) (ms *pce.Matrices, from string, err error) {
+	path := p.matricesCachePath(a)
+	if path != "" {
+		ms, err := pce.ReadFile(path)
+		if err == nil {
+			err = checkMatrices(ctx, a, ms)
+		}
+		switch {
+		case err == nil:
+			return ms, "cache " + path, nil
+		case ctx.Err() != nil:
+			return nil, "", ctx.Err()
+		case !errors.Is(err, fs.ErrNotExist):
+			p.log.Warn("constraint matrices: the cached file is not used; recording them again", "file", path, "err", err)
+		}
+	}
+	if ms, err = recordMatrices(ctx, a); err != nil {
+		return nil, "", err
+	}
+	if path != "" {
+		err := os.MkdirAll(filepath.Dir(path), 0o755)
+		if err == nil {
+			err = ms.WriteFile(path)
+		}
+		if err != nil {
+			p.log.Warn("constraint matrices: not cached", "file", path, "err", err)
+		}
+	}
+	return ms, "recorded", nil
+}
+
+// matricesCachePath is the cache file of a's circuit's matrices, named by
+// its proof type and sizes; "" when there is no cache.
+func (p *Prover) matricesCachePath(a *admission) string {
+	dir := p.cfg.MatricesCacheDir
+	switch dir {
+	case "none":
+		return ""
+	case "":
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(cache, "gpuc2", "matrices")
+	}
+	sz := a.shape.sizes
+	return filepath.Join(dir, fmt.Sprintf("%s-%d-%d-%d.pce", porep.ProofName(a.c1.RegisteredProof), sz.Inputs, sz.Aux, sz.Rows))
+}
+
+// checkMatrices checks matrices read from a file: their sizes against the
+// circuit's, then their evaluation of partition 0 of a's C1 against a full
+// synthesis of it, row by row.
+func checkMatrices(ctx context.Context, a *admission, ms *pce.Matrices) error {
+	if err := checkMatricesShape(a, ms); err != nil {
+		return err
+	}
+	circuit, err := a.c1.Circuit(0)
+	if err != nil {
+		return err
+	}
+	w := synth.NewProvingAssignment(a.shape.hint)
+	if err := circuit.Synthesize(ctx, w); err != nil {
+		return err
+	}
+	synth.AppendInputRows(w, len(w.Inputs))
+	return ms.Check(ctx, w.Inputs, w.Aux, w.A, w.B, w.C)
+}
+
+// checkMatricesShape checks ms's sizes against a's circuit's.
+func checkMatricesShape(a *admission, ms *pce.Matrices) error {
+	sz := a.shape.sizes
+	if ms.Inputs() != sz.Inputs || ms.Aux() != sz.Aux || ms.Rows() != sz.Rows+sz.Inputs {
+		return fmt.Errorf("%w: %d inputs, %d aux and %d rows; the circuit has %d, %d and %d",
+			pce.ErrRecording, ms.Inputs(), ms.Aux(), ms.Rows(), sz.Inputs, sz.Aux, sz.Rows+sz.Inputs)
+	}
+	return nil
+}
+
+// recordMatrices records and compiles partition 0 of a's C1 with its input
+// rows appended (as the prover appends them), checking the result against
+// the circuit's shape. It takes the proof type's own circuit, not
+// partitionCircuit's (which tests replace).
+func recordMatrices(ctx context.Context, a *admission) (*pce.Matrices, error) {
+	circuit, err := a.c1.Circuit(0)
+	if err != nil {
+		return nil, err
+	}
+	rec := synth.NewRecorder()
+	if err := circuit.Synthesize(ctx, rec); err != nil {
+		return nil, err
+	}
+	synth.AppendInputRows(rec, len(rec.Inputs))
+	ms, err := pce.Compile(rec)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMatricesShape(a, ms); err != nil {
+		return nil, err
+	}
+	return ms, nil
+}

@@ -1,0 +1,94 @@
+package gpuc2
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/synth/pce"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// The matrices cache: a corrupt file is recorded over, a good one is read
+// (and checked) instead of recorded, and "none" neither reads nor writes.
+func TestMatricesCache(t *testing.T) {
+	ctx := context.Background()
+	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1
+	c1, err := porep.SyntheticC1(ctx, spt, abi.ActorID(1000), 3, [32]byte{3})
+	require.NoError(t, err)
+	sh, err := newShape(spt)
+	require.NoError(t, err)
+	a := &admission{c1: c1, shape: sh, key: &keyEntry{}}
+	p := &Prover{cfg: Config{MatricesCacheDir: t.TempDir()}, log: slog.Default()}
+	path := p.matricesCachePath(a)
+	require.NoError(t, os.WriteFile(path, []byte("not matrices"), 0o644))
+
+	ms, from, err := p.loadOrRecord(ctx, a)
+	require.NoError(t, err)
+	assert.Equal(t, "recorded", from, "a corrupt file is recorded over")
+	cached, err := pce.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, ms.Bytes(), cached.Bytes())
+
+	again, from, err := p.loadOrRecord(ctx, a)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(from, "cache "), from)
+	assert.Equal(t, ms.Rows(), again.Rows())
+
+	p.cfg.MatricesCacheDir = "none"
+	assert.Empty(t, p.matricesCachePath(a))
+	_, from, err = p.loadOrRecord(ctx, a)
+	require.NoError(t, err)
+	assert.Equal(t, "recorded", from)
+}
+
+var matricesSize = flag.String("matrices-size", "2KiB", "BenchmarkMatricesCache: sector size of the partition circuit")
+
+// BenchmarkMatricesCache times what a proof type's first proof spends on
+// its constraint matrices: recording them, writing the cache file, and in
+// a later process reading it back and checking it against one full
+// synthesis (go test -run XXX -bench MatricesCache -matrices-size 32GiB).
+func BenchmarkMatricesCache(b *testing.B) {
+	ctx := context.Background()
+	spt, err := porep.ProofForSectorSize(*matricesSize)
+	require.NoError(b, err)
+	c1, err := porep.SyntheticC1(ctx, spt, abi.ActorID(1000), 3, [32]byte{3})
+	require.NoError(b, err)
+	sh, err := newShape(spt)
+	require.NoError(b, err)
+	a := &admission{c1: c1, shape: sh, key: &keyEntry{}}
+	path := filepath.Join(b.TempDir(), "m.pce")
+	for b.Loop() {
+		t0 := time.Now()
+		ms, err := recordMatrices(ctx, a)
+		require.NoError(b, err)
+		t1 := time.Now()
+		require.NoError(b, ms.WriteFile(path))
+		t2 := time.Now()
+		ms = nil
+		runtime.GC()
+		t3 := time.Now()
+		got, err := pce.ReadFile(path)
+		require.NoError(b, err)
+		t4 := time.Now()
+		require.NoError(b, checkMatrices(ctx, a, got))
+		t5 := time.Now()
+		st, err := os.Stat(path)
+		require.NoError(b, err)
+		b.ReportMetric(t1.Sub(t0).Seconds(), "record-s")
+		b.ReportMetric(t2.Sub(t1).Seconds(), "write-s")
+		b.ReportMetric(t4.Sub(t3).Seconds(), "read-s")
+		b.ReportMetric(t5.Sub(t4).Seconds(), "check-s")
+		b.ReportMetric(float64(st.Size())/1e9, "file-GB")
+	}
+}
