@@ -13,10 +13,11 @@
 // takes 5.90 GB; Bytes says what a set of matrices takes.
 //
 // Compile makes the matrices from a recording (synth.Recorder); WriteTo
-// and Read keep them in a checksummed file, so that they can be cached
-// beside the parameters instead of recorded again. Evaluation on the CPU is
-// here (Matrices.Eval); on the GPU it is issue 18's next step and does not
-// exist yet, nor does the prover use these matrices yet.
+// and Read (WriteFile, ReadFile) keep them in a checksummed file, so that
+// they can be cached instead of recorded again, and Check tells matrices
+// read back from one that are not this circuit's. Evaluation on the CPU
+// is here (Matrices.Eval); the CUDA prover evaluates them on the device
+// (groth16.WithMatrices, native's spmv).
 package pce
 
 import (

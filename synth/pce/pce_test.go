@@ -291,8 +291,9 @@ func BenchmarkEval(b *testing.B) {
 	}
 	read := time.Since(t0)
 	n := ms.Rows()
-	b.Logf("%s: %d rows, %d terms, %d coefficients, %d bytes; on %d cores: record %.2f s, compile %.2f s, write (synced) %.2f s, read (page cache) %.2f s; "+
-		"the prover's synthesis (witness, a, b, c, densities) %.2f s, witness-only %.2f s (SHA-256 templates recorded; before: %.2f and %.2f s)",
+	// To stderr: a benchmark's b.Logf shows only with -test.v.
+	fmt.Fprintf(os.Stderr, "%s: %d rows, %d terms, %d coefficients, %d bytes; on %d cores: record %.2f s, compile %.2f s, write (synced) %.2f s, read (page cache) %.2f s; "+
+		"the prover's synthesis (witness, a, b, c, densities) %.2f s, witness-only %.2f s (SHA-256 templates recorded; before: %.2f and %.2f s)\n",
 		*benchSize, n, ms.A().Terms()+ms.B().Terms()+ms.C().Terms(), len(ms.Coeffs()), ms.Bytes(), runtime.GOMAXPROCS(0),
 		took.rec.Seconds(), compiled.Seconds(), written.Seconds(), read.Seconds(),
 		took.fullWarm.Seconds(), took.warm.Seconds(), took.full.Seconds(), took.cold.Seconds())
