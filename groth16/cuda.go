@@ -203,7 +203,7 @@ func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey, cfg *prove
 		return p.uploadKey(ctx, pk, false)
 	})
 	switch {
-	case errors.Is(err, errKeyNoRoom), errors.Is(err, ErrOutOfDeviceMemory), errors.Is(err, errEvicted):
+	case errors.Is(err, errNoRoom), errors.Is(err, ErrOutOfDeviceMemory), errors.Is(err, errEvicted):
 		return nil, nil, nil
 	case err != nil:
 		return nil, nil, err

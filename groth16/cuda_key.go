@@ -22,8 +22,9 @@ type deviceKey struct {
 	once            sync.Once
 }
 
-// errKeyNoRoom reports that a key's reservation is not free right now.
-var errKeyNoRoom = errors.New("groth16: no room for the resident key now")
+// errNoRoom reports that a long-lived reservation (a resident key or
+// matrices) is not free right now.
+var errNoRoom = errors.New("groth16: no room on the device now")
 
 // keySource returns the host bytes of section i of a key (0–4: h, l, a,
 // b_g1, b_g2): all its points, or (repeat) a run of them that newDeviceKey
@@ -32,7 +33,7 @@ type keySource func(ctx context.Context, i int) ([]byte, error)
 
 // newDeviceKey reserves and allocates a key with counts c on p's device and
 // fills it from src; each proof with it reserves proofBytes beside it. It waits for the room in the ledger when wait is set,
-// else fails with errKeyNoRoom at once (a key held for hours must not queue
+// else fails with errNoRoom at once (a key held for hours must not queue
 // ahead of proofs).
 func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofBytes int64, wait bool, src keySource, repeat bool) (*deviceKey, error) {
 	dk := &deviceKey{device: p.device, counts: c, proofBytes: proofBytes, job: p.gate.NewJob()}
@@ -77,7 +78,7 @@ func (dk *deviceKey) reserve(ctx context.Context, wait bool) error {
 	if ok, err := dk.job.TryReserve(bytes); err != nil {
 		return fmt.Errorf("groth16: resident key: %w", err)
 	} else if !ok {
-		return errKeyNoRoom
+		return errNoRoom
 	}
 	return nil
 }

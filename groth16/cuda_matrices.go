@@ -84,7 +84,7 @@ func (p *CUDAProver) deviceMatricesFor(ctx context.Context, pk *ProvingKey, ms *
 		return p.uploadMatrices(ctx, ms)
 	})
 	switch {
-	case errors.Is(err, errKeyNoRoom), errors.Is(err, ErrOutOfDeviceMemory):
+	case errors.Is(err, errNoRoom), errors.Is(err, ErrOutOfDeviceMemory):
 		return nil, nil, nil
 	case err != nil:
 		return nil, nil, err
@@ -102,7 +102,7 @@ func (p *CUDAProver) uploadMatrices(ctx context.Context, ms *pce.Matrices) (dm *
 	if ok, err := job.TryReserve(matricesDeviceBytes(ms)); err != nil || !ok {
 		job.Done()
 		if err == nil {
-			err = errKeyNoRoom
+			err = errNoRoom
 		}
 		return nil, err
 	}

@@ -80,4 +80,13 @@
 // mode; PlanMode says which mode a limit gives, StreamingProofBytes the
 // least limit that works). A device out of memory is ErrOutOfDeviceMemory;
 // a closed prover, ErrProverClosed.
+//
+// # Constraint matrices
+//
+// WithMatrices gives Prove a circuit's compiled R1CS matrices (package
+// synth/pce), with which it proves a witness-only assignment
+// (synth.NewWitnessAssignment): a resident GPU keeps the matrices beside
+// the key (PreloadMatrices, or the first such proof) and evaluates a, b, c
+// itself, so only the witness is uploaded; the CPU prover and the
+// streaming mode evaluate them on the host.
 package groth16
