@@ -29,8 +29,12 @@ func (p *Prover) matrices(ctx context.Context, a *admission, timings *SealTiming
 		}
 	}
 	start := time.Now()
-	defer func() { timings.ParamLoad += time.Since(start) }()
-	return p.matricesFor(ctx, a)
+	ms, err := p.matricesFor(ctx, a)
+	timings.ParamLoad += time.Since(start)
+	if err != nil || (p.cfg.ConstraintMatrices == MatricesAuto && !a.key.matricesOnDevices) {
+		return nil, err // auto: a GPU had no room for them after all
+	}
+	return ms, nil
 }
 
 // matricesFor returns the compiled constraint matrices of a's circuit,
@@ -42,8 +46,8 @@ func (p *Prover) matrices(ctx context.Context, a *admission, timings *SealTiming
 // evaluated there and a partition holds only its witness on the host).
 // They come from the cache file when it holds good ones (loadOrRecord).
 // Recording synthesizes one partition with every term kept (about 100 s
-// and 20 GB at 32 GiB); checking a cached file synthesizes one in full.
-// Neither's memory is reserved from the host budget.
+// at 32 GiB); checking a cached file synthesizes one in full. Neither's
+// memory is reserved from the host budget.
 func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, error) {
 	e := a.key
 	e.matricesMu.Lock()

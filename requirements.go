@@ -124,19 +124,11 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 
 	cuda := cfg.Backend == BackendCUDA
 	workers, conc := cfg.WorkersPerDevice, cfg.SynthesisConcurrency
-	if cfg.ConstraintMatrices == MatricesOn || (cfg.ConstraintMatrices == MatricesAuto && cuda) {
-		r.MatricesBytes = pce.EstimatedBytes(r.Constraints) // auto: until a GPU is found unable to hold them
+	matrices := pce.EstimatedBytes(r.Constraints) // if proofs use them (Config.ConstraintMatrices)
+	if cfg.ConstraintMatrices == MatricesOn {
+		r.MatricesBytes = matrices // on the host, unless a GPU holds them below
 	}
-	// The working sets held at once, once PartitionHostBytes is known.
-	held := func() int64 {
-		h := min(int64(sh.partitions), int64(conc+workers)) * r.PartitionHostBytes
-		if !budgetAuto {
-			h = min(h, max(cfg.HostMemoryBudget, r.PartitionHostBytes))
-		}
-		return h
-	}
-	r.HostBytes = file + held() + r.MatricesBytes + 512<<20
-	r.PreloadedHostBytes = r.HostBytes
+	var stage int64 // streaming: c's pinned copy, on the host
 	if cuda {
 		m := sh.domain
 		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
@@ -161,28 +153,28 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		case groth16.ModeResident:
 			r.ProofVRAMBytes -= groth16.KeyBytes(counts)
 			r.VRAMBytes = groth16.KeyBytes(counts) + int64(workers)*r.ProofVRAMBytes
-			if r.MatricesBytes > 0 && r.VRAMBytes+r.MatricesBytes <= limit {
-				r.MatricesOnGPU = true
-				r.VRAMBytes += r.MatricesBytes
+			if cfg.ConstraintMatrices != MatricesOff && r.VRAMBytes+matrices <= limit {
+				r.MatricesOnGPU, r.MatricesBytes = true, matrices
+				r.VRAMBytes += matrices
 				r.PartitionHostBytes = groth16.WitnessHostBytes(sh.sizes)
-			} else if cfg.ConstraintMatrices == MatricesAuto {
-				r.MatricesBytes = 0
 			}
-			r.HostBytes = file + held() + r.MatricesBytes + 512<<20
-			r.PreloadedHostBytes = max(file, held()) + r.MatricesBytes + 512<<20
 		case groth16.ModeStreaming:
-			if cfg.ConstraintMatrices == MatricesAuto {
-				r.MatricesBytes = 0
-				r.HostBytes = file + held() + 512<<20
-			}
-			// The key is decoded into pinned memory, not the heap: it takes
-			// the parameters' place in HostBytes, and stays after Preload.
 			r.VRAMBytes = int64(workers) * r.ProofVRAMBytes
-			stage := groth16.StreamingStageBytes(int(m))
+			stage = groth16.StreamingStageBytes(int(m))
 			r.PinnedBytes += groth16.KeyBytes(counts) + stage
-			r.HostBytes += stage
-			r.PreloadedHostBytes = r.HostBytes
 		}
+	}
+	held := min(int64(sh.partitions), int64(conc+workers)) * r.PartitionHostBytes // the working sets at once
+	if !budgetAuto {
+		held = min(held, max(cfg.HostMemoryBudget, r.PartitionHostBytes))
+	}
+	r.HostBytes = file + held + r.MatricesBytes + stage + 512<<20
+	r.PreloadedHostBytes = r.HostBytes
+	if r.Mode == groth16.ModeResident {
+		// Preloaded onto the GPUs, the parameters are on the host only
+		// while they load. A streamed key is decoded into pinned memory:
+		// it takes the parameters' place in HostBytes and stays.
+		r.PreloadedHostBytes = max(file, held) + r.MatricesBytes + 512<<20
 	}
 	return r, cfg, nil
 }

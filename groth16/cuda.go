@@ -92,8 +92,10 @@ func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 	}
 	cfg := configure(opts)
 	synth.AppendInputRows(w, len(w.Inputs))
-	if _, err := proofAssignment(ctx, w, cfg.matrices, abcDevice); err != nil {
-		return nil, err // before any upload: a witness-only w without fitting matrices
+	if w.WitnessOnly() {
+		if err := checkWitness(w, cfg.matrices); err != nil {
+			return nil, err // before any upload
+		}
 	}
 	dk, release, err := p.residentKey(ctx, pk, &cfg)
 	if err != nil {

@@ -36,7 +36,13 @@ func matricesArraysBytes(bytes int64) int64 {
 // MatricesFit says whether the device holds pk resident and can hold
 // constraint matrices of bytes (pce's Bytes) beside it and one proof.
 func (p *CUDAProver) MatricesFit(pk *ProvingKey, bytes int64) bool {
-	return p.usable() == nil && p.Mode(pk) == ModeResident && p.plan(pk).resident+matricesArraysBytes(bytes) <= p.gate.Budget()
+	return p.usable() == nil && p.Mode(pk) == ModeResident && p.matricesFit(pk, bytes)
+}
+
+// matricesFit says whether matrices of bytes fit beside pk's resident key
+// and one proof: otherwise that proof would never find room.
+func (p *CUDAProver) matricesFit(pk *ProvingKey, bytes int64) bool {
+	return p.plan(pk).resident+matricesArraysBytes(bytes) <= p.gate.Budget()
 }
 
 // PreloadMatrices puts ms, the compiled matrices of pk's circuit, on the
@@ -76,7 +82,7 @@ func (p *CUDAProver) EvictMatrices(ms *pce.Matrices) {
 // evaluates a, b, c on the host. The matrices stay until EvictMatrices or
 // Close.
 func (p *CUDAProver) deviceMatricesFor(ctx context.Context, pk *ProvingKey, ms *pce.Matrices, cfg *proveConfig) (*deviceMatrices, func(), error) {
-	if p.plan(pk).resident+matricesDeviceBytes(ms) > p.gate.Budget() {
+	if !p.matricesFit(pk, ms.Bytes()) {
 		return nil, nil, nil
 	}
 	begin := time.Now()
@@ -97,7 +103,10 @@ func (p *CUDAProver) deviceMatricesFor(ctx context.Context, pk *ProvingKey, ms *
 
 // uploadMatrices reserves room for ms in p's ledger without waiting (like
 // a resident key, it must not queue ahead of proofs) and copies it there.
-func (p *CUDAProver) uploadMatrices(ctx context.Context, ms *pce.Matrices) (dm *deviceMatrices, err error) {
+func (p *CUDAProver) uploadMatrices(ctx context.Context, ms *pce.Matrices) (*deviceMatrices, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	job := p.gate.NewJob()
 	if ok, err := job.TryReserve(matricesDeviceBytes(ms)); err != nil || !ok {
 		job.Done()
@@ -112,18 +121,18 @@ func (p *CUDAProver) uploadMatrices(ctx context.Context, ms *pce.Matrices) (dm *
 		return nil, err
 	}
 	defer st.Close()
-	dm, err = uploadMatrices(st, ms)
+	dm, err := copyMatrices(st, ms)
 	if err != nil {
 		job.Done()
 		return nil, classifyDevice(err)
 	}
 	dm.job = job
-	return dm, ctx.Err()
+	return dm, nil // a value with an error would leak: flight drops it
 }
 
-// uploadMatrices copies ms to st's device (plain allocations: the
-// matrices stay as long as their proof type does, like a resident key).
-func uploadMatrices(st *native.Stream, ms *pce.Matrices) (dm *deviceMatrices, err error) {
+// copyMatrices copies ms to st's device (plain allocations: the matrices
+// stay as long as their proof type does, like a resident key).
+func copyMatrices(st *native.Stream, ms *pce.Matrices) (dm *deviceMatrices, err error) {
 	dm = &deviceMatrices{inputs: ms.Inputs(), aux: ms.Aux(), rows: ms.Rows()}
 	defer func() {
 		if err != nil {

@@ -121,10 +121,12 @@ func (rp *residentProof) computeH(context.Context) error {
 		if err := rp.dm.eval(rp.st, w, a, b, c); err != nil {
 			return err
 		}
-		if err := rp.st.Sync(); err != nil { // for the phase's time; H follows at once
-			return err
+		if rp.cfg.phases != nil { // traced: wait for the phase's time
+			if err := rp.st.Sync(); err != nil {
+				return err
+			}
+			rp.cfg.report("abc_eval", begin, "device", rp.device, "rows", rp.dm.rows)
 		}
-		rp.cfg.report("abc_eval", begin, "device", rp.device, "rows", rp.dm.rows)
 	}
 	if err := rp.st.HDevice(a, b, c, uint32(bits.Len(uint(rp.m))-1)); err != nil {
 		return fmt.Errorf("GPU %d: %w", rp.device, err)

@@ -127,7 +127,7 @@ func EvalOnDevice(device int, ms *pce.Matrices, inputs, aux []fr.Element) (a, b,
 		return nil, nil, nil, 0, err
 	}
 	defer st.Close()
-	dm, err := uploadMatrices(st, ms)
+	dm, err := copyMatrices(st, ms)
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}

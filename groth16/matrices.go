@@ -30,6 +30,19 @@ const (
 	abcDevice                  // evaluated on the device from the matrices
 )
 
+// checkWitness checks that a witness-only w (its input rows appended) can
+// be proved with ms.
+func checkWitness(w *synth.ProvingAssignment, ms *pce.Matrices) error {
+	switch {
+	case ms == nil:
+		return fmt.Errorf("%w: a witness-only assignment has no a, b, c or densities: prove it WithMatrices", ErrInvalidInput)
+	case ms.Inputs() != len(w.Inputs) || ms.Aux() != len(w.Aux) || ms.Rows() != w.NumRows():
+		return fmt.Errorf("%w: matrices of %d inputs, %d aux and %d rows for a witness of %d, %d and %d",
+			ErrInvalidInput, ms.Inputs(), ms.Aux(), ms.Rows(), len(w.Inputs), len(w.Aux), w.NumRows())
+	}
+	return nil
+}
+
 // proofAssignment is w (its input rows appended) as a prover's sections
 // read it. A full synthesis is w itself. A witness-only one needs ms: it
 // becomes a copy of w with ms's densities, and with a, b, c evaluated on
@@ -38,12 +51,8 @@ func proofAssignment(ctx context.Context, w *synth.ProvingAssignment, ms *pce.Ma
 	if !w.WitnessOnly() {
 		return w, nil
 	}
-	if ms == nil {
-		return nil, fmt.Errorf("%w: a witness-only assignment has no a, b, c or densities: prove it WithMatrices", ErrInvalidInput)
-	}
-	if ms.Inputs() != len(w.Inputs) || ms.Aux() != len(w.Aux) || ms.Rows() != w.NumRows() {
-		return nil, fmt.Errorf("%w: matrices of %d inputs, %d aux and %d rows for a witness of %d, %d and %d",
-			ErrInvalidInput, ms.Inputs(), ms.Aux(), ms.Rows(), len(w.Inputs), len(w.Aux), w.NumRows())
+	if err := checkWitness(w, ms); err != nil {
+		return nil, err
 	}
 	wc := *w
 	wc.AAux, wc.BAux, wc.BInput = ms.Densities()

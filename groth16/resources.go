@@ -34,8 +34,8 @@ const stageChunkBytes = 128 << 20
 const UploadStagingBytes = 2 * stageChunkBytes
 
 // StreamingStageBytes is the pinned host memory a device on the streaming
-// path keeps for the last of H's vectors (c, domain m), filled before a
-// proof takes the compute lock so that its upload inside H is one DMA.
+// path keeps for the last of H's vectors (c, domain m), filled while H's
+// first steps run so that its upload inside H is one DMA (vectorStage).
 func StreamingStageBytes(m int) int64 { return int64(m) * frSize }
 
 // KeyBytes is the device memory a key with these counts occupies.
