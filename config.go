@@ -102,15 +102,19 @@ type MatricesMode string
 
 const (
 	// MatricesAuto uses the matrices where they pay: with the CUDA
-	// backend when every GPU holds the key (resident mode) and has room
-	// for them beside it. The GPUs then evaluate a, b, c: only the witness
-	// crosses the bus and a partition holds only its witness on the host
-	// (32 GiB: 4.2 GB, not 19.9 GiB).
+	// backend when every GPU evaluates a, b, c from them — holding the key
+	// (resident mode) and the matrices beside it, or streaming the key and
+	// the matrices from pinned host memory where a proof that holds its
+	// witness throughout fits the device as many times at once as a plain
+	// streamed one (up to two: at 32 GiB a 16 GiB limit, not 24 GiB).
+	// Only the witness and the matrices cross the bus, and a partition
+	// holds only its witness on the host (32 GiB: 4.2 GB, not 19.9 GiB).
 	MatricesAuto MatricesMode = ""
-	// MatricesOn uses them always: where no GPU holds them (the CPU
-	// backend, streaming mode), a, b, c are evaluated on the host, which
-	// saves synthesis time but holds the matrices and records them in host
-	// memory beside the partitions' full working sets.
+	// MatricesOn uses them always: where no GPU evaluates them (the CPU
+	// backend, a streaming GPU whose overlap they would cost), a, b, c are
+	// evaluated on the host, which saves synthesis time but holds the
+	// matrices and records them in host memory beside the partitions' full
+	// working sets.
 	MatricesOn MatricesMode = "on"
 	// MatricesOff synthesizes every partition in full.
 	MatricesOff MatricesMode = "off"

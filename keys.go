@@ -35,7 +35,7 @@ type keyEntry struct {
 
 	matricesMu        sync.Mutex
 	matrices          *pce.Matrices // the circuit's, recorded on its first proof (matricesFor)
-	matricesOnDevices bool          // every GPU holds them: a, b, c are evaluated there
+	matricesOnDevices bool          // every GPU evaluates a, b, c from them
 }
 
 func (e *keyEntry) prepared() *groth16.PreparedVerifyingKey {

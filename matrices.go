@@ -42,8 +42,9 @@ func (p *Prover) matrices(ctx context.Context, a *admission, timings *SealTiming
 // parameter file: every partition of every sector of a proof type has the
 // same matrices, only the witness changes (and each partition's proof is
 // self-verified unless SkipSelfVerify). They stay with the loaded
-// parameters, and on each GPU that has room for them (then a, b, c are
-// evaluated there and a partition holds only its witness on the host).
+// parameters, and on each GPU that evaluates a, b, c from them (beside a
+// resident key, or pinned on the host for streaming ones): then a
+// partition holds only its witness on the host.
 // They come from the cache file when it holds good ones (loadOrRecord).
 // Recording synthesizes one partition with every term kept (about 100 s
 // at 32 GiB); checking a cached file synthesizes one in full. Neither's
@@ -98,8 +99,8 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 }
 
 // matricesFitDevices says whether every device (there is one at least)
-// holds a's key and has room for its circuit's matrices, sized before
-// they are recorded: MatricesAuto's condition.
+// evaluates a, b, c from a's circuit's matrices (groth16's MatricesFit),
+// sized before they are recorded: MatricesAuto's condition.
 func matricesFitDevices(devices []*groth16.CUDAProver, a *admission) bool {
 	bytes := pce.EstimatedBytes(a.shape.sizes.Rows + a.shape.sizes.Inputs)
 	for _, d := range devices {

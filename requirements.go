@@ -27,9 +27,12 @@ type Resources struct {
 	PartitionHostBytes int64
 	// MatricesBytes is the circuit's compiled constraint matrices when
 	// proofs use them (Config.ConstraintMatrices), estimated before they
-	// are recorded: held on the host (in HostBytes) and, in resident mode
-	// when they fit beside the key and the workers, on each GPU (in
-	// VRAMBytes; MatricesOnGPU).
+	// are recorded: held on the host (in HostBytes). MatricesOnGPU says the
+	// GPUs evaluate a, b, c from them: in resident mode when they fit
+	// beside the key and the workers, on each GPU (in VRAMBytes); in
+	// streaming mode when a proof that holds its witness throughout costs
+	// the GPU none of its overlap, streamed from a pinned copy (in
+	// PinnedBytes and HostBytes, as groth16.PinnedMatricesBytes).
 	MatricesBytes int64
 	MatricesOnGPU bool
 	// ParamsBytes is the size of the .params file; the decoded sections
@@ -128,7 +131,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	if cfg.ConstraintMatrices == MatricesOn {
 		r.MatricesBytes = matrices // on the host, unless a GPU holds them below
 	}
-	var stage int64 // streaming: c's pinned copy, on the host
+	var stage int64 // streaming: c's pinned copy and the matrices', on the host
 	if cuda {
 		m := sh.domain
 		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
@@ -159,9 +162,17 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 				r.PartitionHostBytes = groth16.WitnessHostBytes(sh.sizes)
 			}
 		case groth16.ModeStreaming:
-			r.VRAMBytes = int64(workers) * r.ProofVRAMBytes
 			stage = groth16.StreamingStageBytes(int(m))
 			r.PinnedBytes += groth16.KeyBytes(counts) + stage
+			if cfg.ConstraintMatrices != MatricesOff {
+				if fit, proof := groth16.PlanStreamingMatrices(limit, counts, int(m), nAux, nIn); fit {
+					r.MatricesOnGPU, r.MatricesBytes, r.ProofVRAMBytes = true, matrices, proof
+					stage += groth16.PinnedMatricesBytes(matrices)
+					r.PinnedBytes += groth16.PinnedMatricesBytes(matrices)
+					r.PartitionHostBytes = groth16.WitnessHostBytes(sh.sizes)
+				}
+			}
+			r.VRAMBytes = int64(workers) * r.ProofVRAMBytes
 		}
 	}
 	held := min(int64(sh.partitions), int64(conc+workers)) * r.PartitionHostBytes // the working sets at once

@@ -310,8 +310,9 @@ func TestProveSeal8MiB(t *testing.T) {
 
 // The device memory limit picks each GPU's mode: resident when the key
 // and a proof fit it, else streaming (the key in pinned host memory, each
-// worker's largest phase on the device); below the least streamed proof,
-// Requirements fails with ErrOutOfDeviceMemory naming it.
+// worker's largest phase on the device; a, b, c evaluated there from
+// pinned matrices where that costs no overlap); below the least streamed
+// proof, Requirements fails with ErrOutOfDeviceMemory naming it.
 func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 	t32 := abi.RegisteredSealProof_StackedDrg32GiBV1_1
 	cfg := gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCUDA, DeviceMemoryLimit: 100 << 30}
@@ -329,12 +330,27 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			limit>>30, st.Mode, float64(st.ProofVRAMBytes)/(1<<30), float64(st.LeastDeviceMemory)/(1<<30),
 			float64(st.PinnedBytes)/(1<<30), float64(st.HostBytes)/(1<<30))
 		assert.Equal(t, groth16.ModeStreaming, st.Mode)
-		assert.Zero(t, st.MatricesBytes, "auto: no matrices where the GPU cannot hold them")
-		assert.Equal(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "one worker: the least limit is its proof")
 		assert.LessOrEqual(t, st.VRAMBytes, limit)
 		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
-		assert.Equal(t, res.PinnedBytes+groth16.KeyBytes(counts)+groth16.StreamingStageBytes(int(st.Domain)), st.PinnedBytes,
-			"the key and c's stage pinned on the host")
+		pinned := res.PinnedBytes + groth16.KeyBytes(counts) + groth16.StreamingStageBytes(int(st.Domain))
+		switch limit {
+		case 16 << 30:
+			// One streamed proof at a time either way: it may hold its
+			// witness, and a, b, c are evaluated on the GPU from matrices
+			// pinned on the host.
+			assert.True(t, st.MatricesOnGPU, "auto: matrices streamed where they cost no overlap")
+			assert.InEpsilon(t, 5.90e9, float64(st.MatricesBytes), 0.01)
+			assert.Equal(t, pinned+groth16.PinnedMatricesBytes(st.MatricesBytes), st.PinnedBytes,
+				"the key, c's stage and the matrices pinned on the host")
+			assert.Less(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "the witness held besides")
+			assert.Less(t, st.PartitionHostBytes, int64(4<<30), "a partition holds its witness alone")
+		case 24 << 30:
+			// Two plain streamed proofs fit, but one holding its witness.
+			assert.False(t, st.MatricesOnGPU)
+			assert.Zero(t, st.MatricesBytes, "auto: no matrices where they would cost the GPU its overlap")
+			assert.Equal(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "one worker: the least limit is its proof")
+			assert.Equal(t, pinned, st.PinnedBytes, "the key and c's stage pinned on the host")
+		}
 		assert.Equal(t, st.HostBytes, st.PreloadedHostBytes, "a pinned key stays on the host")
 	}
 	cfg.DeviceMemoryLimit = res.LeastDeviceMemory - 1

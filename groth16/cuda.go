@@ -102,12 +102,7 @@ func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 		return nil, err
 	}
 	if dk == nil {
-		// Streaming evaluates a witness-only w's a, b, c on the host: the
-		// matrices are not streamed to the device yet.
-		if w, err = proofAssignment(ctx, w, cfg.matrices, abcHost); err != nil {
-			return nil, err
-		}
-		return p.proveStreaming(ctx, pk, w, &cfg)
+		return p.proveStreamingWitness(ctx, pk, w, &cfg)
 	}
 	defer release()
 	var dm *deviceMatrices
@@ -173,7 +168,7 @@ func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey) error {
 func (p *CUDAProver) Evict(pk *ProvingKey) {
 	if p.keys != nil {
 		p.keys.evict(pk)
-		p.dropPinned(pk)
+		hostKeys.drop(p, pk)
 	}
 }
 
@@ -186,7 +181,8 @@ func (p *CUDAProver) Close() error {
 	}
 	p.keys.close()
 	p.matrices.close()
-	p.dropPinned(nil)
+	hostKeys.drop(p, nil)
+	hostMatrices.drop(p, nil)
 	p.stage.close()
 	p.lastStage.close()
 	return nil
@@ -247,11 +243,12 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool) (
 }
 
 // keyPlan is what a key costs on one device, from the resource model, once
-// per key: a resident key with one proof beside it, one streamed proof;
-// unfit once the key was found too large to be resident.
+// per key: a resident key with one proof beside it, one streamed proof
+// (streamedABC: one that evaluates a, b, c on the device); unfit once the
+// key was found too large to be resident.
 type keyPlan struct {
-	resident, streamed int64
-	unfit              bool
+	resident, streamed, streamedABC int64
+	unfit                           bool
 }
 
 // plan returns pk's plan on p's device, computing it on first use.
@@ -262,7 +259,8 @@ func (p *CUDAProver) plan(pk *ProvingKey) *keyPlan {
 	if kp == nil {
 		c := pk.Counts()
 		kp = &keyPlan{resident: KeyBytes(c) + residentProofBytes(p.device, c),
-			streamed: streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC))}
+			streamed:    streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC), abcHost),
+			streamedABC: streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC), abcDevice)}
 		p.plans[pk] = kp
 	}
 	return kp

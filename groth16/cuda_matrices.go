@@ -33,10 +33,22 @@ func matricesArraysBytes(bytes int64) int64 {
 	return bytes + arrays*granule
 }
 
-// MatricesFit says whether the device holds pk resident and can hold
-// constraint matrices of bytes (pce's Bytes) beside it and one proof.
+// MatricesFit says whether proofs with pk on this device evaluate a, b, c
+// from constraint matrices of bytes (pce's Bytes) on the device: with pk
+// resident, when the matrices fit beside it and one proof; streaming, when
+// holding the witness costs the device none of its overlap (the matrices
+// then stream from pinned host memory like the key).
 func (p *CUDAProver) MatricesFit(pk *ProvingKey, bytes int64) bool {
-	return p.usable() == nil && p.Mode(pk) == ModeResident && p.matricesFit(pk, bytes)
+	if p.usable() != nil {
+		return false
+	}
+	switch p.Mode(pk) {
+	case ModeResident:
+		return p.matricesFit(pk, bytes)
+	case ModeStreaming:
+		return p.streamedMatricesFit(pk)
+	}
+	return false
 }
 
 // matricesFit says whether matrices of bytes fit beside pk's resident key
@@ -45,17 +57,31 @@ func (p *CUDAProver) matricesFit(pk *ProvingKey, bytes int64) bool {
 	return p.plan(pk).resident+matricesArraysBytes(bytes) <= p.gate.Budget()
 }
 
-// PreloadMatrices puts ms, the compiled matrices of pk's circuit, on the
-// device for the proofs that will take them (WithMatrices), until
-// EvictMatrices or Close. When the device cannot hold them beside pk's
-// resident key and a proof, or has no room beside what its ledger holds
-// now, it fails with ErrOutOfDeviceMemory, and such proofs evaluate a, b,
-// c on the host instead.
+// PreloadMatrices readies ms, the compiled matrices of pk's circuit, for
+// the proofs that will take them (WithMatrices), until EvictMatrices or
+// Close: with pk resident it puts them on the device, in streaming mode it
+// copies them into pinned host memory (once per process). When the device
+// cannot evaluate a, b, c with pk (MatricesFit), or has no room for the
+// matrices beside what its ledger holds now, it fails with
+// ErrOutOfDeviceMemory, and such proofs evaluate a, b, c on the host
+// instead.
 func (p *CUDAProver) PreloadMatrices(ctx context.Context, pk *ProvingKey, ms *pce.Matrices) error {
 	if err := p.usable(); err != nil {
 		return err
 	}
 	var cfg proveConfig
+	if p.Mode(pk) == ModeStreaming {
+		if kp := p.plan(pk); !p.streamedMatricesFit(pk) {
+			return fmt.Errorf("%w: GPU %d: a streamed proof that evaluates a, b, c holds its witness, %d bytes against %d: "+
+				"fewer of them fit the limit of %d at once", ErrOutOfDeviceMemory, p.device, kp.streamedABC, kp.streamed, p.gate.Budget())
+		}
+		_, release, err := p.pinnedMatricesFor(ctx, ms, &cfg)
+		if err != nil {
+			return err
+		}
+		release()
+		return nil
+	}
 	dm, release, err := p.deviceMatricesFor(ctx, pk, ms, &cfg)
 	switch {
 	case err != nil:
@@ -67,11 +93,13 @@ func (p *CUDAProver) PreloadMatrices(ctx context.Context, pk *ProvingKey, ms *pc
 	return nil
 }
 
-// EvictMatrices frees ms's copy on the device once the proofs using it
-// end (a proof type's parameters evicted).
+// EvictMatrices frees ms's copy on the device, and its pinned copy once no
+// device uses it, once the proofs using them end (a proof type's
+// parameters evicted).
 func (p *CUDAProver) EvictMatrices(ms *pce.Matrices) {
 	if p.matrices != nil {
 		p.matrices.evict(ms)
+		hostMatrices.drop(p, ms)
 	}
 }
 
@@ -183,7 +211,7 @@ func (dm *deviceMatrices) eval(st *native.Stream, w native.Witness, a, b, c *nat
 		m   native.CSR
 		out *native.Buffer
 	}{{dm.a, a}, {dm.b, b}, {dm.c, c}} {
-		if err := st.SpMV(x.m, w, x.out); err != nil {
+		if err := st.SpMV(x.m, w, x.out, 0); err != nil {
 			return fmt.Errorf("GPU %d: constraint evaluation: %w", st.Device(), err)
 		}
 	}

@@ -14,16 +14,51 @@ import (
 	"github.com/gpuc2/gpuc2/synth"
 )
 
-// proveStreaming proves w (its input rows already appended) with the key's
-// points in pinned host memory: the path of a device whose memory limit
-// cannot hold the key. The proof equals the CPU prover's for the same r, s.
-func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, cfg *proveConfig) (*Proof, error) {
+// proveStreamingWitness proves w (its input rows appended) on the
+// streaming path. A witness-only w's a, b, c are evaluated on the device
+// from its matrices streamed from pinned host memory when that costs the
+// device none of its overlap (streamedMatricesFit), else on the host.
+func (p *CUDAProver) proveStreamingWitness(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, cfg *proveConfig) (*Proof, error) {
+	var hm *pinnedMatrices
+	src := abcHost
+	if w.WitnessOnly() && p.streamedMatricesFit(pk) {
+		var release func()
+		var err error
+		if hm, release, err = p.pinnedMatricesFor(ctx, cfg.matrices, cfg); err != nil {
+			return nil, err
+		}
+		defer release()
+		src = abcDevice
+	}
+	w, err := proofAssignment(ctx, w, cfg.matrices, src)
+	if err != nil {
+		return nil, err
+	}
+	return p.proveStreaming(ctx, pk, w, hm, cfg)
+}
+
+// streamedMatricesFit says whether p's streamed proofs with pk evaluate a,
+// b, c on the device (streamedMatricesFit).
+func (p *CUDAProver) streamedMatricesFit(pk *ProvingKey) bool {
+	kp := p.plan(pk)
+	return streamedMatricesFit(p.gate.Budget(), kp.streamed, kp.streamedABC)
+}
+
+// proveStreaming proves w (its input rows already appended) with the
+// key's points in pinned host memory: the path of a device whose memory
+// limit cannot hold the key. A witness-only w (its densities set) takes
+// its a, b, c from hm's matrices. The proof equals the CPU prover's for
+// the same r, s.
+func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, hm *pinnedMatrices, cfg *proveConfig) (*Proof, error) {
 	c, vk := pk.Counts(), pk.VerifyingKey()
 	m, err := checkCounts(c, vk, w)
 	if err != nil {
 		return nil, err
 	}
 	bytes := p.plan(pk).streamed // checkCounts ties m, the aux and inputs to the key
+	if hm != nil {
+		bytes = p.plan(pk).streamedABC
+	}
 	if bytes > p.gate.Budget() {
 		return nil, fmt.Errorf("%w: GPU %d: a streamed proof needs %d bytes, the device's limit allows %d: %w",
 			ErrOutOfDeviceMemory, p.device, bytes, p.gate.Budget(), gpulock.ErrTooLarge)
@@ -35,12 +70,13 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 	}
 	defer release()
 	cfg.report("key_pin", begin, "device", p.device, "bytes", KeyBytes(c))
-	return p.proveStreamed(ctx, hk, vk, w, m, bytes, cfg)
+	return p.proveStreamed(ctx, hk, hm, vk, w, m, bytes, cfg)
 }
 
-// proveStreamed proves w over domain m with hk, reserving bytes.
-func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, vk *VerifyingKey, w *synth.ProvingAssignment, m int, bytes int64, cfg *proveConfig) (*Proof, error) {
-	sp := &streamedProof{deviceJob: p.deviceJob(cfg), p: p, hk: hk, w: w, m: m, bytes: bytes}
+// proveStreamed proves w over domain m with hk (and hm's matrices when not
+// nil), reserving bytes.
+func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinnedMatrices, vk *VerifyingKey, w *synth.ProvingAssignment, m int, bytes int64, cfg *proveConfig) (*Proof, error) {
+	sp := &streamedProof{deviceJob: p.deviceJob(cfg), p: p, hk: hk, hm: hm, w: w, m: m, bytes: bytes}
 	defer sp.close()
 	return proveWith(ctx, cfg, vk, hk.counts, sp, "device", p.device, "mode", "streaming")
 }
@@ -50,20 +86,22 @@ func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, vk *Verif
 // largest phase, uploads a and b and takes the compute lock; H runs with
 // two device vectors, c uploaded (by DMA from the device's pinned stage)
 // once b's step has freed the second, with the lock suspended meanwhile;
-// each MSM streams its section from pinned
-// memory through chunk buffers on the copy stream. The h MSM is bound by
-// its kernels and runs under the lock; the aux MSMs are bound by their
-// copies and run after it (Job.Stream), with the assignment uploaded once
-// the h MSM has freed h, on a high-priority stream: their many short
-// kernels (a chunk's split, sort and merge, each waited for) then take SMs
-// as the next proof's long H and h MSM kernels free them instead of
-// queueing behind each one (at normal priority, a 32 GiB partition's b_g2
-// MSM took 1.0 s beside another proof against 0.22 s alone: BENCHMARKS.md,
-// issue 17).
+// each MSM streams its section from pinned memory through chunk buffers on
+// the copy stream. With matrices (hm), prepare uploads the witness instead
+// and evaluates a and b from it on the device, as H does c; the witness is
+// the aux MSMs' assignment too. The h MSM is bound by its kernels and runs
+// under the lock; the aux MSMs are bound by their copies and run after it
+// (Job.Stream), with the assignment uploaded once the h MSM has freed h,
+// on a high-priority stream: their many short kernels (a chunk's split,
+// sort and merge, each waited for) then take SMs as the next proof's long
+// H and h MSM kernels free them instead of queueing behind each one (at
+// normal priority, a 32 GiB partition's b_g2 MSM took 1.0 s beside another
+// proof against 0.22 s alone: BENCHMARKS.md, issue 17).
 type streamedProof struct {
 	deviceJob
 	p     *CUDAProver
 	hk    *pinnedKey
+	hm    *pinnedMatrices // a, b, c evaluated on the device from these (nil: w's)
 	w     *synth.ProvingAssignment
 	m     int   // the domain
 	bytes int64 // the reservation: the largest phase
@@ -72,7 +110,9 @@ type streamedProof struct {
 	cs          *native.Stream // the copies'
 	hs          *native.Stream // the aux phase's kernels (high priority)
 	acc, x      *native.Buffer // H's two vectors: a, then h (canonical); b, then c
-	aux, inputs *native.Buffer // canonical, uploaded by the first aux MSM
+	aux, inputs *native.Buffer // the assignment, made canonical by the first aux MSM
+	canonical   bool           // aux and inputs are canonical
+	slots       *spmvSlots     // hm's evaluation, until c's
 	stagedC     *native.Pinned // c's pinned copy, held until its upload (nil: none)
 	released    bool           // the compute lock is released: the aux phase
 }
@@ -92,30 +132,70 @@ func (sp *streamedProof) prepare(ctx context.Context) error {
 		return err
 	}
 	// a and b before the lock: H's peak holds both vectors anyway.
-	if err := sp.job.Upload(func() error {
-		begin := time.Now()
-		defer sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.A)+len(sp.w.B))*frSize)
-		for _, x := range []struct {
-			dst **native.Buffer
-			v   []fr.Element
-		}{{&sp.acc, sp.w.A}, {&sp.x, sp.w.B}} {
-			b, err := sp.domainVector()
-			if err != nil {
-				return err
-			}
-			*x.dst = b
-			if err := sp.fill(sp.st, b, x.v); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
+	upload := sp.uploadAB
+	if sp.hm != nil {
+		upload = sp.evalAB
+	}
+	if err := sp.job.Upload(upload); err != nil {
 		return fmt.Errorf("groth16: upload: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return sp.compute(ctx)
+}
+
+// uploadAB uploads a and b into H's two vectors.
+func (sp *streamedProof) uploadAB() error {
+	begin := time.Now()
+	defer sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.A)+len(sp.w.B))*frSize)
+	for _, x := range []struct {
+		dst **native.Buffer
+		v   []fr.Element
+	}{{&sp.acc, sp.w.A}, {&sp.x, sp.w.B}} {
+		b, err := sp.domainVector()
+		if err != nil {
+			return err
+		}
+		*x.dst = b
+		if err := sp.fill(sp.st, b, x.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evalAB uploads the witness (Montgomery form) and evaluates a and b from
+// it into H's two vectors.
+func (sp *streamedProof) evalAB() error {
+	begin := time.Now()
+	if err := sp.uploadAssignment(sp.st); err != nil {
+		return err
+	}
+	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.Aux)+len(sp.w.Inputs))*frSize)
+	begin = time.Now()
+	var err error
+	if sp.slots, err = newSpmvSlots(sp.st, sp.hm.ms, sp.alloc); err != nil {
+		return err
+	}
+	for i, dst := range []**native.Buffer{&sp.acc, &sp.x} {
+		if *dst, err = sp.domainVector(); err != nil {
+			return err
+		}
+		if err := sp.hm.eval(sp.st, sp.cs, sp.slots, i, sp.witness(), *dst); err != nil {
+			return err
+		}
+	}
+	if err := sp.st.Sync(); err != nil {
+		return err
+	}
+	sp.cfg.report("abc_eval", begin, "device", sp.device, "rows", 2*sp.hm.ms.Rows())
+	return nil
+}
+
+// witness is the uploaded assignment as the constraint evaluation reads it.
+func (sp *streamedProof) witness() native.Witness {
+	return native.Witness{Inputs: sp.inputs, Aux: sp.aux, NInputs: len(sp.w.Inputs), NAux: len(sp.w.Aux)}
 }
 
 // domainVector allocates a domain vector and waits for the allocation, so
@@ -140,11 +220,8 @@ func (sp *streamedProof) fill(st *native.Stream, b *native.Buffer, v []fr.Elemen
 	return st.Sync()
 }
 
-// computeH runs H's three steps; c is uploaded into b's vector once b's
-// step is done, without the compute lock: another proof's kernels run
-// while the copy engine (shared with the aux MSMs' streams) brings it. The
-// cores copy c into the device's pinned stage while the first two steps
-// run, so that its upload is one DMA.
+// computeH runs H's three steps; c lands in b's vector once b's step is
+// done: evaluated from the matrices (evalC) or uploaded (stageC).
 func (sp *streamedProof) computeH(ctx context.Context) error {
 	logM := uint32(bits.Len(uint(sp.m)) - 1)
 	if err := sp.st.HStep(sp.acc, nil, logM, native.HStepA); err != nil {
@@ -153,6 +230,46 @@ func (sp *streamedProof) computeH(ctx context.Context) error {
 	if err := sp.st.HStep(sp.acc, sp.x, logM, native.HStepB); err != nil {
 		return fmt.Errorf("GPU %d: %w", sp.device, err)
 	}
+	if sp.hm != nil {
+		if err := sp.evalC(); err != nil {
+			return err
+		}
+	} else if err := sp.stageC(ctx); err != nil {
+		return err
+	}
+	if err := sp.st.HStep(sp.acc, sp.x, logM, native.HStepC); err != nil {
+		return fmt.Errorf("GPU %d: %w", sp.device, err)
+	}
+	sp.x.Free() // in stream order, after the step
+	if err := sp.st.FrFromMont(sp.acc, 0, sp.m-1); err != nil {
+		return fmt.Errorf("GPU %d: %w", sp.device, err)
+	}
+	return sp.st.Sync()
+}
+
+// evalC evaluates c into x once b's step is done (under the compute lock:
+// its kernels are short, its copies a third of the matrices), then frees
+// the evaluation's slots for the h MSM.
+func (sp *streamedProof) evalC() error {
+	if err := sp.st.Sync(); err != nil { // b's step: the phase times the evaluation alone
+		return err
+	}
+	begin := time.Now()
+	if err := sp.hm.eval(sp.st, sp.cs, sp.slots, 2, sp.witness(), sp.x); err != nil {
+		return err
+	}
+	sp.slots.free()
+	if err := sp.st.Sync(); err != nil {
+		return err
+	}
+	sp.cfg.report("abc_eval", begin, "device", sp.device, "rows", sp.hm.ms.Rows())
+	return nil
+}
+
+// stageC brings c into x once b's step is done: the cores copy it into the
+// device's pinned stage while the step runs, then the copy stream uploads
+// it with the compute lock suspended.
+func (sp *streamedProof) stageC(ctx context.Context) error {
 	begin := time.Now()
 	staged, err := sp.p.lastStage.hold(ctx, sp.w.C)
 	if err != nil {
@@ -165,17 +282,7 @@ func (sp *streamedProof) computeH(ctx context.Context) error {
 	if err := sp.st.Sync(); err != nil { // x is free again
 		return err
 	}
-	if err := sp.suspend(ctx, sp.uploadC); err != nil {
-		return err
-	}
-	if err := sp.st.HStep(sp.acc, sp.x, logM, native.HStepC); err != nil {
-		return fmt.Errorf("GPU %d: %w", sp.device, err)
-	}
-	sp.x.Free() // in stream order, after the step
-	if err := sp.st.FrFromMont(sp.acc, 0, sp.m-1); err != nil {
-		return fmt.Errorf("GPU %d: %w", sp.device, err)
-	}
-	return sp.st.Sync()
+	return sp.suspend(ctx, sp.uploadC)
 }
 
 // uploadC brings c into x on the copy stream: one DMA from its pinned
@@ -217,16 +324,37 @@ func (sp *streamedProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
 	return r, nil
 }
 
-// assignment uploads aux and the inputs once, in canonical form, on the
-// aux phase's stream (allocated on the proof's, which is idle after the h
-// MSM, so that every buffer is freed alike).
+// assignment readies aux and the inputs for the aux MSMs once, in
+// canonical form, on the aux phase's stream: uploaded there unless the
+// constraint evaluation already did.
 func (sp *streamedProof) assignment() error {
-	if sp.aux != nil {
+	if sp.canonical {
 		return nil
 	}
-	begin := time.Now()
+	if sp.aux == nil {
+		begin := time.Now()
+		if err := sp.uploadAssignment(sp.hs); err != nil {
+			return err
+		}
+		sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.Aux)+len(sp.w.Inputs))*frSize)
+	}
+	for _, x := range []struct {
+		b *native.Buffer
+		n int
+	}{{sp.aux, len(sp.w.Aux)}, {sp.inputs, len(sp.w.Inputs)}} {
+		if err := sp.hs.FrFromMont(x.b, 0, x.n); err != nil {
+			return err
+		}
+	}
+	sp.canonical = true
+	return sp.hs.Sync()
+}
+
+// uploadAssignment allocates aux and the inputs (on the proof's stream, so
+// that every buffer is freed alike) and uploads them on st in Montgomery
+// form.
+func (sp *streamedProof) uploadAssignment(st *native.Stream) error {
 	w := sp.w
-	defer sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(w.Aux)+len(w.Inputs))*frSize)
 	for _, x := range []struct {
 		dst **native.Buffer
 		v   []fr.Element
@@ -235,18 +363,15 @@ func (sp *streamedProof) assignment() error {
 		if err != nil {
 			return err
 		}
-		if err := sp.st.Sync(); err != nil { // the allocation, before hs uses it
+		if err := sp.st.Sync(); err != nil { // the allocation, before st uses it
 			return err
 		}
-		if err := sp.p.stage.uploadFr(sp.hs, b, 0, x.v); err != nil {
-			return err
-		}
-		if err := sp.hs.FrFromMont(b, 0, len(x.v)); err != nil {
+		if err := sp.p.stage.uploadFr(st, b, 0, x.v); err != nil {
 			return err
 		}
 		*x.dst = b
 	}
-	return sp.hs.Sync()
+	return st.Sync()
 }
 
 // auxPhase runs f, MSMs over the assignment, after the compute lock

@@ -87,6 +87,9 @@
 // synth/pce), with which it proves a witness-only assignment
 // (synth.NewWitnessAssignment): a resident GPU keeps the matrices beside
 // the key (PreloadMatrices, or the first such proof) and evaluates a, b, c
-// itself, so only the witness is uploaded; the CPU prover and the
-// streaming mode evaluate them on the host.
+// itself, so only the witness is uploaded; a streaming GPU does too, the
+// matrices streamed in chunks from one pinned copy per process, where a
+// proof that holds its witness fits the limit as often as a plain one
+// (MatricesFit, PlanStreamingMatrices); elsewhere, and on the CPU, they
+// are evaluated on the host.
 package groth16

@@ -113,8 +113,8 @@ func (p *CUDAProver) ProveStreamed(ctx context.Context, hk *PinnedKey, vk *Verif
 	if err != nil {
 		return nil, err
 	}
-	bytes := streamingProofBytes(p.device, hk.counts, m, len(w.Aux), len(w.Inputs))
-	proof, err := p.proveStreamed(ctx, hk, vk, w, m, bytes, &cfg)
+	bytes := streamingProofBytes(p.device, hk.counts, m, len(w.Aux), len(w.Inputs), abcHost)
+	proof, err := p.proveStreamed(ctx, hk, nil, vk, w, m, bytes, &cfg)
 	return proof, classifyDevice(err)
 }
 
@@ -163,4 +163,68 @@ func EvalOnDevice(device int, ms *pce.Matrices, inputs, aux []fr.Element) (a, b,
 		}
 	}
 	return res[0], res[1], res[2], dm.bytes(), nil
+}
+
+// The streaming path's chunk limits.
+const (
+	SpMVChunkRows  = spmvChunkRows
+	SpMVChunkTerms = spmvChunkTerms
+)
+
+// EvalStreamedOnDevice computes a, b, c on device as the streaming path
+// does: ms pinned in chunks of at most maxRows rows and maxTerms terms,
+// each copied while the previous one is evaluated. Each vector is pad
+// elements longer than the rows, filled with ones before the evaluation
+// (which must zero them).
+func EvalStreamedOnDevice(device int, ms *pce.Matrices, inputs, aux []fr.Element, maxRows, maxTerms, pad int) (a, b, c []fr.Element, err error) {
+	hm, err := newPinnedMatrices(context.Background(), ms, maxRows, maxTerms)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer hm.free()
+	st, err := native.NewStream(device)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer st.Close()
+	cs, err := native.NewStream(device)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer cs.Close()
+	pm := &proofMemory{st: st}
+	defer func() { pm.freeBuffers(); st.Sync() }()
+	slots, err := newSpmvSlots(st, ms, pm.alloc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w := native.Witness{NInputs: len(inputs), NAux: len(aux)}
+	n := ms.Rows() + pad
+	ones := make([]fr.Element, n)
+	for i := range ones {
+		ones[i].SetOne()
+	}
+	var outs [3]*native.Buffer
+	for _, x := range []struct {
+		dst **native.Buffer
+		v   []fr.Element
+	}{{&w.Inputs, inputs}, {&w.Aux, aux}, {&outs[0], ones}, {&outs[1], ones}, {&outs[2], ones}} {
+		if *x.dst, err = pm.alloc(max(int64(len(x.v))*frSize, 1)); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := st.CopyToDevice(*x.dst, 0, native.AsBytes(x.v)); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	var res [3][]fr.Element
+	for i := range res {
+		if err := hm.eval(st, cs, slots, i, w, outs[i]); err != nil {
+			return nil, nil, nil, err
+		}
+		res[i] = make([]fr.Element, n)
+		if err := st.CopyToHost(native.AsBytes(res[i]), outs[i], 0); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return res[0], res[1], res[2], nil
 }

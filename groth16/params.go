@@ -16,6 +16,7 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
+	"github.com/gpuc2/gpuc2/internal/iocount"
 	"github.com/gpuc2/gpuc2/internal/par"
 )
 
@@ -566,20 +567,20 @@ func (pk *ProvingKey) WriteTo(w io.Writer) (int64, error) {
 	if pk.closed {
 		return 0, ErrClosed
 	}
-	cw := &countingWriter{w: w}
+	cw := &iocount.Writer{W: w}
 	if pk.data != nil {
 		err := pk.copyFile(context.Background(), func(b []byte) error {
 			_, err := cw.Write(b)
 			return err
 		})
-		return cw.n, err
+		return cw.N, err
 	}
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	err := pk.writeInMemory(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	return cw.n, err
+	return cw.N, err
 }
 
 func (pk *ProvingKey) writeInMemory(w io.Writer) error {
@@ -648,17 +649,6 @@ func (pk *ProvingKey) copyFile(ctx context.Context, write func([]byte) error) er
 		off += n
 	}
 	return nil
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
 }
 
 // WriteParams writes pk to path in .params format, through path+".tmp" and a

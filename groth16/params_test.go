@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/cputime"
 )
 
 func writeTemp(t *testing.T, b []byte) string {
@@ -412,7 +413,7 @@ func BenchmarkProvingKeyDecode(b *testing.B) {
 				key, err := groth16.OpenProvingKey(path, groth16.WithChecked(checked))
 				require.NoError(b, err)
 				defer key.Close()
-				cpu0, _ := cpuTime()
+				cpu0, _ := cputime.Process()
 				for b.Loop() {
 					key.Evict()
 					if err := sec.decode(key); err != nil {
@@ -421,7 +422,7 @@ func BenchmarkProvingKeyDecode(b *testing.B) {
 				}
 				points := float64(sec.n) * float64(b.N)
 				b.ReportMetric(points/b.Elapsed().Seconds(), "points/s")
-				if cpu1, ok := cpuTime(); ok {
+				if cpu1, ok := cputime.Process(); ok {
 					b.ReportMetric(points/(cpu1-cpu0).Seconds(), "points/cpu-s")
 				}
 			})

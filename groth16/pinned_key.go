@@ -26,55 +26,69 @@ type pinnedKey struct {
 // memory, whatever status the library gave.
 var errPinnedHost = errors.New("groth16: pinning host memory")
 
-// hostKeys holds the process's pinned keys; pinnedUsers says which provers
-// use each, so that the last one's Evict or Close frees it.
-var (
-	hostKeys    = newFlight[*ProvingKey](func(k *pinnedKey) { k.free() })
-	pinnedUsers = struct {
-		sync.Mutex
-		m map[*ProvingKey]map[*CUDAProver]bool
-	}{m: map[*ProvingKey]map[*CUDAProver]bool{}}
-)
+// hostKeys holds the process's pinned keys.
+var hostKeys = newHostCopies[*ProvingKey](func(k *pinnedKey) { k.free() })
+
+// hostCopies keeps the process's pinned copies of one kind (keys,
+// matrices), one per source, shared by every device's prover: users says
+// which provers use each, so that the last one's Evict or Close frees it.
+type hostCopies[K comparable, V any] struct {
+	flight *flight[K, V]
+	mu     sync.Mutex
+	users  map[K]map[*CUDAProver]bool
+}
+
+func newHostCopies[K comparable, V any](free func(V)) *hostCopies[K, V] {
+	return &hostCopies[K, V]{flight: newFlight[K](free), users: map[K]map[*CUDAProver]bool{}}
+}
+
+// acquire returns k's copy for p, making it on first use, and the
+// function that hands it back.
+func (h *hostCopies[K, V]) acquire(ctx context.Context, p *CUDAProver, k K, make func(context.Context) (V, error)) (V, func(), error) {
+	h.mu.Lock()
+	users := h.users[k]
+	if users == nil {
+		users = map[*CUDAProver]bool{}
+		h.users[k] = users
+	}
+	users[p] = true
+	h.mu.Unlock()
+	v, release, _, err := h.flight.acquire(ctx, k, make)
+	return v, release, err
+}
+
+// drop ends p's use of k's copy (of every copy when k is the zero K); a
+// copy is evicted when no prover uses it any more.
+func (h *hostCopies[K, V]) drop(p *CUDAProver, k K) {
+	var all K
+	h.mu.Lock()
+	var unused []K
+	for x, users := range h.users {
+		if k != all && x != k || !users[p] {
+			continue
+		}
+		delete(users, p)
+		if len(users) == 0 {
+			delete(h.users, x)
+			unused = append(unused, x)
+		}
+	}
+	h.mu.Unlock()
+	for _, x := range unused {
+		h.flight.evict(x)
+	}
+}
 
 // pinnedKeyFor returns pk's pinned copy for p, decoding it on first use,
 // and the function that hands it back.
 func (p *CUDAProver) pinnedKeyFor(ctx context.Context, pk *ProvingKey) (*pinnedKey, func(), error) {
-	pinnedUsers.Lock()
-	users := pinnedUsers.m[pk]
-	if users == nil {
-		users = map[*CUDAProver]bool{}
-		pinnedUsers.m[pk] = users
-	}
-	users[p] = true
-	pinnedUsers.Unlock()
-	hk, release, _, err := hostKeys.acquire(ctx, pk, func(ctx context.Context) (*pinnedKey, error) {
+	hk, release, err := hostKeys.acquire(ctx, p, pk, func(ctx context.Context) (*pinnedKey, error) {
 		return newPinnedKey(ctx, pk)
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("groth16: pinned key: %w", err)
 	}
 	return hk, release, nil
-}
-
-// dropPinned ends p's use of pk's pinned copy (every key's when pk is
-// nil); the copy is evicted when no prover uses it any more.
-func (p *CUDAProver) dropPinned(pk *ProvingKey) {
-	pinnedUsers.Lock()
-	var unused []*ProvingKey
-	for k, users := range pinnedUsers.m {
-		if pk != nil && k != pk || !users[p] {
-			continue
-		}
-		delete(users, p)
-		if len(users) == 0 {
-			delete(pinnedUsers.m, k)
-			unused = append(unused, k)
-		}
-	}
-	pinnedUsers.Unlock()
-	for _, k := range unused {
-		hostKeys.evict(k)
-	}
 }
 
 // newPinnedKey allocates pinned memory for pk's points and decodes them

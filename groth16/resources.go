@@ -163,17 +163,30 @@ func streamChunkPoints(pointBytes int64) int {
 // streamed MSM over it). A device whose memory limit is below this cannot
 // prove with such a key.
 func StreamingProofBytes(c SectionCounts, m, nAux, nIn int) int64 {
-	return streamingProofBytes(anyDevice, c, m, nAux, nIn)
+	return streamingProofBytes(anyDevice, c, m, nAux, nIn, abcHost)
 }
 
-// streamingProofBytes is StreamingProofBytes on device (anyDevice: the
-// most any device needs; without the library: the native bounds).
-func streamingProofBytes(device int, c SectionCounts, m, nAux, nIn int) int64 {
+// StreamingMatricesProofBytes is StreamingProofBytes for a proof that
+// evaluates a, b, c on the device from matrices streamed from pinned host
+// memory (WithMatrices): its witness, uploaded first, stays through H and
+// the h MSM, and H's phase holds the evaluation's chunk buffers.
+func StreamingMatricesProofBytes(c SectionCounts, m, nAux, nIn int) int64 {
+	return streamingProofBytes(anyDevice, c, m, nAux, nIn, abcDevice)
+}
+
+// streamingProofBytes is StreamingProofBytes (src abcHost) or
+// StreamingMatricesProofBytes (abcDevice) on device (anyDevice: the most
+// any device needs; without the library: the native bounds).
+func streamingProofBytes(device int, c SectionCounts, m, nAux, nIn int, src abcSource) int64 {
 	const granules = 16 << 20 // each buffer rounded up to the pool's 2 MiB
 	domain := int64(m) * frSize
+	assignment := int64(nAux+max(nIn, 1)) * frSize
 	hPhase := 2*domain + hScratchBytes(m)
 	hMSM := domain + streamScratchBytes(device, native.G1, c.H, c.H)
-	assignment := int64(nAux+max(nIn, 1)) * frSize
+	if src == abcDevice {
+		hPhase += assignment + spmvSlotsBytes
+		hMSM += assignment
+	}
 	var aux int64
 	for _, x := range []struct {
 		g native.Group
@@ -182,6 +195,45 @@ func streamingProofBytes(device int, c SectionCounts, m, nAux, nIn int) int64 {
 		aux = max(aux, streamScratchBytes(device, x.g, x.n, max(x.n, nAux)))
 	}
 	return max(hPhase, hMSM, assignment+aux) + granules
+}
+
+// The streaming path evaluates a, b, c from pinned matrices in chunks of
+// at most spmvChunkRows rows and spmvChunkTerms terms (about 2.5 terms a
+// row in PoRep: a 32 GiB partition's three matrices in about 100 chunks),
+// each copied into one of two device slots while the other's is evaluated;
+// spmvSlotsBytes is the slots and the coefficient table (at most 2^16 Fr:
+// its ids are 16-bit).
+const (
+	spmvChunkRows  = 1 << 22
+	spmvChunkTerms = 1 << 24
+	spmvSlotsBytes = 2*((spmvChunkRows+1)*4+spmvChunkTerms*6) + (1<<16)*frSize
+)
+
+// PinnedMatricesBytes is the pinned copy of compact matrices of bytes
+// (pce's Bytes) that the streaming path evaluates them from: the same
+// arrays, each chunk's row starts made relative (one more start a chunk)
+// and aligned, within 1 MiB.
+func PinnedMatricesBytes(bytes int64) int64 { return bytes + 1<<20 }
+
+// streamedOverlap is how many streamed proofs a device usefully runs at
+// once: one's H and h MSM beside the other's aux MSMs, which are bound by
+// their copies.
+const streamedOverlap = 2
+
+// streamedMatricesFit says whether streamed proofs that evaluate a, b, c
+// on the device (withABC bytes each) fit a device budget as many at a time
+// as plain streamed ones (plain bytes each), counting up to
+// streamedOverlap: holding the witness must not cost a device its overlap.
+func streamedMatricesFit(budget, plain, withABC int64) bool {
+	return withABC <= budget && min(budget/withABC, streamedOverlap) >= min(budget/plain, streamedOverlap)
+}
+
+// PlanStreamingMatrices says whether a device of memory limit limit in
+// streaming mode evaluates a, b, c from streamed matrices
+// (streamedMatricesFit), and what such a proof reserves.
+func PlanStreamingMatrices(limit int64, c SectionCounts, m, nAux, nIn int) (bool, int64) {
+	withABC := StreamingMatricesProofBytes(c, m, nAux, nIn)
+	return streamedMatricesFit(limit, StreamingProofBytes(c, m, nAux, nIn), withABC), withABC
 }
 
 // hScratchBytes is the pool memory of H's NTT tables over domain m.

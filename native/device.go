@@ -345,23 +345,25 @@ func (s *Stream) FrFromMont(buf *Buffer, off int64, n int) error {
 }
 
 // SpMV enqueues out[r] = ⟨row r of m, w⟩ for each of m's rows, out
-// holding m.Rows Fr (Montgomery form). Terms outside w or m's coefficients
-// are skipped on the device; the caller validates m once.
-func (s *Stream) SpMV(m CSR, w Witness, out *Buffer) error {
+// holding m.Rows Fr (Montgomery form) from byte off on: m may be a slice
+// of a larger matrix's rows (its row starts relative to its first term),
+// whose values land at their place in a longer vector. Terms outside w or
+// m's coefficients are skipped on the device; the caller validates m once.
+func (s *Stream) SpMV(m CSR, w Witness, out *Buffer, off int64) error {
 	if m.Rows < 0 || m.Terms < 0 || m.NCoeffs < 0 || m.NCoeffs > math.MaxUint32 || w.NInputs < 0 || w.NAux < 0 {
 		return fmt.Errorf("%w: spmv: %d rows, %d terms, %d coefficients, %d+%d values", ErrInvalidArgument,
 			m.Rows, m.Terms, m.NCoeffs, w.NInputs, w.NAux)
 	}
 	var ptrs [7]unsafe.Pointer
 	for i, x := range []struct {
-		b *Buffer
-		n int64
+		b      *Buffer
+		off, n int64
 	}{
-		{m.RowStart, int64(m.Rows+1) * 4}, {m.Cols, int64(m.Terms) * 4}, {m.IDs, int64(m.Terms) * 2},
-		{m.Coeffs, int64(m.NCoeffs) * frBytes}, {w.Inputs, int64(w.NInputs) * frBytes},
-		{w.Aux, int64(w.NAux) * frBytes}, {out, int64(m.Rows) * frBytes},
+		{m.RowStart, 0, int64(m.Rows+1) * 4}, {m.Cols, 0, int64(m.Terms) * 4}, {m.IDs, 0, int64(m.Terms) * 2},
+		{m.Coeffs, 0, int64(m.NCoeffs) * frBytes}, {w.Inputs, 0, int64(w.NInputs) * frBytes},
+		{w.Aux, 0, int64(w.NAux) * frBytes}, {out, off, int64(m.Rows) * frBytes},
 	} {
-		p, err := x.b.at("spmv", 0, x.n)
+		p, err := x.b.at("spmv", x.off, x.n)
 		if err != nil {
 			return err
 		}

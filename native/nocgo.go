@@ -104,7 +104,7 @@ func MSMStreamScratchBytes(device int, g Group, m StreamedMSM, opts ...MSMOption
 	return 0, unavailable(opts)
 }
 func (s *Stream) HStep(acc, x *Buffer, logM uint32, step HStep) error { return Load() }
-func (s *Stream) SpMV(m CSR, w Witness, out *Buffer) error            { return Load() }
+func (s *Stream) SpMV(m CSR, w Witness, out *Buffer, off int64) error { return Load() }
 func (s *Stream) MSMG1Streamed(copy *Stream, m StreamedMSM, opts ...MSMOption) (bls12381.G1Jac, error) {
 	return bls12381.G1Jac{}, unavailable(opts)
 }

@@ -85,7 +85,7 @@ func TestNoCgoNotAvailable(t *testing.T) {
 		},
 		"Stream.HStep": func() error { return s.HStep(b, b, 1, native.HStepB) },
 		"Stream.SpMV": func() error {
-			return s.SpMV(native.CSR{RowStart: b, Cols: b, IDs: b, Coeffs: b, Rows: 1}, native.Witness{Inputs: b, Aux: b}, b)
+			return s.SpMV(native.CSR{RowStart: b, Cols: b, IDs: b, Coeffs: b, Rows: 1}, native.Witness{Inputs: b, Aux: b}, b, 0)
 		},
 		"Stream.MSMG1Streamed": func() error {
 			_, err := s.MSMG1Streamed(s, native.StreamedMSM{NBases: 1, NScalars: 1, ChunkPoints: 64})

@@ -14,7 +14,8 @@ import (
 // (coefficients ±1 and general, values zero, one and general, inputs and
 // aux, an empty row, a long row) equals the sum computed here; terms outside the witness
 // or the coefficient table and offsets past the terms are skipped, not
-// read; a buffer too small for the sizes is refused before the launch.
+// read; a slice of rows lands at its offset; a buffer too small for the
+// sizes, or an offset past the output, is refused before the launch.
 func TestSpMV(t *testing.T) {
 	requireGPU(t)
 	s := newStream(t, native.NewStream)
@@ -64,7 +65,7 @@ func TestSpMV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SpMV(m, wb, out); err != nil {
+	if err := s.SpMV(m, wb, out, 0); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]fr.Element, len(rows))
@@ -80,7 +81,7 @@ func TestSpMV(t *testing.T) {
 	// Offsets past the terms: the last row stops at the end of cols.
 	short := m
 	short.Terms = len(cols) - 10
-	if err := s.SpMV(short, wb, out); err != nil {
+	if err := s.SpMV(short, wb, out, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CopyToHost(native.AsBytes(got), out, 0); err != nil {
@@ -96,9 +97,42 @@ func TestSpMV(t *testing.T) {
 		t.Errorf("the last row cut at the terms' end: got %s, want %s", got[last].String(), partial.String())
 	}
 
+	// A slice of rows (its row starts relative to its first term) lands at
+	// its place in out.
+	const first, last = 4, 6
+	base := rowStart[first]
+	var sliceStart []uint32
+	for _, k := range rowStart[first : last+1] {
+		sliceStart = append(sliceStart, k-base)
+	}
+	slice := native.CSR{RowStart: upload(t, s, sliceStart), Cols: upload(t, s, cols[base:rowStart[last]]),
+		IDs: upload(t, s, ids[base:rowStart[last]]), Coeffs: m.Coeffs, Rows: last - first,
+		Terms: int(rowStart[last] - base), NCoeffs: len(coeffs)}
+	if err := s.Zero(out, 0, out.Size()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SpMV(slice, wb, out, first*32); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CopyToHost(native.AsBytes(got), out, 0); err != nil {
+		t.Fatal(err)
+	}
+	for r := range rows {
+		var expect fr.Element // zero outside the slice
+		if r >= first && r < last {
+			expect = want[r]
+		}
+		if got[r] != expect {
+			t.Errorf("a slice of rows [%d, %d): row %d: got %s, want %s", first, last, r, got[r].String(), expect.String())
+		}
+	}
+
 	tooMany := m
 	tooMany.Rows = len(rows) + 1
-	if err := s.SpMV(tooMany, wb, out); !errors.Is(err, native.ErrInvalidArgument) {
+	if err := s.SpMV(tooMany, wb, out, 0); !errors.Is(err, native.ErrInvalidArgument) {
 		t.Errorf("rows beyond the buffers: %v", err)
+	}
+	if err := s.SpMV(slice, wb, out, int64(len(rows)-1)*32); !errors.Is(err, native.ErrInvalidArgument) {
+		t.Errorf("an offset past the output: %v", err)
 	}
 }

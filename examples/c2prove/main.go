@@ -151,7 +151,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used without -params when the default directory has no real files; empty: none")
 	fs.Bool("facade", false, "no effect, kept for older scripts: every mode proves through the gpuc2 facade's pipeline")
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (gpuc2.Config.WorkersPerDevice; 0: the facade's default)")
-	fs.StringVar(&o.matrices, "matrices", "auto", "prove from the circuit's compiled constraint matrices, recorded on the first proof (gpuc2.Config.ConstraintMatrices): auto (when every GPU holds the key and the matrices: a, b, c evaluated there), on (also on the host) or off (full synthesis)")
+	fs.StringVar(&o.matrices, "matrices", "auto", "prove from the circuit's compiled constraint matrices, recorded on the first proof (gpuc2.Config.ConstraintMatrices): auto (when every GPU evaluates a, b, c from them: beside a resident key, or streamed with the key where that costs no overlap), on (also on the host) or off (full synthesis)")
 	fs.Func("device-memory", "device memory gpuc2 may use per GPU, e.g. 16GiB or 24GB (gpuc2.Config.DeviceMemoryLimit; default: the free memory less a margin); below the key's need the key streams from pinned host memory", func(s string) error {
 		b, err := humanize.ParseBytes(s)
 		if err != nil {

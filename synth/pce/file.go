@@ -13,6 +13,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/gpuc2/gpuc2/internal/iocount"
 	"github.com/gpuc2/gpuc2/synth"
 )
 
@@ -38,7 +39,7 @@ const chunkElems = 1 << 20
 
 // WriteTo writes the matrices in the file format Read reads.
 func (ms *Matrices) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: w}
+	cw := &iocount.Writer{W: w}
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	h := sha256.New()
 	out := io.MultiWriter(bw, h)
@@ -52,35 +53,35 @@ func (ms *Matrices) WriteTo(w io.Writer) (int64, error) {
 		head = le.AppendUint64(head, uint64(m.Terms()))
 	}
 	if _, err := out.Write(head); err != nil {
-		return cw.n, err
+		return cw.N, err
 	}
 	for i := range ms.coeffs {
 		b := ms.coeffs[i].Bytes()
 		if _, err := out.Write(b[:]); err != nil {
-			return cw.n, err
+			return cw.N, err
 		}
 	}
 	for _, d := range []*synth.Density{&ms.aAux, &ms.bAux, &ms.bInput} {
 		if err := writeSlice(out, d.Words); err != nil {
-			return cw.n, err
+			return cw.N, err
 		}
 	}
 	for _, m := range []*Matrix{&ms.a, &ms.b, &ms.c} {
 		if err := writeSlice(out, m.rowStart); err != nil {
-			return cw.n, err
+			return cw.N, err
 		}
 		if err := writeSlice(out, m.cols); err != nil {
-			return cw.n, err
+			return cw.N, err
 		}
 		if err := writeSlice(out, m.ids); err != nil {
-			return cw.n, err
+			return cw.N, err
 		}
 	}
 	if _, err := bw.Write(h.Sum(nil)); err != nil {
-		return cw.n, err
+		return cw.N, err
 	}
 	err := bw.Flush()
-	return cw.n, err
+	return cw.N, err
 }
 
 // writeSlice writes v little-endian in chunks of chunkElems (binary.Write
@@ -92,17 +93,6 @@ func writeSlice[T uint16 | uint32 | uint64](w io.Writer, v []T) error {
 		}
 	}
 	return nil
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // Read reads matrices that WriteTo wrote and checks them as Compile checks

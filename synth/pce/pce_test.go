@@ -16,6 +16,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/filecoin-project/go-state-types/abi"
 
+	"github.com/gpuc2/gpuc2/internal/cputime"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
@@ -31,6 +32,7 @@ type synthesized struct {
 	full       *synth.ProvingAssignment                                // the prover's synthesis: witness, a, b, c, densities
 	cold, warm *synth.ProvingAssignment                                // witness-only, before and after the full one: SHA-256 without and with its templates
 	took       struct{ rec, full, fullWarm, cold, warm time.Duration } // fullWarm: a second full synthesis, SHA-256 templates recorded
+	cpu        struct{ fullWarm, warm time.Duration }                  // their CPU time (all cores), where measured
 }
 
 func partition(t testing.TB, size string) *synthesized {
@@ -48,13 +50,17 @@ func partition(t testing.TB, size string) *synthesized {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(cs synth.ConstraintSystem, inputs *[]fr.Element, took *time.Duration) {
+	run := func(cs synth.ConstraintSystem, inputs *[]fr.Element, took *time.Duration, cpu ...*time.Duration) {
 		t0 := time.Now()
+		c0, _ := cputime.Process()
 		if err := circuit.Synthesize(ctx, cs); err != nil {
 			t.Fatal(err)
 		}
 		synth.AppendInputRows(cs, len(*inputs))
 		*took = time.Since(t0)
+		if c1, ok := cputime.Process(); ok && len(cpu) > 0 {
+			*cpu[0] = c1 - c0
+		}
 	}
 	var s synthesized
 	hint := circuit.Params.Sizes()
@@ -63,9 +69,9 @@ func partition(t testing.TB, size string) *synthesized {
 	s.full = synth.NewProvingAssignment(hint)
 	run(s.full, &s.full.Inputs, &s.took.full)
 	again := synth.NewProvingAssignment(hint)
-	run(again, &again.Inputs, &s.took.fullWarm)
+	run(again, &again.Inputs, &s.took.fullWarm, &s.cpu.fullWarm)
 	s.warm = synth.NewWitnessAssignment(hint)
-	run(s.warm, &s.warm.Inputs, &s.took.warm)
+	run(s.warm, &s.warm.Inputs, &s.took.warm, &s.cpu.warm)
 	s.rec = synth.NewRecorder()
 	run(s.rec, &s.rec.Inputs, &s.took.rec)
 	return &s
@@ -262,7 +268,7 @@ func BenchmarkEval(b *testing.B) {
 		b.Fatal(err)
 	}
 	compiled := time.Since(t0)
-	w, took := s.warm, s.took
+	w, took, cpu := s.warm, s.took, s.cpu
 	*s = synthesized{} // only the witness and the matrices stay
 	runtime.GC()
 	// The file, as a cache beside the parameters would hold it.
@@ -293,10 +299,10 @@ func BenchmarkEval(b *testing.B) {
 	n := ms.Rows()
 	// To stderr: a benchmark's b.Logf shows only with -test.v.
 	fmt.Fprintf(os.Stderr, "%s: %d rows, %d terms, %d coefficients, %d bytes; on %d cores: record %.2f s, compile %.2f s, write (synced) %.2f s, read (page cache) %.2f s; "+
-		"the prover's synthesis (witness, a, b, c, densities) %.2f s, witness-only %.2f s (SHA-256 templates recorded; before: %.2f and %.2f s)\n",
+		"the prover's synthesis (witness, a, b, c, densities) %.2f s (%.1f CPU s), witness-only %.2f s (%.1f CPU s) (SHA-256 templates recorded; before: %.2f and %.2f s)\n",
 		*benchSize, n, ms.A().Terms()+ms.B().Terms()+ms.C().Terms(), len(ms.Coeffs()), ms.Bytes(), runtime.GOMAXPROCS(0),
 		took.rec.Seconds(), compiled.Seconds(), written.Seconds(), read.Seconds(),
-		took.fullWarm.Seconds(), took.warm.Seconds(), took.full.Seconds(), took.cold.Seconds())
+		took.fullWarm.Seconds(), cpu.fullWarm.Seconds(), took.warm.Seconds(), cpu.warm.Seconds(), took.full.Seconds(), took.cold.Seconds())
 	a, bb, c := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
 	for _, procs := range []int{runtime.GOMAXPROCS(0), 1} {
 		b.Run(fmt.Sprintf("cores=%d", procs), func(b *testing.B) {

@@ -1,15 +1,15 @@
 //go:build unix
 
-package groth16_test
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time (user and system) the process has used so far,
-// which a busy shared machine does not inflate as it does wall time.
-func cpuTime() (time.Duration, bool) {
+// Process is the CPU time (user and system) the process has used so far;
+// ok is false where it cannot be measured.
+func Process() (d time.Duration, ok bool) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0, false
