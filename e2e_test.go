@@ -189,12 +189,14 @@ func TestSealCommitPhase2CircuitProofsNonInteractive2KiB(t *testing.T) {
 // type has the same constraint matrices; MatricesOn uses them on the CPU,
 // where MatricesAuto does not), a second Prover reads them from the cache
 // file the first wrote, and MatricesOff proves from a full synthesis:
-// every proof verifies.
+// every proof verifies; the matrices held on the host count against the
+// automatic host budget.
 func TestProveSealWithAndWithoutMatrices(t *testing.T) {
 	needFacadeProofs(t)
 	ctx := context.Background()
 	miner := abi.ActorID(1000)
 	cache := t.TempDir()
+	var budgets []int64 // the automatic host budget's limit once the parameters (and matrices) are loaded
 	for i, mode := range []gpuc2.MatricesMode{gpuc2.MatricesOn, gpuc2.MatricesOn, gpuc2.MatricesOff} {
 		p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t),
 			Backend: gpuc2.BackendCPU, ConstraintMatrices: mode, MatricesCacheDir: cache})
@@ -211,9 +213,14 @@ func TestProveSealWithAndWithoutMatrices(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, ok, "run %d, ConstraintMatrices %q, sector %d", i, mode, sector)
 		}
+		budgets = append(budgets, p.Status().HostBudgetBytes)
 		require.NoError(t, p.Close())
 		files, err := filepath.Glob(filepath.Join(cache, "*.pce"))
 		require.NoError(t, err)
 		assert.Len(t, files, 1, "the first run's cache file, read by the second")
 	}
+	// The matrices held on the host (121.9 MB at 2 KiB) leave the automatic
+	// host budget as loaded parameters do.
+	assert.Equal(t, budgets[0], budgets[1])
+	assert.InDelta(t, 121.9e6, float64(budgets[2]-budgets[0]), 2e6, "the matrices' bytes")
 }

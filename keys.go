@@ -36,6 +36,9 @@ type keyEntry struct {
 	matricesMu        sync.Mutex
 	matrices          *pce.Matrices // the circuit's, recorded on its first proof (matricesFor)
 	matricesOnDevices bool          // every GPU evaluates a, b, c from them
+	// matricesHostBytes is the host memory the matrices hold (their heap
+	// copy, and a pinned one for streaming GPUs); guarded by the cache's mu.
+	matricesHostBytes int64
 }
 
 func (e *keyEntry) prepared() *groth16.PreparedVerifyingKey {
@@ -172,7 +175,8 @@ func (c *keyCache) types() []abi.RegisteredSealProof {
 	return out
 }
 
-// updateResidentLocked tells resident the host bytes of the loaded keys.
+// updateResidentLocked tells resident the host bytes of the loaded keys
+// and their constraint matrices.
 func (c *keyCache) updateResidentLocked() {
 	if c.resident == nil {
 		return
@@ -182,8 +186,18 @@ func (c *keyCache) updateResidentLocked() {
 		if !e.onDevices {
 			n += e.bytes
 		}
+		n += e.matricesHostBytes
 	}
 	c.resident(n)
+}
+
+// setMatricesHostBytes records the host bytes of e's matrices, which an
+// automatic host budget then leaves room for (until e is evicted).
+func (c *keyCache) setMatricesHostBytes(e *keyEntry, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.matricesHostBytes = n
+	c.updateResidentLocked()
 }
 
 // keySource is where a proof type's parameters come from: Filecoin's

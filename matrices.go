@@ -81,7 +81,7 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 		return nil, fmt.Errorf("%s: constraint matrices: %w", name, err)
 	}
 	took := time.Since(start)
-	onDevices := len(p.devices) > 0
+	onDevices, pinned := len(p.devices) > 0, false
 	for _, d := range p.devices {
 		err := d.PreloadMatrices(ctx, e.pk, ms)
 		switch {
@@ -90,8 +90,15 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 			p.log.Info("constraint matrices stay on the host", "proof", name, "device", d.Device(), "reason", err)
 		case err != nil:
 			return nil, fmt.Errorf("%s: constraint matrices: %w", name, err)
+		default:
+			pinned = pinned || d.Mode(e.pk) == groth16.ModeStreaming
 		}
 	}
+	host := ms.Bytes() // kept for the host's evaluation and the densities
+	if pinned {
+		host += groth16.PinnedMatricesBytes(ms.Bytes()) // the streaming GPUs' copy
+	}
+	p.keys.setMatricesHostBytes(e, host)
 	p.log.Info("constraint matrices ready", "proof", name, "from", from, "rows", ms.Rows(), "bytes", ms.Bytes(),
 		"took", took.Round(time.Millisecond), "on GPUs", onDevices)
 	e.matrices, e.matricesOnDevices = ms, onDevices
