@@ -50,10 +50,13 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 	}
 	if need.MatricesBytes > 0 {
 		where := "a, b, c evaluated on the host"
-		if need.MatricesOnGPU {
-			where = "on the GPU: only the witness crosses the bus"
+		switch {
+		case need.MatricesOnGPU && need.Mode == groth16.ModeStreaming:
+			where = "a, b, c evaluated on the GPU, the matrices streamed from pinned host memory with the key"
+		case need.MatricesOnGPU:
+			where = "resident on the GPU: only the witness crosses the bus"
 		}
-		d.printf("constraint matrices: about %.1f GiB, recorded on the first proof; %s", gib(need.MatricesBytes), where)
+		d.printf("constraint matrices: about %.1f GiB, recorded on the first proof (or read from the cache); %s", gib(need.MatricesBytes), where)
 	}
 	if err := preload(ctx, p, o, d); err != nil {
 		return err
