@@ -131,7 +131,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	if cfg.ConstraintMatrices == MatricesOn {
 		r.MatricesBytes = matrices // on the host, unless a GPU holds them below
 	}
-	var stage int64 // streaming: c's pinned copy and the matrices', on the host
+	var pinnedHost int64 // streaming: c's stage and the matrices' copy, pinned host memory beyond the key
 	if cuda {
 		m := sh.domain
 		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
@@ -162,16 +162,15 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 				r.PartitionHostBytes = groth16.WitnessHostBytes(sh.sizes)
 			}
 		case groth16.ModeStreaming:
-			stage = groth16.StreamingStageBytes(int(m))
-			r.PinnedBytes += groth16.KeyBytes(counts) + stage
+			pinnedHost = groth16.StreamingStageBytes(int(m))
 			if cfg.ConstraintMatrices != MatricesOff {
 				if fit, proof := groth16.PlanStreamingMatrices(limit, counts, int(m), nAux, nIn); fit {
 					r.MatricesOnGPU, r.MatricesBytes, r.ProofVRAMBytes = true, matrices, proof
-					stage += groth16.PinnedMatricesBytes(matrices)
-					r.PinnedBytes += groth16.PinnedMatricesBytes(matrices)
+					pinnedHost += groth16.PinnedMatricesBytes(matrices)
 					r.PartitionHostBytes = groth16.WitnessHostBytes(sh.sizes)
 				}
 			}
+			r.PinnedBytes += groth16.KeyBytes(counts) + pinnedHost
 			r.VRAMBytes = int64(workers) * r.ProofVRAMBytes
 		}
 	}
@@ -179,7 +178,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	if !budgetAuto {
 		held = min(held, max(cfg.HostMemoryBudget, r.PartitionHostBytes))
 	}
-	r.HostBytes = file + held + r.MatricesBytes + stage + 512<<20
+	r.HostBytes = file + held + r.MatricesBytes + pinnedHost + 512<<20
 	r.PreloadedHostBytes = r.HostBytes
 	if r.Mode == groth16.ModeResident {
 		// Preloaded onto the GPUs, the parameters are on the host only

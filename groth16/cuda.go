@@ -258,9 +258,8 @@ func (p *CUDAProver) plan(pk *ProvingKey) *keyPlan {
 	kp := p.plans[pk]
 	if kp == nil {
 		c := pk.Counts()
-		kp = &keyPlan{resident: KeyBytes(c) + residentProofBytes(p.device, c),
-			streamed:    streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC), abcHost),
-			streamedABC: streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC), abcDevice)}
+		kp = &keyPlan{resident: KeyBytes(c) + residentProofBytes(p.device, c)}
+		kp.streamed, kp.streamedABC = streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC))
 		p.plans[pk] = kp
 	}
 	return kp

@@ -81,7 +81,7 @@ func TestCUDAProverKeyTooLarge(t *testing.T) {
 	counts := pk.Counts()
 	m := counts.H + 1
 	resident := residentKeyBytes(anyDevice, counts)
-	streaming := streamingProofBytes(anyDevice, counts, m, counts.L, len(pk.VerifyingKey().IC), abcHost)
+	streaming, _ := streamingProofBytes(anyDevice, counts, m, counts.L, len(pk.VerifyingKey().IC))
 	for _, tc := range []struct {
 		budget     int64
 		noResident bool

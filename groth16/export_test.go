@@ -113,7 +113,7 @@ func (p *CUDAProver) ProveStreamed(ctx context.Context, hk *PinnedKey, vk *Verif
 	if err != nil {
 		return nil, err
 	}
-	bytes := streamingProofBytes(p.device, hk.counts, m, len(w.Aux), len(w.Inputs), abcHost)
+	bytes, _ := streamingProofBytes(p.device, hk.counts, m, len(w.Aux), len(w.Inputs))
 	proof, err := p.proveStreamed(ctx, hk, nil, vk, w, m, bytes, &cfg)
 	return proof, classifyDevice(err)
 }

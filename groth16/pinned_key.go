@@ -42,9 +42,9 @@ func newHostCopies[K comparable, V any](free func(V)) *hostCopies[K, V] {
 	return &hostCopies[K, V]{flight: newFlight[K](free), users: map[K]map[*CUDAProver]bool{}}
 }
 
-// acquire returns k's copy for p, making it on first use, and the
-// function that hands it back.
-func (h *hostCopies[K, V]) acquire(ctx context.Context, p *CUDAProver, k K, make func(context.Context) (V, error)) (V, func(), error) {
+// acquire returns k's copy for p, making it on first use (made says this
+// call did), and the function that hands it back.
+func (h *hostCopies[K, V]) acquire(ctx context.Context, p *CUDAProver, k K, make func(context.Context) (V, error)) (v V, release func(), made bool, err error) {
 	h.mu.Lock()
 	users := h.users[k]
 	if users == nil {
@@ -53,8 +53,7 @@ func (h *hostCopies[K, V]) acquire(ctx context.Context, p *CUDAProver, k K, make
 	}
 	users[p] = true
 	h.mu.Unlock()
-	v, release, _, err := h.flight.acquire(ctx, k, make)
-	return v, release, err
+	return h.flight.acquire(ctx, k, make)
 }
 
 // drop ends p's use of k's copy (of every copy when k is the zero K); a
@@ -82,7 +81,7 @@ func (h *hostCopies[K, V]) drop(p *CUDAProver, k K) {
 // pinnedKeyFor returns pk's pinned copy for p, decoding it on first use,
 // and the function that hands it back.
 func (p *CUDAProver) pinnedKeyFor(ctx context.Context, pk *ProvingKey) (*pinnedKey, func(), error) {
-	hk, release, err := hostKeys.acquire(ctx, p, pk, func(ctx context.Context) (*pinnedKey, error) {
+	hk, release, _, err := hostKeys.acquire(ctx, p, pk, func(ctx context.Context) (*pinnedKey, error) {
 		return newPinnedKey(ctx, pk)
 	})
 	if err != nil {

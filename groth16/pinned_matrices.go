@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/pce"
 )
@@ -38,9 +39,7 @@ var hostMatrices = newHostCopies[*pce.Matrices](func(hm *pinnedMatrices) { hm.fr
 // use, and the function that hands it back.
 func (p *CUDAProver) pinnedMatricesFor(ctx context.Context, ms *pce.Matrices, cfg *proveConfig) (*pinnedMatrices, func(), error) {
 	begin := time.Now()
-	made := false
-	hm, release, err := hostMatrices.acquire(ctx, p, ms, func(ctx context.Context) (*pinnedMatrices, error) {
-		made = true
+	hm, release, made, err := hostMatrices.acquire(ctx, p, ms, func(ctx context.Context) (*pinnedMatrices, error) {
 		return newPinnedMatrices(ctx, ms, spmvChunkRows, spmvChunkTerms)
 	})
 	if err != nil {
@@ -103,15 +102,24 @@ func matricesLayout(ms *pce.Matrices, maxRows, maxTerms int) (hm *pinnedMatrices
 	return hm, size, nil
 }
 
-// fill copies the chunks into b, laid out by matricesLayout.
+// fill copies the chunks into b, laid out by matricesLayout, a chunk per
+// task.
 func (hm *pinnedMatrices) fill(ctx context.Context, b []byte) error {
 	ms := hm.ms
+	type task struct {
+		m  *pce.Matrix
+		ch matrixChunk
+	}
+	var tasks []task
 	for i, m := range []*pce.Matrix{ms.A(), ms.B(), ms.C()} {
-		rowStart, cols, ids := m.CSR()
 		for _, ch := range hm.abc[i] {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+			tasks = append(tasks, task{m, ch})
+		}
+	}
+	return par.Chunks(ctx, len(tasks), 1, func(lo, hi int) error {
+		for _, t := range tasks[lo:hi] {
+			rowStart, cols, ids := t.m.CSR()
+			ch := t.ch
 			k0 := rowStart[ch.firstRow]
 			rel := unsafe.Slice((*uint32)(unsafe.Pointer(&b[ch.rowStartOff])), ch.rows+1)
 			for r := range rel {
@@ -122,8 +130,8 @@ func (hm *pinnedMatrices) fill(ctx context.Context, b []byte) error {
 				copy(unsafe.Slice((*uint16)(unsafe.Pointer(&b[ch.idsOff])), ch.terms), ids[k0:])
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (hm *pinnedMatrices) free() {

@@ -163,30 +163,22 @@ func streamChunkPoints(pointBytes int64) int {
 // streamed MSM over it). A device whose memory limit is below this cannot
 // prove with such a key.
 func StreamingProofBytes(c SectionCounts, m, nAux, nIn int) int64 {
-	return streamingProofBytes(anyDevice, c, m, nAux, nIn, abcHost)
+	plain, _ := streamingProofBytes(anyDevice, c, m, nAux, nIn)
+	return plain
 }
 
-// StreamingMatricesProofBytes is StreamingProofBytes for a proof that
-// evaluates a, b, c on the device from matrices streamed from pinned host
-// memory (WithMatrices): its witness, uploaded first, stays through H and
-// the h MSM, and H's phase holds the evaluation's chunk buffers.
-func StreamingMatricesProofBytes(c SectionCounts, m, nAux, nIn int) int64 {
-	return streamingProofBytes(anyDevice, c, m, nAux, nIn, abcDevice)
-}
-
-// streamingProofBytes is StreamingProofBytes (src abcHost) or
-// StreamingMatricesProofBytes (abcDevice) on device (anyDevice: the most
-// any device needs; without the library: the native bounds).
-func streamingProofBytes(device int, c SectionCounts, m, nAux, nIn int, src abcSource) int64 {
+// streamingProofBytes is one streamed proof's reservation on device
+// (anyDevice: the most any device needs; without the library: the native
+// bounds): plain, StreamingProofBytes; withABC, a proof that evaluates a,
+// b, c on the device from matrices streamed from pinned host memory
+// (WithMatrices), whose witness, uploaded first, stays through H and the h
+// MSM, and whose H phase holds the evaluation's chunk slots.
+func streamingProofBytes(device int, c SectionCounts, m, nAux, nIn int) (plain, withABC int64) {
 	const granules = 16 << 20 // each buffer rounded up to the pool's 2 MiB
 	domain := int64(m) * frSize
 	assignment := int64(nAux+max(nIn, 1)) * frSize
 	hPhase := 2*domain + hScratchBytes(m)
 	hMSM := domain + streamScratchBytes(device, native.G1, c.H, c.H)
-	if src == abcDevice {
-		hPhase += assignment + spmvSlotsBytes
-		hMSM += assignment
-	}
 	var aux int64
 	for _, x := range []struct {
 		g native.Group
@@ -194,7 +186,9 @@ func streamingProofBytes(device int, c SectionCounts, m, nAux, nIn int, src abcS
 	}{{native.G1, c.L}, {native.G1, c.A}, {native.G1, c.B}, {native.G2, c.B}} {
 		aux = max(aux, streamScratchBytes(device, x.g, x.n, max(x.n, nAux)))
 	}
-	return max(hPhase, hMSM, assignment+aux) + granules
+	plain = max(hPhase, hMSM, assignment+aux) + granules
+	withABC = max(hPhase+assignment+spmvSlotsBytes, hMSM+assignment, assignment+aux) + granules
+	return plain, withABC
 }
 
 // The streaming path evaluates a, b, c from pinned matrices in chunks of
@@ -232,8 +226,8 @@ func streamedMatricesFit(budget, plain, withABC int64) bool {
 // streaming mode evaluates a, b, c from streamed matrices
 // (streamedMatricesFit), and what such a proof reserves.
 func PlanStreamingMatrices(limit int64, c SectionCounts, m, nAux, nIn int) (bool, int64) {
-	withABC := StreamingMatricesProofBytes(c, m, nAux, nIn)
-	return streamedMatricesFit(limit, StreamingProofBytes(c, m, nAux, nIn), withABC), withABC
+	plain, withABC := streamingProofBytes(anyDevice, c, m, nAux, nIn)
+	return streamedMatricesFit(limit, plain, withABC), withABC
 }
 
 // hScratchBytes is the pool memory of H's NTT tables over domain m.
