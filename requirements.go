@@ -55,9 +55,11 @@ type Resources struct {
 	// working sets, plus 512 MiB. Equal to HostBytes on the CPU.
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
-	// staging chunks of each GPU worker, and in streaming mode the key's
-	// points (once per process, shared by the GPUs) and the GPU's copy of
-	// H's last vector (a domain of Fr; also in HostBytes); 0 on the CPU.
+	// staging chunks of each GPU worker; with MatricesOnGPU the aux of the
+	// witnesses held at once (in HostBytes too: they are synthesized into
+	// it); and in streaming mode the key's points (once per process, shared
+	// by the GPUs) and the GPU's copy of H's last vector (a domain of Fr;
+	// also in HostBytes); 0 on the CPU.
 	PinnedBytes int64
 	// VRAMBytes is memory per GPU in Mode: resident, the key (the sections'
 	// points as affine G1/G2) plus each of the device's workers' working
@@ -177,6 +179,9 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	held := min(int64(sh.partitions), int64(conc+workers)) * r.PartitionHostBytes // the working sets at once
 	if !budgetAuto {
 		held = min(held, max(cfg.HostMemoryBudget, r.PartitionHostBytes))
+	}
+	if r.MatricesOnGPU { // the witnesses at once are synthesized into pinned memory
+		r.PinnedBytes += held / r.PartitionHostBytes * groth16.PinnedWitnessBytes(sh.sizes)
 	}
 	r.HostBytes = file + held + r.MatricesBytes + pinnedHost + 512<<20
 	r.PreloadedHostBytes = r.HostBytes

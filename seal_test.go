@@ -20,6 +20,7 @@ import (
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
+	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -331,8 +332,8 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			float64(st.PinnedBytes)/(1<<30), float64(st.HostBytes)/(1<<30))
 		assert.Equal(t, groth16.ModeStreaming, st.Mode)
 		assert.LessOrEqual(t, st.VRAMBytes, limit)
-		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
-		pinned := res.PinnedBytes + groth16.KeyBytes(counts) + groth16.StreamingStageBytes(int(st.Domain))
+		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282}                       // FILECOIN-C2-FACTS §5
+		pinned := int64(groth16.UploadStagingBytes) + groth16.KeyBytes(counts) + groth16.StreamingStageBytes(int(st.Domain)) // one worker
 		switch limit {
 		case 16 << 30:
 			// One streamed proof at a time either way: it may hold its
@@ -340,8 +341,11 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			// pinned on the host.
 			assert.True(t, st.MatricesOnGPU, "auto: matrices streamed where they cost no overlap")
 			assert.InEpsilon(t, 5.90e9, float64(st.MatricesBytes), 0.01)
-			assert.Equal(t, pinned+groth16.PinnedMatricesBytes(st.MatricesBytes), st.PinnedBytes,
-				"the key, c's stage and the matrices pinned on the host")
+			witnesses := (st.HostBytes - st.ParamsBytes - st.MatricesBytes - groth16.StreamingStageBytes(int(st.Domain)) -
+				groth16.PinnedMatricesBytes(st.MatricesBytes) - 512<<20) / st.PartitionHostBytes
+			assert.Positive(t, witnesses)
+			assert.Equal(t, pinned+groth16.PinnedMatricesBytes(st.MatricesBytes)+witnesses*groth16.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893}),
+				st.PinnedBytes, "the key, c's stage, the matrices and the witnesses' aux pinned on the host")
 			assert.Less(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "the witness held besides")
 			assert.Less(t, st.PartitionHostBytes, int64(4<<30), "a partition holds its witness alone")
 		case 24 << 30:
@@ -390,9 +394,13 @@ func TestRequirements(t *testing.T) {
 	assert.Greater(t, big.VRAMBytes, int64(40<<30), "the SRS and a working set")
 	assert.Less(t, big.VRAMBytes, int64(141e9), "fits one H200")
 	assert.Equal(t, 1, big.GPUs)
-	assert.Equal(t, int64(groth16.UploadStagingBytes), big.PinnedBytes, "one worker's upload staging")
 	assert.Greater(t, big.HostBytes, big.ParamsBytes+big.PartitionHostBytes)
 	held := big.HostBytes - big.ParamsBytes - big.MatricesBytes - 512<<20 // the working sets
+	require.True(t, big.MatricesOnGPU)
+	witnesses := held / big.PartitionHostBytes
+	assert.Positive(t, witnesses)
+	assert.Equal(t, int64(groth16.UploadStagingBytes)+witnesses*groth16.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893}),
+		big.PinnedBytes, "one worker's upload staging and the witnesses' aux, synthesized into pinned memory")
 	assert.Equal(t, max(big.ParamsBytes, held)+big.MatricesBytes+512<<20, big.PreloadedHostBytes,
 		"preloaded onto the GPU, the parameters are on the host only while they load")
 	// The constraint matrices (5.90 GB at 32 GiB, synth/pce) fit beside the

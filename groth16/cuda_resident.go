@@ -75,7 +75,7 @@ func (rp *residentProof) upload() error {
 	begin := time.Now()
 	w := rp.w
 	bytes := int64(len(w.A)+len(w.B)+len(w.C)+len(w.Aux)+len(w.Inputs)) * frSize
-	defer rp.cfg.report("upload", begin, "device", rp.device, "bytes", bytes)
+	defer rp.cfg.report("upload", begin, "device", rp.device, "bytes", bytes, "pinned_aux", inPinnedVectors(w.Aux))
 	domainBytes := int64(rp.m) * frSize
 	for i, v := range [][]fr.Element{w.A, w.B, w.C} {
 		b, err := rp.alloc(domainBytes)

@@ -55,11 +55,18 @@ func (sp *stagePool) close() {
 }
 
 // uploadFr copies v into dst at byte offset off on st and waits for it:
-// small vectors directly, large ones through two staging chunks, one
-// filled on all cores while the other's copy runs.
+// one inside PinnedVectors' memory by one DMA, other small ones directly,
+// other large ones through two staging chunks, one filled on all cores
+// while the other's copy runs.
 func (sp *stagePool) uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) error {
 	src := native.AsBytes(v)
 	n := len(src)
+	if blk, at, ok := pinnedVectors.find(v); ok && blk.mem != nil {
+		if err := st.CopyToDeviceAsync(dst, off, blk.mem, at, int64(n)); err != nil {
+			return err
+		}
+		return st.Sync()
+	}
 	if n < 8<<20 {
 		return st.CopyToDevice(dst, off, src) // returns after the copy
 	}

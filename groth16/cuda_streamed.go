@@ -172,7 +172,8 @@ func (sp *streamedProof) evalAB() error {
 	if err := sp.uploadAssignment(sp.st); err != nil {
 		return err
 	}
-	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.Aux)+len(sp.w.Inputs))*frSize)
+	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.Aux)+len(sp.w.Inputs))*frSize,
+		"pinned_aux", inPinnedVectors(sp.w.Aux))
 	begin = time.Now()
 	var err error
 	if sp.slots, err = newSpmvSlots(sp.st, sp.hm.ms, sp.alloc); err != nil {
@@ -336,7 +337,8 @@ func (sp *streamedProof) assignment() error {
 		if err := sp.uploadAssignment(sp.hs); err != nil {
 			return err
 		}
-		sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.Aux)+len(sp.w.Inputs))*frSize)
+		sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.Aux)+len(sp.w.Inputs))*frSize,
+			"pinned_aux", inPinnedVectors(sp.w.Aux))
 	}
 	for _, x := range []struct {
 		b *native.Buffer

@@ -91,5 +91,8 @@
 // matrices streamed in chunks from one pinned copy per process, where a
 // proof that holds its witness fits the limit as often as a plain one
 // (MatricesFit, PlanStreamingMatrices); elsewhere, and on the CPU, they
-// are evaluated on the host.
+// are evaluated on the host. A witness synthesized into PinnedVectors'
+// memory (synth.NewWitnessAssignmentIn) reaches the device by one DMA at
+// the link's speed; any other goes through the device's staging chunks,
+// which the CPU fills.
 package groth16

@@ -3,6 +3,7 @@ package groth16_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/assert"
@@ -34,6 +35,15 @@ func witness(t testing.TB, c synth.Circuit) *synth.ProvingAssignment {
 	return w
 }
 
+// matricesCase is a small circuit, its key and matrices, and r, s.
+func matricesCase(t *testing.T) (*testcircuit.Chain, *groth16.ProvingKey, *pce.Matrices, groth16.ProveOption) {
+	c := &testcircuit.Chain{N: 300, Seed: 3, Inputs: 3}
+	var r, s fr.Element
+	r.SetUint64(11)
+	s.SetUint64(13)
+	return c, setup(t, c, 7), compile(t, c), groth16.WithRandomness(r, s)
+}
+
 // proveWithMatrices checks p against the CPU prover's proof of a full
 // synthesis: a witness-only assignment proved WithMatrices gives the same
 // proof for the same r and s, and a full one ignores the matrices; without
@@ -41,13 +51,7 @@ func witness(t testing.TB, c synth.Circuit) *synth.ProvingAssignment {
 // ErrInvalidInput.
 func proveWithMatrices(t *testing.T, p groth16.Prover) {
 	ctx := context.Background()
-	c := &testcircuit.Chain{N: 300, Seed: 3, Inputs: 3}
-	pk := setup(t, c, 7)
-	ms := compile(t, c)
-	var r, s fr.Element
-	r.SetUint64(11)
-	s.SetUint64(13)
-	rs := groth16.WithRandomness(r, s)
+	c, pk, ms, rs := matricesCase(t)
 	want := prove(t, pk, c, rs)
 
 	got, err := p.Prove(ctx, pk, witness(t, c), groth16.WithMatrices(ms), rs)
@@ -68,10 +72,36 @@ func TestProveWithMatrices(t *testing.T) {
 	proveWithMatrices(t, &groth16.CPUProver{})
 }
 
-// On a GPU: a, b, c evaluated on the device (resident key), and on the
-// host for the streaming path.
+// On a GPU: a, b, c evaluated from the matrices, resident key and
+// streamed; and a witness synthesized into groth16.PinnedVectors' memory
+// gives the same proof, its upload reported as from pinned memory (one DMA).
 func TestCUDAProverWithMatrices(t *testing.T) {
 	for name, cfg := range map[string]groth16.CUDAConfig{"resident": {}, "streaming": {NoResident: true}} {
-		t.Run(name, func(t *testing.T) { proveWithMatrices(t, gpuProver(t, cfg)) })
+		t.Run(name, func(t *testing.T) {
+			p := gpuProver(t, cfg)
+			proveWithMatrices(t, p)
+
+			ctx := context.Background()
+			c, pk, ms, rs := matricesCase(t)
+			heap := witness(t, c)
+			aux, err := groth16.PinnedVectors{}.Alloc(len(heap.Aux))
+			require.NoError(t, err)
+			t.Cleanup(func() { assert.NoError(t, groth16.PinnedVectors{}.Free(aux)) })
+			w := synth.NewWitnessAssignmentIn(synth.Sizes{}, aux)
+			require.NoError(t, c.Synthesize(ctx, w))
+			require.Same(t, &aux[:1][0], &w.Aux[0], "synthesized into the pinned vector")
+			var pinned []any
+			phases := groth16.WithPhases(func(name string, _, _ time.Time, args ...any) {
+				for i := 0; name == "upload" && i+1 < len(args); i += 2 {
+					if args[i] == "pinned_aux" {
+						pinned = append(pinned, args[i+1])
+					}
+				}
+			})
+			got, err := p.Prove(ctx, pk, w, groth16.WithMatrices(ms), rs, phases)
+			require.NoError(t, err)
+			assert.Equal(t, prove(t, pk, c, rs), got)
+			assert.Equal(t, []any{true}, pinned, "the witness's upload, from pinned memory")
+		})
 	}
 }

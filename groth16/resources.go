@@ -67,6 +67,13 @@ func WitnessHostBytes(sz synth.Sizes) int64 {
 	return int64(sz.Inputs+sz.Aux) * frSize
 }
 
+// PinnedWitnessBytes is the pinned host memory of a witness synthesized
+// into PinnedVectors' memory, as the facade's pipeline does for the GPUs
+// (part of WitnessHostBytes): its aux; the few inputs stay on the heap.
+func PinnedWitnessBytes(sz synth.Sizes) int64 {
+	return int64(sz.Aux) * frSize
+}
+
 // ProofDeviceBytes is the device memory one proof reserves beside its
 // resident key (counts c, domain m, nAux aux variables): what a scheduler
 // should budget per GPU worker.

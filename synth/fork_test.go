@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -192,6 +193,32 @@ func TestWitnessOnlyEqualsWitness(t *testing.T) {
 		wg.Wait()
 		require.NoError(t, w.Join(children...))
 		same(t, w)
+	})
+	t.Run("caller's aux buffer", func(t *testing.T) {
+		buf := make([]fr.Element, 7, len(full.Aux)) // its length is ignored
+		w := synth.NewWitnessAssignmentIn(synth.Sizes{Inputs: len(full.Inputs)}, buf)
+		for range 2 { // and again after Reset
+			w.Reset()
+			shared := top(w)
+			part(w, shared, 30)
+			children := w.ForkN(sizes[1:])
+			var wg sync.WaitGroup
+			for k, c := range children {
+				wg.Go(func() { part(c, shared, 31+uint64(k)) })
+			}
+			wg.Wait()
+			require.NoError(t, w.Join(children...))
+			same(t, w)
+			assert.Same(t, &buf[:1][0], &w.Aux[0], "the values are written into the caller's buffer")
+		}
+		small := make([]fr.Element, 0, len(full.Aux)-1)
+		w = synth.NewWitnessAssignmentIn(synth.Sizes{}, small)
+		shared := top(w)
+		for k := uint64(0); k < 4; k++ {
+			part(w, shared, 30+k)
+		}
+		same(t, w) // moved to the heap, the same values
+		assert.NotSame(t, &small[:1][0], &w.Aux[0])
 	})
 	for name, sz := range map[string][]synth.Sizes{"forkN exact": sizes, "forkN inexact": wrong} {
 		t.Run(name, func(t *testing.T) {

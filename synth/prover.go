@@ -74,9 +74,17 @@ func NewProvingAssignment(hint Sizes) *ProvingAssignment {
 // NewWitnessAssignment returns a witness-only system with ONE allocated,
 // with room for the hint's inputs and aux (its rows are only counted).
 func NewWitnessAssignment(hint Sizes) *ProvingAssignment {
+	return NewWitnessAssignmentIn(hint, make([]fr.Element, 0, hint.Aux))
+}
+
+// NewWitnessAssignmentIn is NewWitnessAssignment with the aux values
+// written into aux from its start (its length is ignored): memory the
+// caller chose, pinned for a GPU's DMA, say. Aux values beyond its capacity
+// move the whole of Aux to the heap, as append does; Reset keeps the buffer.
+func NewWitnessAssignmentIn(hint Sizes, aux []fr.Element) *ProvingAssignment {
 	p := &ProvingAssignment{witnessOnly: true}
 	p.Inputs = make([]fr.Element, 0, hint.Inputs)
-	p.Aux = make([]fr.Element, 0, hint.Aux)
+	p.Aux = aux[:0]
 	p.AllocInput(CoeffOne)
 	return p
 }

@@ -43,6 +43,12 @@ type Budget struct {
 	spareBytes   int64
 	peak         int64                 // the most of reserved+spareBytes ever
 	waiting      map[*waiting]struct{} // reservations blocked on the semaphore
+
+	// drop, if set, is given each assignment the budget lets go of (a
+	// spare trimmed or dropped, one released without room to keep it),
+	// after b.mu is unlocked: dropped holds them until then.
+	drop    func(*synth.ProvingAssignment)
+	dropped []*synth.ProvingAssignment
 }
 
 // spare is a parked proving assignment of a partition of shape key.
@@ -93,7 +99,7 @@ func (b *Budget) Reserve(ctx context.Context, key synth.Sizes, n int64) (*synth.
 		return nil, budgetError(n, limit)
 	}
 	if b.sem.TryAcquire(n) {
-		defer b.mu.Unlock()
+		defer b.unlock()
 		return b.acquiredLocked(key, n), nil
 	}
 	wctx, cancel := context.WithCancelCause(ctx)
@@ -104,7 +110,7 @@ func (b *Budget) Reserve(ctx context.Context, key synth.Sizes, n int64) (*synth.
 
 	err := b.sem.Acquire(wctx, n)
 	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.unlock()
 	delete(b.waiting, w)
 	if err != nil {
 		b.settleLocked() // bytes owed while this one waited may be free
@@ -136,13 +142,16 @@ func (b *Budget) acquiredLocked(key synth.Sizes, n int64) *synth.ProvingAssignme
 // spare for the next partition of shape key while there is room for spares.
 func (b *Budget) Release(key synth.Sizes, w *synth.ProvingAssignment, n int64) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.unlock()
 	b.reserved -= n
 	pay := min(n, max(b.resident-b.residentHeld, 0)) // owed bytes are paid first
 	b.residentHeld += pay
-	if w != nil && len(b.spares) < b.maxSpares {
+	switch {
+	case w != nil && len(b.spares) < b.maxSpares:
 		b.spares = append(b.spares, spare{key: key, w: w, bytes: n})
 		b.spareBytes += n
+	case w != nil:
+		b.dropped = append(b.dropped, w)
 	}
 	b.trimLocked()
 	b.sem.Release(n - pay) // a reservation it wakes waits for b.mu, and then finds the spare
@@ -153,7 +162,7 @@ func (b *Budget) Release(key synth.Sizes, w *synth.ProvingAssignment, n int64) {
 // ErrBudget.
 func (b *Budget) SetResident(n int64) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.unlock()
 	b.resident = n
 	b.settleLocked()
 	b.trimLocked()
@@ -184,6 +193,7 @@ func (b *Budget) settleLocked() {
 func (b *Budget) trimLocked() {
 	for len(b.spares) > 0 && b.reserved+b.spareBytes+b.resident > b.limit {
 		b.spareBytes -= b.spares[0].bytes
+		b.dropped = append(b.dropped, b.spares[0].w)
 		b.spares[0] = spare{}
 		b.spares = b.spares[1:]
 	}
@@ -192,17 +202,33 @@ func (b *Budget) trimLocked() {
 // DropSpares frees the spare assignments of shape key, or all with nil.
 func (b *Budget) DropSpares(key *synth.Sizes) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.unlock()
 	kept := b.spares[:0]
 	for _, s := range b.spares {
 		if key == nil || s.key == *key {
 			b.spareBytes -= s.bytes
+			b.dropped = append(b.dropped, s.w)
 			continue
 		}
 		kept = append(kept, s)
 	}
 	clear(b.spares[len(kept):])
 	b.spares = kept
+}
+
+// unlock unlocks b.mu, then hands the assignments let go of meanwhile to
+// drop: freeing their memory may be slow (pinned memory synchronizes the
+// devices), and must not hold up the budget.
+func (b *Budget) unlock() {
+	dropped := b.dropped
+	b.dropped = nil
+	b.mu.Unlock()
+	if b.drop == nil {
+		return
+	}
+	for _, w := range dropped {
+		b.drop(w)
+	}
 }
 
 // BudgetStats is a snapshot of a Budget.

@@ -24,7 +24,10 @@
 // hold of the host (at 32 GiB about 20 GiB a partition, 4.2 GB for a
 // witness-only one proved from the circuit's matrices, Spec.Matrices), and
 // no more partitions are synthesized or waiting for a prover than there
-// are synthesis workers, whatever room the budget leaves.
+// are synthesis workers, whatever room the budget leaves. With
+// Config.Witness a witness-only partition is synthesized into that memory
+// (pinned, for one DMA to the GPU), kept with its spare assignment and
+// freed when the budget lets the assignment go.
 //
 // The first error of a job (a partition's, the caller's in Collect, or its
 // context's end) cancels the job: its queued partitions are withdrawn, its

@@ -22,6 +22,10 @@ type Config struct {
 	HostBudget int64    // the host memory budget's limit (NewBudget), bytes
 	Tracer     *trace.Tracer
 	Log        *slog.Logger // a panic in the pipeline's own code (not a partition's) is logged here
+	// Witness, if set, holds the aux of witness-only assignments: GPU
+	// provers pass groth16.PinnedVectors, whose vectors they upload by one
+	// DMA. Spare assignments keep their vectors for the next partition.
+	Witness VectorMemory
 }
 
 // Prover is a prover worker: a groth16.Prover on a GPU (the workers of a
@@ -34,9 +38,10 @@ type Prover struct {
 // Pipeline schedules the partitions of every proof in flight (see the
 // package doc). All methods are safe for concurrent use.
 type Pipeline struct {
-	budget *Budget
-	tracer *trace.Tracer
-	log    *slog.Logger
+	budget  *Budget
+	witness *witnessMemory
+	tracer  *trace.Tracer
+	log     *slog.Logger
 
 	synthQueue *queue // partitions waiting for a synthesis worker and host memory
 	proveQueue *queue // synthesized partitions waiting for a prover worker
@@ -85,6 +90,7 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	p := &Pipeline{
 		budget:     NewBudget(cfg.HostBudget, cfg.Synthesis), // a spare per synthesis worker
+		witness:    newWitnessMemory(cfg.Witness, cfg.Log),
 		tracer:     cfg.Tracer,
 		log:        cfg.Log,
 		synthQueue: newQueue(),
@@ -95,6 +101,7 @@ func New(cfg Config) (*Pipeline, error) {
 		jobs:       map[*Job]struct{}{},
 		done:       make(chan struct{}),
 	}
+	p.budget.drop = p.witness.drop
 	perDevice := map[int]int{}
 	for _, pr := range cfg.Provers {
 		i := perDevice[pr.Device]

@@ -67,7 +67,8 @@ func (p *Pipeline) synthLoop(w *synthWorker) {
 		select {
 		case t := <-w.tasks:
 			if err := par.Recover(func() error { return p.synthesize(w, t) }); err != nil {
-				t.w = nil // a failed synthesis may leave the assignment half built: drop it
+				p.witness.drop(t.w) // a failed synthesis may leave the assignment half built: drop it
+				t.w = nil
 				p.finish(t, err)
 				continue
 			}
@@ -93,11 +94,12 @@ func (p *Pipeline) synthesize(w *synthWorker, t *task) error {
 		}
 		witnessOnly := job.spec.Matrices != nil
 		if t.w != nil && t.w.WitnessOnly() != witnessOnly {
-			t.w = nil // a spare of the other kind, under the same shape
+			p.witness.drop(t.w) // a spare of the other kind, under the same shape
+			t.w = nil
 		}
 		switch {
 		case t.w == nil && witnessOnly:
-			t.w = synth.NewWitnessAssignment(job.spec.Shape) // the reserved bytes
+			t.w = p.witness.assignment(job.spec.Shape) // the reserved bytes
 		case t.w == nil:
 			t.w = synth.NewProvingAssignment(job.spec.Shape)
 		default:

@@ -16,8 +16,9 @@ import (
 var bench32 = flag.Bool("bench32", false, "also benchmark whole 32 GiB partitions (about 35 GiB of memory)")
 
 // BenchmarkWitness synthesizes a partition (synthetic witness) into a
-// ProvingAssignment, the prover's witness-only path, sequentially and on
-// several goroutines. "32GiB-1ch" is the 32 GiB shape with one challenge
+// ProvingAssignment, sequentially and on several goroutines: a full one
+// (witness, a, b, c, densities: the prover without the recorded matrices)
+// and, in the "-witness" cases, a witness-only one (the prover with them). "32GiB-1ch" is the 32 GiB shape with one challenge
 // (7,238,236 rows: the 571 top-level rows and one 7,237,665-row challenge):
 // 18 × its CPU time estimates a partition's. Whole 32 GiB partitions run
 // with -bench32 only. cpu-s/op is the process's user+system CPU time per
@@ -32,18 +33,21 @@ func BenchmarkWitness(b *testing.B) {
 		p       stacked.Params
 		workers []int
 		reuse   bool
+		witness bool // witness-only
 	}
 	cases := []bc{
-		{"2KiB", stacked.Params2KiB, []int{1, 2}, false},
-		{"32GiB-1ch", one32, []int{1}, false},
-		{"32GiB-1ch-reuse", one32, []int{1}, true},
+		{"2KiB", stacked.Params2KiB, []int{1, 2}, false, false},
+		{"32GiB-1ch", one32, []int{1}, false, false},
+		{"32GiB-1ch-reuse", one32, []int{1}, true, false},
+		{"32GiB-1ch-witness", one32, []int{1}, false, true},
 	}
 	if *bench32 {
 		var ws []int
 		for n := 1; n <= runtime.GOMAXPROCS(0); n *= 2 {
 			ws = append(ws, n)
 		}
-		cases = append(cases, bc{"32GiB", stacked.Params32GiB, ws, false}, bc{"32GiB-reuse", stacked.Params32GiB, ws, true})
+		cases = append(cases, bc{"32GiB", stacked.Params32GiB, ws, false, false}, bc{"32GiB-reuse", stacked.Params32GiB, ws, true, false},
+			bc{"32GiB-witness-reuse", stacked.Params32GiB, ws, true, true})
 	}
 	for _, bc := range cases {
 		w, err := stackedtest.Partition(bc.p, 1)
@@ -59,9 +63,13 @@ func BenchmarkWitness(b *testing.B) {
 				c := &stacked.Circuit{Params: bc.p, Witness: w, Workers: n,
 					Progress: func(int, int) { last = time.Now() }}
 				var tail time.Duration
+				newAssignment := synth.NewProvingAssignment
+				if bc.witness {
+					newAssignment = synth.NewWitnessAssignment
+				}
 				var pa *synth.ProvingAssignment
 				if bc.reuse {
-					pa = synth.NewProvingAssignment(hint)
+					pa = newAssignment(hint)
 					if err := c.Synthesize(context.Background(), pa); err != nil {
 						b.Fatal(err)
 					}
@@ -73,7 +81,7 @@ func BenchmarkWitness(b *testing.B) {
 					if bc.reuse {
 						pa.Reset()
 					} else {
-						pa = synth.NewProvingAssignment(hint)
+						pa = newAssignment(hint)
 					}
 					if err := c.Synthesize(context.Background(), pa); err != nil {
 						b.Fatal(err)
