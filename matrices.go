@@ -81,24 +81,20 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 		return nil, fmt.Errorf("%s: constraint matrices: %w", name, err)
 	}
 	took := time.Since(start)
-	onDevices, pinned := len(p.devices) > 0, false
+	onDevices := len(p.devices) > 0
+	var pinned int64 // the streaming GPUs' copy, one per process
 	for _, d := range p.devices {
-		err := d.PreloadMatrices(ctx, e.pk, ms)
+		n, err := d.PreloadMatrices(ctx, e.pk, ms)
 		switch {
 		case errors.Is(err, groth16.ErrOutOfDeviceMemory):
 			onDevices = false
 			p.log.Info("constraint matrices stay on the host", "proof", name, "device", d.Device(), "reason", err)
 		case err != nil:
 			return nil, fmt.Errorf("%s: constraint matrices: %w", name, err)
-		default:
-			pinned = pinned || d.Mode(e.pk) == groth16.ModeStreaming
 		}
+		pinned = max(pinned, n)
 	}
-	host := ms.Bytes() // kept for the host's evaluation and the densities
-	if pinned {
-		host += groth16.PinnedMatricesBytes(ms.Bytes()) // the streaming GPUs' copy
-	}
-	p.keys.setMatricesHostBytes(e, host)
+	p.keys.setMatricesHostBytes(e, ms.Bytes()+pinned) // the heap's copy: the host's evaluation and the densities
 	p.log.Info("constraint matrices ready", "proof", name, "from", from, "rows", ms.Rows(), "bytes", ms.Bytes(),
 		"took", took.Round(time.Millisecond), "on GPUs", onDevices)
 	e.matrices, e.matricesOnDevices = ms, onDevices

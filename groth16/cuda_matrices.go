@@ -64,33 +64,35 @@ func (p *CUDAProver) matricesFit(pk *ProvingKey, bytes int64) bool {
 // cannot evaluate a, b, c with pk (MatricesFit), or has no room for the
 // matrices beside what its ledger holds now, it fails with
 // ErrOutOfDeviceMemory, and such proofs evaluate a, b, c on the host
-// instead.
-func (p *CUDAProver) PreloadMatrices(ctx context.Context, pk *ProvingKey, ms *pce.Matrices) error {
+// instead. pinned is the host memory of the pinned copy the device streams
+// them from (PinnedMatricesBytes; one per process, whatever the devices),
+// 0 when they are on the device.
+func (p *CUDAProver) PreloadMatrices(ctx context.Context, pk *ProvingKey, ms *pce.Matrices) (pinned int64, err error) {
 	if err := p.usable(); err != nil {
-		return err
+		return 0, err
 	}
 	var cfg proveConfig
 	if p.Mode(pk) == ModeStreaming {
 		if kp := p.plan(pk); !p.streamedMatricesFit(pk) {
-			return fmt.Errorf("%w: GPU %d: a streamed proof that evaluates a, b, c holds its witness, %d bytes against %d: "+
+			return 0, fmt.Errorf("%w: GPU %d: a streamed proof that evaluates a, b, c holds its witness, %d bytes against %d: "+
 				"fewer of them fit the limit of %d at once", ErrOutOfDeviceMemory, p.device, kp.streamedABC, kp.streamed, p.gate.Budget())
 		}
 		_, release, err := p.pinnedMatricesFor(ctx, ms, &cfg)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		release()
-		return nil
+		return PinnedMatricesBytes(ms.Bytes()), nil
 	}
 	dm, release, err := p.deviceMatricesFor(ctx, pk, ms, &cfg)
 	switch {
 	case err != nil:
-		return classifyDevice(err)
+		return 0, classifyDevice(err)
 	case dm == nil:
-		return fmt.Errorf("%w: GPU %d: no room for %d bytes of constraint matrices", ErrOutOfDeviceMemory, p.device, matricesDeviceBytes(ms))
+		return 0, fmt.Errorf("%w: GPU %d: no room for %d bytes of constraint matrices", ErrOutOfDeviceMemory, p.device, matricesDeviceBytes(ms))
 	}
 	release()
-	return nil
+	return 0, nil
 }
 
 // EvictMatrices frees ms's copy on the device, and its pinned copy once no
