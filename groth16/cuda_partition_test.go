@@ -108,40 +108,15 @@ func BenchmarkCUDAPartition(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			for b.Loop() {
 				before := metricsSum(provers)
-				start := time.Now()
-				var wg sync.WaitGroup
-				var mu sync.Mutex
-				var sum groth16.Timings
-				errs := make([]error, workers*ndev)
-				for wk := range workers * ndev {
+				sum, wall := runWorkers(b, workers*ndev, func(wk, i int) (t groth16.Timings, err error) {
 					d := wk % ndev
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						track := trace.Track{Process: fmt.Sprintf("GPU %d", d), Thread: fmt.Sprintf("%d workers/GPU: worker %d", workers, wk/ndev)}
-						for i := range *partitionProofs {
-							var t groth16.Timings
-							sp := tr.Begin(track, "partition", "proof", i)
-							_, err := provers[d].ProveResident(ctx, keys[d], vk, w, groth16.WithTimings(&t),
-								groth16.WithPhases(func(name string, s, e time.Time, args ...any) { tr.Add(track, name, s, e, args...) }))
-							sp.End()
-							if err != nil {
-								errs[wk] = err
-								return
-							}
-							mu.Lock()
-							sum.Add(t)
-							mu.Unlock()
-						}
-					}()
-				}
-				wg.Wait()
-				for _, err := range errs {
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				wall := time.Since(start)
+					track := trace.Track{Process: fmt.Sprintf("GPU %d", d), Thread: fmt.Sprintf("%d workers/GPU: worker %d", workers, wk/ndev)}
+					sp := tr.Begin(track, "partition", "proof", i)
+					defer sp.End()
+					_, err = provers[d].ProveResident(ctx, keys[d], vk, w, groth16.WithTimings(&t),
+						groth16.WithPhases(func(name string, s, e time.Time, args ...any) { tr.Add(track, name, s, e, args...) }))
+					return t, err
+				})
 				n := workers * ndev * *partitionProofs
 				after := metricsSum(provers)
 				busy := after.ComputeBusy - before.ComputeBusy
@@ -174,6 +149,38 @@ func BenchmarkCUDAPartition(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// runWorkers runs n workers at once, each proving -partition-proofs
+// partitions with prove(worker, proof), and returns their timings summed
+// and the wall time; an error fails b.
+func runWorkers(b *testing.B, n int, prove func(wk, i int) (groth16.Timings, error)) (groth16.Timings, time.Duration) {
+	var mu sync.Mutex
+	var sum groth16.Timings
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := time.Now()
+	for wk := range n {
+		wg.Go(func() {
+			for i := range *partitionProofs {
+				t, err := prove(wk, i)
+				if err != nil {
+					errs[wk] = err
+					return
+				}
+				mu.Lock()
+				sum.Add(t)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return sum, time.Since(start)
 }
 
 // metricsSum adds the devices' counters (peak reserved: the largest).
@@ -252,40 +259,15 @@ func benchStreamed(b *testing.B, tr *trace.Tracer, resident *groth16.CUDAProver,
 					if _, err := native.PoolPeakSince(resident.Device()); err != nil {
 						b.Fatal(err)
 					}
-					var mu sync.Mutex
-					var sum groth16.Timings
-					var wg sync.WaitGroup
-					errs := make([]error, workers)
-					start := time.Now()
-					for wk := range workers {
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							track := trace.Track{Process: "streamed " + strings.TrimSpace(ls), Thread: fmt.Sprintf("%d workers: worker %d", workers, wk)}
-							for range *partitionProofs {
-								var t groth16.Timings
-								got, err := p.ProveStreamed(ctx, hk, vk, w, groth16.WithRandomness(r, s), groth16.WithTimings(&t),
-									groth16.WithPhases(func(name string, s, e time.Time, args ...any) { tr.Add(track, name, s, e, args...) }))
-								if err == nil && *got != *want {
-									err = fmt.Errorf("the streamed proof differs from the resident one")
-								}
-								if err != nil {
-									errs[wk] = err
-									return
-								}
-								mu.Lock()
-								sum.Add(t)
-								mu.Unlock()
-							}
-						}()
-					}
-					wg.Wait()
-					for _, err := range errs {
-						if err != nil {
-							b.Fatal(err)
+					sum, wall := runWorkers(b, workers, func(wk, _ int) (t groth16.Timings, err error) {
+						track := trace.Track{Process: "streamed " + strings.TrimSpace(ls), Thread: fmt.Sprintf("%d workers: worker %d", workers, wk)}
+						got, err := p.ProveStreamed(ctx, hk, vk, w, groth16.WithRandomness(r, s), groth16.WithTimings(&t),
+							groth16.WithPhases(func(name string, s, e time.Time, args ...any) { tr.Add(track, name, s, e, args...) }))
+						if err == nil && *got != *want {
+							err = fmt.Errorf("the streamed proof differs from the resident one")
 						}
-					}
-					wall := time.Since(start)
+						return t, err
+					})
 					peak, err := native.PoolPeakSince(resident.Device())
 					if err != nil {
 						b.Fatal(err)
