@@ -36,7 +36,7 @@
 # (./c2prove, ${FACADE_WORKERS:-2} GPU workers), once per device memory limit in ${FACADE_LIMITS:-unlimited}
 # (e.g. "16GiB 24GiB 48GiB unlimited": c2prove -device-memory; FACADE_FLAGS adds c2prove flags, such as
 # -matrices=false, and FACADE_TAG a suffix to the run's file names): peak VRAM sampled by nvidia-smi, GPU
-# busy and PCIe rx by nvidia-smi dmon, peak RSS by GNU time. "partition" with PARTITION_LIMITS (e.g.
+# busy and PCIe rx by nvidia-smi dmon, peak RSS by GNU time and its moment by sampling (ps). "partition" with PARTITION_LIMITS (e.g.
 # 16GiB,24GiB) also streams the tiled key from pinned memory under each limit and checks the proofs
 # against the resident one's. FACADE_KEEP=1 keeps the setup file; FACADE_REUSE=1 uses one found in
 # FACADE_CACHE instead of making it (consecutive calls on a machine still warm). PACK=1 packs every
@@ -62,6 +62,15 @@ vram_start() {
 }
 vram_stop() { kill "$vram_pid" 2>/dev/null; wait "$vram_pid" 2>/dev/null; }
 vram_peak() { awk '$1 + 0 > m { m = $1 + 0 } END { print m + 0 }' "$1"; }
+# Resident memory of the processes named $2, sampled every second into $1 ("seconds-since-start KiB")
+# until rss_stop; rss_peak $1 prints the largest sample in GiB and when it was taken, so that a run's
+# peak can be matched to its progress lines ("progress 154.5 s: …").
+rss_start() {
+	(t=0; while sleep 1; do t=$((t + 1)); echo "$t $(ps -C "$2" -o rss= | awk '{ s += $1 } END { print s + 0 }')"; done) >"$1" 2>/dev/null &
+	rss_pid=$!
+}
+rss_stop() { kill "$rss_pid" 2>/dev/null; wait "$rss_pid" 2>/dev/null; }
+rss_peak() { awk '$2 + 0 > m { m = $2 + 0; t = $1 } END { printf "%.1f GiB at %d s", m / 1048576, t }' "$1"; }
 
 if [ ! -f "$DEV/libgpuc2cuda.so" ]; then
 	note "building libgpuc2cuda.so with $(nvcc --version | tail -1)"
@@ -226,6 +235,7 @@ if has facade-sector; then
 			[ "$limit" != unlimited ] && memflag=(-device-memory "$limit")
 			t0=$(date +%s)
 			vram_start "$OUT/facade-sector-$tag-vram.log"
+			rss_start "$OUT/facade-sector-$tag-rss.log" c2prove
 			# GPU utilization (sm %) and PCIe traffic (rxpci MB/s) once a second
 			nvidia-smi dmon -s ut -d 1 >"$OUT/facade-sector-$tag-dmon.log" 2>/dev/null &
 			dmon_pid=$!
@@ -238,7 +248,9 @@ if has facade-sector; then
 			kill "$dmon_pid" 2>/dev/null
 			wait "$dmon_pid" 2>/dev/null
 			vram_stop
+			rss_stop
 			note "facade-sector $tag: c2prove $fsize × ${FACADE_COUNT:-3} rc=$r in $(($(date +%s) - t0)) s, peak VRAM $(vram_peak "$OUT/facade-sector-$tag-vram.log") MiB," \
+				"peak RSS sampled $(rss_peak "$OUT/facade-sector-$tag-rss.log")," \
 				"GPU busy (mean sm% over samples with sm>0) $(awk '$1 ~ /^[0-9]+$/ && $2 + 0 > 0 { s += $2; n++ } END { if (n) printf "%.0f", s / n }' "$OUT/facade-sector-$tag-dmon.log")%," \
 				"PCIe rx mean/max $(awk '$1 ~ /^[0-9]+$/ && $2 + 0 > 0 { s += $(NF-1); n++; if ($(NF-1) + 0 > m) m = $(NF-1) + 0 } END { if (n) printf "%.1f/%.1f", s / n / 1000, m / 1000 }' "$OUT/facade-sector-$tag-dmon.log") GB/s"
 			# the log is not a terminal: c2prove writes plain lines (its progress lines start "progress")
