@@ -3,6 +3,7 @@ package pipeline
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -25,8 +26,9 @@ type VectorMemory interface {
 // dropped, a failed synthesis, Close. The assignment's own Aux may have
 // moved to the heap, so the vector is remembered apart.
 type witnessMemory struct {
-	mem VectorMemory
-	log *slog.Logger
+	mem    VectorMemory
+	log    *slog.Logger
+	warned atomic.Bool // a failed Alloc was logged
 
 	mu   sync.Mutex
 	held map[*synth.ProvingAssignment][]fr.Element
@@ -43,7 +45,9 @@ func (m *witnessMemory) assignment(shape synth.Sizes) *synth.ProvingAssignment {
 	}
 	aux, err := m.mem.Alloc(shape.Aux)
 	if err != nil { // the heap is slower to upload from, not wrong
-		m.log.Warn("gpuc2: a witness on the heap: its vector memory failed", "err", err)
+		if !m.warned.Swap(true) {
+			m.log.Warn("gpuc2: witnesses on the heap: their vector memory failed (said once)", "err", err)
+		}
 		return synth.NewWitnessAssignment(shape)
 	}
 	w := synth.NewWitnessAssignmentIn(shape, aux)
@@ -54,6 +58,8 @@ func (m *witnessMemory) assignment(shape synth.Sizes) *synth.ProvingAssignment {
 }
 
 // drop frees w's vector, if it has one from mem; nothing may use w after.
+// A failed synthesis's too: Circuit.Synthesize returns only once its
+// goroutines have ended (par, errgroup), so none writes the freed memory.
 func (m *witnessMemory) drop(w *synth.ProvingAssignment) {
 	if w == nil {
 		return
