@@ -275,10 +275,17 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 		return nil
 	}
 	// Each GPU uploads the key (resident mode) or it is decoded once into
-	// pinned host memory (streaming mode); a GPU decodes what it needs.
+	// pinned host memory (streaming mode); a GPU decodes what it needs. The
+	// last drops each decoded section once it is on the device (the others
+	// hold theirs by then), so that with one GPU the host holds one section
+	// at a time while loading, not the whole key.
 	resident := true
-	for _, d := range c.devices {
-		if err := d.Preload(ctx, e.pk); err != nil {
+	for i, d := range c.devices {
+		var opts []groth16.PreloadOption
+		if i == len(c.devices)-1 {
+			opts = append(opts, groth16.DropHostSections())
+		}
+		if err := d.Preload(ctx, e.pk, opts...); err != nil {
 			return paramsError(e.path, err)
 		}
 		resident = resident && d.Mode(e.pk) == groth16.ModeResident

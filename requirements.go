@@ -48,11 +48,14 @@ type Resources struct {
 	// its graph and the runtime.
 	HostBytes int64
 	// PreloadedHostBytes is host RAM for one proof once Prover.Preload has
-	// put the parameters on every GPU (the CUDA backend, a key that fits):
-	// the host then holds them only while they load (their decoded
-	// sections; each section's file pages are dropped once decoded, and all
-	// of it after the upload), so this is the larger of ParamsBytes and the
-	// working sets, plus 512 MiB. Equal to HostBytes on the CPU.
+	// put the parameters on the GPU (the CUDA backend, a key that fits):
+	// the host then holds them only while they load, one decoded section
+	// at a time (the file's pages dropped as they are decoded, each section
+	// once it is on the GPU: groth16.DropHostSections), so this is the
+	// larger of the largest section (groth16.LargestSectionBytes) and the
+	// working sets, plus the matrices and 512 MiB. With several GPUs all
+	// but the last hold every section while they load: ParamsBytes in
+	// place of the largest section. Equal to HostBytes on the CPU.
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
 	// staging chunks of each GPU worker; with MatricesOnGPU the aux of the
@@ -189,7 +192,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		// Preloaded onto the GPUs, the parameters are on the host only
 		// while they load. A streamed key is decoded into pinned memory:
 		// it takes the parameters' place in HostBytes and stays.
-		r.PreloadedHostBytes = max(file, held) + r.MatricesBytes + 512<<20
+		r.PreloadedHostBytes = max(groth16.LargestSectionBytes(counts), held) + r.MatricesBytes + 512<<20
 	}
 	return r, cfg, nil
 }

@@ -401,8 +401,10 @@ func TestRequirements(t *testing.T) {
 	assert.Positive(t, witnesses)
 	assert.Equal(t, int64(groth16.UploadStagingBytes)+witnesses*groth16.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893}),
 		big.PinnedBytes, "one worker's upload staging and the witnesses' aux, synthesized into pinned memory")
-	assert.Equal(t, max(big.ParamsBytes, held)+big.MatricesBytes+512<<20, big.PreloadedHostBytes,
-		"preloaded onto the GPU, the parameters are on the host only while they load")
+	counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
+	assert.InEpsilon(t, 12.88e9, float64(groth16.LargestSectionBytes(counts)), 0.01, "h's 2^27-1 G1 points")
+	assert.Equal(t, max(groth16.LargestSectionBytes(counts), held)+big.MatricesBytes+512<<20, big.PreloadedHostBytes,
+		"preloaded onto the GPU, the parameters are on the host one section at a time while they load")
 	// The constraint matrices (5.90 GB at 32 GiB, synth/pce) fit beside the
 	// key: a partition then holds only its witness on the host.
 	assert.InEpsilon(t, 5.90e9, float64(big.MatricesBytes), 0.01)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -128,11 +129,32 @@ func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 // the key's points, waiting for the room; in streaming mode it decodes them
 // into pinned host memory (once per process). It fails with
 // ErrOutOfDeviceMemory when the limit allows neither.
-func (p *CUDAProver) Preload(ctx context.Context, pk *ProvingKey) error {
-	return classifyDevice(p.preload(ctx, pk))
+func (p *CUDAProver) Preload(ctx context.Context, pk *ProvingKey, opts ...PreloadOption) error {
+	var cfg preloadConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return classifyDevice(p.preload(ctx, pk, cfg))
 }
 
-func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey) error {
+// PreloadOption configures Preload.
+type PreloadOption func(*preloadConfig)
+
+type preloadConfig struct {
+	dropHost bool
+}
+
+// DropHostSections makes a resident upload drop each decoded host section
+// of a file-backed key once it is on the device, so that the host holds
+// one section at a time instead of the whole key (44 GiB at 32 GiB): for
+// the last of a process's devices to load the key, since the others would
+// decode it again. A streamed key is decoded straight into pinned memory
+// and holds no host sections anyway.
+func DropHostSections() PreloadOption {
+	return func(c *preloadConfig) { c.dropHost = true }
+}
+
+func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey, cfg preloadConfig) error {
 	if err := p.usable(); err != nil {
 		return err
 	}
@@ -151,7 +173,7 @@ func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey) error {
 		return p.lastStage.ready(ctx, StreamingStageBytes(pk.Counts().H+1)) // off the first proof's path
 	}
 	_, release, _, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
-		return p.uploadKey(ctx, pk, true)
+		return p.uploadKey(ctx, pk, true, cfg.dropHost)
 	})
 	if errors.Is(err, errEvicted) {
 		return nil // loaded, and evicted since
@@ -198,7 +220,7 @@ func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey, cfg *prove
 	}
 	begin := time.Now()
 	dk, release, uploaded, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
-		return p.uploadKey(ctx, pk, false)
+		return p.uploadKey(ctx, pk, false, false)
 	})
 	switch {
 	case errors.Is(err, errNoRoom), errors.Is(err, ErrOutOfDeviceMemory), errors.Is(err, errEvicted):
@@ -216,8 +238,11 @@ func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey, cfg *prove
 // resident keys. A key that, with one proof beside it, exceeds the
 // device's budget, or whose allocation runs out of device memory, is
 // marked unfit and fails with ErrOutOfDeviceMemory; a proof (wait unset)
-// does not try an unfit key again, nor wait for room.
-func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool) (*deviceKey, error) {
+// does not try an unfit key again, nor wait for room. With dropHost, each
+// decoded section is dropped from the host once uploaded
+// (DropHostSections), and its heap given back at once, before the next
+// section's decode would otherwise grow the heap past it.
+func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait, dropHost bool) (*deviceKey, error) {
 	c := pk.Counts()
 	if !wait && p.isUnfit(pk) {
 		return nil, fmt.Errorf("%w: GPU %d: the key was found too large", ErrOutOfDeviceMemory, p.device)
@@ -235,7 +260,11 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool) (
 		}
 		pts, err := [4]func(context.Context) ([]bls12381.G1Affine, error){pk.H, pk.L, pk.A, pk.BG1}[i](ctx)
 		return native.AsBytes(pts), err
-	}, false)
+	}, false, func(i int) {
+		if dropHost && pk.evictSection(i) {
+			debug.FreeOSMemory()
+		}
+	})
 	if err = classifyDevice(err); errors.Is(err, ErrOutOfDeviceMemory) {
 		p.markUnfit(pk)
 	}

@@ -32,10 +32,12 @@ var errNoRoom = errors.New("groth16: no room on the device now")
 type keySource func(ctx context.Context, i int) ([]byte, error)
 
 // newDeviceKey reserves and allocates a key with counts c on p's device and
-// fills it from src; each proof with it reserves proofBytes beside it. It waits for the room in the ledger when wait is set,
-// else fails with errNoRoom at once (a key held for hours must not queue
-// ahead of proofs).
-func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofBytes int64, wait bool, src keySource, repeat bool) (*deviceKey, error) {
+// fills it from src, calling uploaded(i) (if set) once section i is on the
+// device; each proof with it reserves proofBytes beside it. It waits for
+// the room in the ledger when wait is set, else fails with errNoRoom at
+// once (a key held for hours must not queue ahead of proofs).
+func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofBytes int64, wait bool, src keySource, repeat bool,
+	uploaded func(i int)) (*deviceKey, error) {
 	dk := &deviceKey{device: p.device, counts: c, proofBytes: proofBytes, job: p.gate.NewJob()}
 	if err := dk.reserve(ctx, wait); err != nil {
 		dk.job.Done()
@@ -58,6 +60,9 @@ func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofByt
 	for i, buf := range dk.sections() {
 		if err := fillSection(ctx, st, buf, i, src, repeat); err != nil {
 			return nil, fmt.Errorf("groth16: resident key: %w", err)
+		}
+		if uploaded != nil {
+			uploaded(i) // fillSection's copies have returned: the host bytes are free
 		}
 	}
 	if err := st.Sync(); err != nil {

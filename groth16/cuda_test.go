@@ -3,6 +3,7 @@ package groth16_test
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -248,4 +249,37 @@ func bitsLen(n int) int {
 		k++
 	}
 	return k
+}
+
+// Preload with DropHostSections leaves no decoded section of a file-backed
+// key on the host once it is on the device (without it, every section
+// stays), and the proofs with the uploaded key equal the CPU's.
+func TestCUDAProverPreloadDropsHostSections(t *testing.T) {
+	ctx := context.Background()
+	c := &testcircuit.Chain{N: 1000, Seed: 3, Inputs: 3}
+	mem := setup(t, c, 23)
+	path := filepath.Join(t.TempDir(), "key.params")
+	require.NoError(t, groth16.WriteParams(path, mem))
+	var r, s fr.Element
+	r.SetUint64(17)
+	s.SetUint64(19)
+	rs := groth16.WithRandomness(r, s)
+	want := prove(t, mem, c, rs)
+	for _, drop := range []bool{false, true} {
+		p := gpuProver(t, groth16.CUDAConfig{})
+		pk, err := groth16.OpenProvingKey(path)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = pk.Close() })
+		var opts []groth16.PreloadOption
+		if drop {
+			opts = append(opts, groth16.DropHostSections())
+		}
+		require.NoError(t, p.Preload(ctx, pk, opts...))
+		for sec := range 5 {
+			assert.Equal(t, !drop, groth16.EvictSection(pk, sec), "drop %v: section %d decoded on the host", drop, sec)
+		}
+		got, err := groth16.Prove(ctx, p, pk, c, rs)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "drop %v", drop)
+	}
 }

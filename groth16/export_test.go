@@ -39,7 +39,7 @@ func (p *CUDAProver) NewTiledDeviceKey(ctx context.Context, c SectionCounts, til
 			return native.AsBytes(tile2), nil
 		}
 		return native.AsBytes(tile1), nil
-	}, true)
+	}, true, nil)
 	return dk, classifyDevice(err)
 }
 
@@ -228,3 +228,7 @@ func EvalStreamedOnDevice(device int, ms *pce.Matrices, inputs, aux []fr.Element
 	}
 	return res[0], res[1], res[2], nil
 }
+
+// EvictSection drops section s (0–4: h, l, a, b_g1, b_g2) of pk's decoded
+// copy, reporting whether there was one.
+func EvictSection(pk *ProvingKey, s int) bool { return pk.evictSection(s) }

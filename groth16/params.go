@@ -399,6 +399,12 @@ func decodeSectionInto[T any](ctx context.Context, pk *ProvingKey, s int,
 							return errNotInSubgroup
 						}
 					}
+					// The decoded copy replaces the file's bytes in memory as
+					// it goes: a section (12.9 GB at 32 GiB) is then never
+					// resident twice, decoded and mapped, while it loads. A
+					// page shared with a neighbouring chunk not yet read is
+					// only read again.
+					pk.dropMapped(base+int64(lo)*size, int64(hi-lo)*size)
 				}
 				return nil
 			})
@@ -411,13 +417,7 @@ func decodeSectionInto[T any](ctx context.Context, pk *ProvingKey, s int,
 	if errIdx >= 0 {
 		return keyError(sectionNames[s], errIdx, base+int64(errIdx)*size, "%v", errCall)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// The decoded copy replaces the file's bytes in memory: a 32 GiB key
-	// would otherwise be resident twice (decoded and mapped) while loading.
-	pk.dropMapped(base, int64(n)*size)
-	return nil
+	return ctx.Err()
 }
 
 // fileBacked says whether pk's sections decode from a file (else they are
@@ -491,7 +491,7 @@ func firstOutsideG2(ps []bls12381.G2Affine) int {
 }
 
 // dropMapped drops the resident pages of data[off:off+n] of a mapped key,
-// the range shrunk to whole pages. pk.mu is held.
+// the range shrunk to whole pages. pk.mu is held (read-locked will do).
 func (pk *ProvingKey) dropMapped(off, n int64) {
 	if pk.release == nil || pk.closed { // not a mapping: heap bytes must not be dropped
 		return
@@ -530,6 +530,13 @@ func (pk *ProvingKey) Evict() {
 	pk.mu.RLock()
 	defer pk.mu.RUnlock()
 	pk.dropMapped(0, int64(len(pk.data)))
+}
+
+// evictSection drops section s's decoded copy of a file-backed key, as
+// Evict does every section's, and reports whether there was one to drop
+// (an in-memory key keeps its sections).
+func (pk *ProvingKey) evictSection(s int) bool {
+	return [numSections]interface{ evict() bool }{&pk.h, &pk.l, &pk.a, &pk.bg1, &pk.bg2}[s].evict()
 }
 
 // Close unmaps the file and drops all sections; later accessor calls return
@@ -839,14 +846,18 @@ func (z *lazy[T]) run(ctx context.Context, fill func(context.Context) ([]T, erro
 	return v, err
 }
 
-func (z *lazy[T]) evict() {
+// evict forgets a decoded value (not a pinned one), reporting whether
+// there was one.
+func (z *lazy[T]) evict() bool {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.pinned {
-		return
+		return false
 	}
+	had := z.val != nil
 	z.gen++
 	z.done, z.val, z.err = false, nil, nil
+	return had
 }
 
 // drop forgets the value even if pinned (Close).

@@ -492,8 +492,29 @@ func writeGeneratorParams(b *testing.B, path string, h, l int) {
 	require.NoError(b, f.Close())
 }
 
+// Section by section (what a resident upload with DropHostSections does):
+// a decoded section of a file-backed key is dropped, once, and read again
+// the same; an in-memory key keeps its sections.
+func TestProvingKeyEvictSection(t *testing.T) {
+	k := fxNewKey(t, fxShape{ic: 3, h: 255, l: 200, a: 150, b: 100})
+	path := filepath.Join(t.TempDir(), "key.params")
+	mem := k.provingKey(t)
+	require.NoError(t, groth16.WriteParams(path, mem))
+	pk, err := groth16.OpenProvingKey(path)
+	require.NoError(t, err)
+	defer pk.Close()
+	requireSections(t, pk, k)
+	for s := range 5 {
+		assert.True(t, groth16.EvictSection(pk, s), "section %d decoded", s)
+		assert.False(t, groth16.EvictSection(pk, s), "section %d already dropped", s)
+		assert.False(t, groth16.EvictSection(mem, s), "an in-memory key keeps section %d", s)
+	}
+	requireSections(t, pk, k)
+	requireSections(t, mem, k)
+}
+
 // Evict of a file-backed key drops the decoded sections and the mapping's
-// resident pages (and decoding drops each section's pages once copied);
+// resident pages (and decoding drops each section's pages as it goes);
 // every later read decodes the same points again from the file.
 func TestProvingKeyEvictRereads(t *testing.T) {
 	k := fxNewKey(t, fxShape{ic: 3, h: 255, l: 200, a: 150, b: 100}) // sections span several pages

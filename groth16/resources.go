@@ -67,6 +67,13 @@ func WitnessHostBytes(sz synth.Sizes) int64 {
 	return int64(sz.Inputs+sz.Aux) * frSize
 }
 
+// LargestSectionBytes is the largest of a key's five sections decoded (at
+// 32 GiB h's, 12.9 GB): what a resident upload that drops each host section
+// once it is on the device (DropHostSections) holds of the key at a time.
+func LargestSectionBytes(c SectionCounts) int64 {
+	return max(int64(max(c.H, c.L, c.A, c.B))*g1Bytes, int64(c.B)*g2Bytes)
+}
+
 // PinnedWitnessBytes is the pinned host memory of a witness synthesized
 // into PinnedVectors' memory, as the facade's pipeline does for the GPUs
 // (part of WitnessHostBytes): its aux; the few inputs stay on the heap.
