@@ -68,6 +68,7 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 		case <-rctx.Done():
 		}
 	}()
+	prepared := p.prepareWitnesses(rctx, a)
 	var ms *pce.Matrices
 	var from string
 	err := par.Recover(func() (err error) { ms, from, err = p.loadOrRecord(rctx, a); return err })
@@ -94,11 +95,41 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 		}
 		pinned = max(pinned, n)
 	}
+	if !onDevices { // the partitions will hold a, b, c too: not the witnesses made ahead
+		cancel()
+		<-prepared
+		p.pipe.Budget().DropSpares(&a.shape.witness)
+	}
 	p.keys.setMatricesHostBytes(e, ms.Bytes()+pinned) // the heap's copy: the host's evaluation and the densities
 	p.log.Info("constraint matrices ready", "proof", name, "from", from, "rows", ms.Rows(), "bytes", ms.Bytes(),
 		"took", took.Round(time.Millisecond), "on GPUs", onDevices)
 	e.matrices, e.matricesOnDevices = ms, onDevices
 	return ms, nil
+}
+
+// prepareWitnesses has the pipeline make the first partitions' witnesses
+// of a's shape in pinned memory, on a goroutine of its own while the
+// matrices load (until ctx ends; each takes seconds to pin: BENCHMARKS.md,
+// issue 18), and returns a channel closed when it is done. Nothing is made
+// without GPUs.
+func (p *Prover) prepareWitnesses(ctx context.Context, a *admission) <-chan struct{} {
+	done := make(chan struct{})
+	if len(p.devices) == 0 || p.enter() != nil {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		defer p.leave()
+		err := par.Recover(func() error {
+			p.pipe.PrepareWitnesses(ctx, a.shape.witness, groth16.WitnessHostBytes(a.shape.sizes), p.cfg.SynthesisConcurrency)
+			return nil
+		})
+		if err != nil {
+			p.log.Error("gpuc2: making witnesses ahead", "err", err)
+		}
+	}()
+	return done
 }
 
 // matricesFitDevices says whether every device (there is one at least)

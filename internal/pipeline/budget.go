@@ -157,6 +157,33 @@ func (b *Budget) Release(key synth.Sizes, w *synth.ProvingAssignment, n int64) {
 	b.sem.Release(n - pay) // a reservation it wakes waits for b.mu, and then finds the spare
 }
 
+// addSpare keeps w, made ahead for a partition of shape key and n bytes, as
+// a spare if there is room for one now (roomForSpare); it reports whether
+// it did.
+func (b *Budget) addSpare(key synth.Sizes, w *synth.ProvingAssignment, n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.roomForSpareLocked(n) {
+		return false
+	}
+	b.spares = append(b.spares, spare{key: key, w: w, bytes: n})
+	b.spareBytes += n
+	b.peak = max(b.peak, b.reserved+b.spareBytes)
+	return true
+}
+
+// roomForSpare says whether a spare of n bytes made now would be kept: the
+// spares are not all there, and it fits beside what is reserved.
+func (b *Budget) roomForSpare(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.roomForSpareLocked(n)
+}
+
+func (b *Budget) roomForSpareLocked(n int64) bool {
+	return len(b.spares) < b.maxSpares && b.reserved+b.spareBytes+b.resident+n <= b.limit
+}
+
 // SetResident sets the bytes of loaded parameters, which the limit leaves
 // room for. A reservation waiting for more than the new limit gives up with
 // ErrBudget.

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/par"
+	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
@@ -140,6 +142,45 @@ func (p *Pipeline) goLoop(name string, loop func()) {
 			p.log.Error("gpuc2: recovered a panic in the pipeline", "in", name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
 		}
 	}()
+}
+
+// PrepareWitnesses makes up to n witness-only assignments of shape ahead
+// of the partitions that will take them (bytes each, the reservation
+// those partitions will ask), their aux in Config.Witness's memory, and
+// keeps them as spares while the budget has room for spares (one per
+// synthesis worker). A pinned vector takes seconds to allocate (4.2 GB at
+// 32 GiB: 2–10 s, BENCHMARKS.md), which the first partitions would
+// otherwise wait for; the facade calls this while the constraint matrices
+// load. It stops making them once ctx ends. It returns how many it made:
+// none without Config.Witness, when the memory fails, or after Close.
+func (p *Pipeline) PrepareWitnesses(ctx context.Context, shape synth.Sizes, bytes int64, n int) int {
+	if p.witness.mem == nil {
+		return 0
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return 0
+	}
+	p.active.Add(1) // Close frees the spares after this returns
+	p.mu.Unlock()
+	defer p.active.Done()
+	made := 0
+	for made < n && ctx.Err() == nil && !p.isClosed() && p.budget.roomForSpare(bytes) {
+		w, inMem := p.witness.assignment(shape)
+		if !inMem || !p.budget.addSpare(shape, w, bytes) {
+			p.witness.drop(w)
+			break
+		}
+		made++
+	}
+	return made
+}
+
+func (p *Pipeline) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
 }
 
 // Budget is the host memory budget the pipeline reserves partitions from.

@@ -38,23 +38,24 @@ func newWitnessMemory(mem VectorMemory, log *slog.Logger) *witnessMemory {
 	return &witnessMemory{mem: mem, log: log, held: map[*synth.ProvingAssignment][]fr.Element{}}
 }
 
-// assignment returns a new witness-only assignment of shape.
-func (m *witnessMemory) assignment(shape synth.Sizes) *synth.ProvingAssignment {
+// assignment returns a new witness-only assignment of shape, and whether
+// its aux is in mem.
+func (m *witnessMemory) assignment(shape synth.Sizes) (*synth.ProvingAssignment, bool) {
 	if m.mem == nil || shape.Aux <= 0 {
-		return synth.NewWitnessAssignment(shape)
+		return synth.NewWitnessAssignment(shape), false
 	}
 	aux, err := m.mem.Alloc(shape.Aux)
 	if err != nil { // the heap is slower to upload from, not wrong
 		if !m.warned.Swap(true) {
 			m.log.Warn("gpuc2: witnesses on the heap: their vector memory failed (said once)", "err", err)
 		}
-		return synth.NewWitnessAssignment(shape)
+		return synth.NewWitnessAssignment(shape), false
 	}
 	w := synth.NewWitnessAssignmentIn(shape, aux)
 	m.mu.Lock()
 	m.held[w] = aux
 	m.mu.Unlock()
-	return w
+	return w, true
 }
 
 // drop frees w's vector, if it has one from mem; nothing may use w after.

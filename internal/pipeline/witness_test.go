@@ -148,3 +148,58 @@ func TestPipelineWitnessMemory(t *testing.T) {
 	assert.Zero(t, mem.wrongFrees, "only vectors it handed out are freed")
 	assert.Zero(t, prover.notOnly)
 }
+
+// PrepareWitnesses makes pinned witnesses ahead, as many as the budget
+// keeps spares (one per synthesis worker) and has room for, and the
+// partitions then take them instead of allocating their own; nothing
+// without a VectorMemory, when it fails, or after Close, which frees them.
+func TestPipelinePrepareWitnesses(t *testing.T) {
+	ctx := context.Background()
+	c, err := chain(0)
+	require.NoError(t, err)
+	probe := synth.NewWitnessAssignment(synth.Sizes{})
+	require.NoError(t, c.Synthesize(context.Background(), probe))
+	exact := synth.Sizes{Inputs: len(probe.Inputs), Aux: len(probe.Aux)}
+
+	heap, _ := newPipeline(t, pipeline.Config{Synthesis: 2, HostBudget: 3 * partitionBytes})
+	assert.Zero(t, heap.PrepareWitnesses(ctx, exact, partitionBytes, 2), "no vector memory")
+
+	mem := &fakeVectors{}
+	prover := &witnessProver{mem: mem}
+	p, _ := newPipeline(t, pipeline.Config{Synthesis: 2, HostBudget: 3 * partitionBytes, Witness: mem,
+		Provers: []pipeline.Prover{{Device: 0, Prover: prover}}})
+	assert.Equal(t, 2, p.PrepareWitnesses(ctx, exact, partitionBytes, 5), "one spare per synthesis worker")
+	assert.Zero(t, p.PrepareWitnesses(ctx, exact, partitionBytes, 5), "the spares are there")
+	live, allocs := mem.count()
+	assert.Equal(t, 2, live)
+	assert.Equal(t, 2*int64(partitionBytes), p.Stats().Budget.Spare)
+
+	j, err := p.Enqueue(context.Background(), pipeline.Spec{Partitions: 2, Circuit: chain, Shape: exact,
+		Bytes: partitionBytes, Matrices: &pce.Matrices{}})
+	require.NoError(t, err)
+	require.NoError(t, result(t, collect(j)))
+	_, after := mem.count()
+	assert.Equal(t, allocs, after, "the partitions took the prepared witnesses")
+	assert.Equal(t, 2, prover.inMem)
+
+	p.Budget().DropSpares(nil)
+	p.Budget().SetResident(2*partitionBytes + 1) // room for no spare
+	assert.Zero(t, p.PrepareWitnesses(ctx, exact, partitionBytes, 2), "no room in the budget")
+	p.Budget().SetResident(0)
+	mem.mu.Lock()
+	mem.fail = true
+	mem.mu.Unlock()
+	assert.Zero(t, p.PrepareWitnesses(ctx, exact, partitionBytes, 2), "a failing memory makes none")
+	mem.mu.Lock()
+	mem.fail = false
+	mem.mu.Unlock()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.Zero(t, p.PrepareWitnesses(cancelled, exact, partitionBytes, 2), "ctx ended")
+	assert.Equal(t, 1, p.PrepareWitnesses(ctx, exact, partitionBytes, 1))
+	p.Close()
+	assert.Zero(t, p.PrepareWitnesses(ctx, exact, partitionBytes, 2), "after Close")
+	live, _ = mem.count()
+	assert.Zero(t, live, "Close freed the prepared one")
+	assert.Zero(t, mem.wrongFrees)
+}

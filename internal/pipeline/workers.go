@@ -99,7 +99,7 @@ func (p *Pipeline) synthesize(w *synthWorker, t *task) error {
 		}
 		switch {
 		case t.w == nil && witnessOnly:
-			t.w = p.witness.assignment(job.spec.Shape) // the reserved bytes
+			t.w, _ = p.witness.assignment(job.spec.Shape) // the reserved bytes
 		case t.w == nil:
 			t.w = synth.NewProvingAssignment(job.spec.Shape)
 		default:
