@@ -111,10 +111,11 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 // of a's shape in pinned memory, on a goroutine of its own while the
 // matrices load (until ctx ends; each takes seconds to pin: BENCHMARKS.md,
 // issue 18), and returns a channel closed when it is done. Nothing is made
-// without GPUs.
+// where the GPUs will not evaluate a, b, c (matricesFitDevices): the
+// partitions would hold a, b, c too.
 func (p *Prover) prepareWitnesses(ctx context.Context, a *admission) <-chan struct{} {
 	done := make(chan struct{})
-	if len(p.devices) == 0 || p.enter() != nil {
+	if !matricesFitDevices(p.devices, a) || p.enter() != nil {
 		close(done)
 		return done
 	}
@@ -122,7 +123,7 @@ func (p *Prover) prepareWitnesses(ctx context.Context, a *admission) <-chan stru
 		defer close(done)
 		defer p.leave()
 		err := par.Recover(func() error {
-			p.pipe.PrepareWitnesses(ctx, a.shape.witness, groth16.WitnessHostBytes(a.shape.sizes), p.cfg.SynthesisConcurrency)
+			p.pipe.PrepareWitnesses(ctx, a.shape.witness, a.shape.witnessBytes, p.cfg.SynthesisConcurrency)
 			return nil
 		})
 		if err != nil {
@@ -150,7 +151,7 @@ func matricesFitDevices(devices []*groth16.CUDAProver, a *admission) bool {
 // what a full synthesis holds (a, b, c are evaluated on the host).
 func partitionBytes(a *admission, ms *pce.Matrices) int64 {
 	if ms != nil && a.key.matricesOnDevices {
-		return groth16.WitnessHostBytes(a.shape.sizes)
+		return a.shape.witnessBytes
 	}
 	return a.shape.bytes
 }

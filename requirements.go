@@ -164,7 +164,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 			if cfg.ConstraintMatrices != MatricesOff && r.VRAMBytes+matrices <= limit {
 				r.MatricesOnGPU, r.MatricesBytes = true, matrices
 				r.VRAMBytes += matrices
-				r.PartitionHostBytes = groth16.WitnessHostBytes(sh.sizes)
+				r.PartitionHostBytes = sh.witnessBytes
 			}
 		case groth16.ModeStreaming:
 			pinnedHost = groth16.StreamingStageBytes(int(m))
@@ -172,7 +172,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 				if fit, proof := groth16.PlanStreamingMatrices(limit, counts, int(m), nAux, nIn); fit {
 					r.MatricesOnGPU, r.MatricesBytes, r.ProofVRAMBytes = true, matrices, proof
 					pinnedHost += groth16.PinnedMatricesBytes(matrices)
-					r.PartitionHostBytes = groth16.WitnessHostBytes(sh.sizes)
+					r.PartitionHostBytes = sh.witnessBytes
 				}
 			}
 			r.PinnedBytes += groth16.KeyBytes(counts) + pinnedHost

@@ -13,12 +13,13 @@ import (
 // shape is what the facade needs to know of a proof type's partition
 // circuit: to admit a proof, size it, and check a key against it.
 type shape struct {
-	sizes      synth.Sizes // inputs (with ONE), aux, rows without the input rows
-	hint       synth.Sizes // capacity of a proving assignment: rows padded to the domain
-	witness    synth.Sizes // capacity of a witness-only assignment (its rows are only counted)
-	domain     int64       // the evaluation domain: rows with one per input, to a power of two
-	bytes      int64       // host bytes of one partition's working set
-	partitions int
+	sizes        synth.Sizes // inputs (with ONE), aux, rows without the input rows
+	hint         synth.Sizes // capacity of a proving assignment: rows padded to the domain
+	witness      synth.Sizes // capacity of a witness-only assignment (its rows are only counted)
+	domain       int64       // the evaluation domain: rows with one per input, to a power of two
+	bytes        int64       // host bytes of one partition's working set
+	witnessBytes int64       // ... when the GPUs evaluate a, b, c: its witness alone
+	partitions   int
 }
 
 // newShape is t's shape, from the circuit's formulas (cheap).
@@ -38,6 +39,7 @@ func newShape(t abi.RegisteredSealProof) (*shape, error) {
 	s.witness = s.sizes
 	s.witness.Rows = 0
 	s.bytes = groth16.PartitionHostBytes(s.sizes)
+	s.witnessBytes = groth16.WitnessHostBytes(s.sizes)
 	return s, nil
 }
 

@@ -253,6 +253,14 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait, dropHo
 		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, the budget is %d",
 			ErrOutOfDeviceMemory, p.device, kp.resident, p.gate.Budget())
 	}
+	var uploaded func(int)
+	if dropHost {
+		uploaded = func(i int) {
+			if pk.evictSection(i) {
+				debug.FreeOSMemory()
+			}
+		}
+	}
 	dk, err := p.newDeviceKey(ctx, c, kp.resident-KeyBytes(c), wait, func(ctx context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			pts, err := pk.BG2(ctx)
@@ -260,11 +268,7 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait, dropHo
 		}
 		pts, err := [4]func(context.Context) ([]bls12381.G1Affine, error){pk.H, pk.L, pk.A, pk.BG1}[i](ctx)
 		return native.AsBytes(pts), err
-	}, false, func(i int) {
-		if dropHost && pk.evictSection(i) {
-			debug.FreeOSMemory()
-		}
-	})
+	}, false, uploaded)
 	if err = classifyDevice(err); errors.Is(err, ErrOutOfDeviceMemory) {
 		p.markUnfit(pk)
 	}

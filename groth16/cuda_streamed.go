@@ -168,13 +168,10 @@ func (sp *streamedProof) uploadAB() error {
 // evalAB uploads the witness (Montgomery form) and evaluates a and b from
 // it into H's two vectors.
 func (sp *streamedProof) evalAB() error {
-	begin := time.Now()
 	if err := sp.uploadAssignment(sp.st); err != nil {
 		return err
 	}
-	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.Aux)+len(sp.w.Inputs))*frSize,
-		"pinned_aux", inPinnedVectors(sp.w.Aux))
-	begin = time.Now()
+	begin := time.Now()
 	var err error
 	if sp.slots, err = newSpmvSlots(sp.st, sp.hm.ms, sp.alloc); err != nil {
 		return err
@@ -333,12 +330,9 @@ func (sp *streamedProof) assignment() error {
 		return nil
 	}
 	if sp.aux == nil {
-		begin := time.Now()
 		if err := sp.uploadAssignment(sp.hs); err != nil {
 			return err
 		}
-		sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.Aux)+len(sp.w.Inputs))*frSize,
-			"pinned_aux", inPinnedVectors(sp.w.Aux))
 	}
 	for _, x := range []struct {
 		b *native.Buffer
@@ -354,8 +348,9 @@ func (sp *streamedProof) assignment() error {
 
 // uploadAssignment allocates aux and the inputs (on the proof's stream, so
 // that every buffer is freed alike) and uploads them on st in Montgomery
-// form.
+// form: the proof's "upload" phase.
 func (sp *streamedProof) uploadAssignment(st *native.Stream) error {
+	begin := time.Now()
 	w := sp.w
 	for _, x := range []struct {
 		dst **native.Buffer
@@ -373,7 +368,12 @@ func (sp *streamedProof) uploadAssignment(st *native.Stream) error {
 		}
 		*x.dst = b
 	}
-	return st.Sync()
+	if err := st.Sync(); err != nil {
+		return err
+	}
+	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(w.Aux)+len(w.Inputs))*frSize,
+		"pinned_aux", inPinnedVectors(w.Aux))
+	return nil
 }
 
 // auxPhase runs f, MSMs over the assignment, after the compute lock

@@ -522,11 +522,9 @@ func sectionCount(c SectionCounts, s int) int {
 // the next accessor call decodes again. Slices already
 // handed out stay valid. In-memory keys are unaffected.
 func (pk *ProvingKey) Evict() {
-	pk.h.evict()
-	pk.l.evict()
-	pk.a.evict()
-	pk.bg1.evict()
-	pk.bg2.evict()
+	for s := range numSections {
+		pk.evictSection(s)
+	}
 	pk.mu.RLock()
 	defer pk.mu.RUnlock()
 	pk.dropMapped(0, int64(len(pk.data)))
@@ -536,7 +534,18 @@ func (pk *ProvingKey) Evict() {
 // Evict does every section's, and reports whether there was one to drop
 // (an in-memory key keeps its sections).
 func (pk *ProvingKey) evictSection(s int) bool {
-	return [numSections]interface{ evict() bool }{&pk.h, &pk.l, &pk.a, &pk.bg1, &pk.bg2}[s].evict()
+	return pk.sectionCaches()[s].evict()
+}
+
+// sectionCaches are the decoded sections, in section order.
+func (pk *ProvingKey) sectionCaches() [numSections]interface {
+	evict() bool
+	drop()
+} {
+	return [numSections]interface {
+		evict() bool
+		drop()
+	}{&pk.h, &pk.l, &pk.a, &pk.bg1, &pk.bg2}
 }
 
 // Close unmaps the file and drops all sections; later accessor calls return
@@ -548,7 +557,7 @@ func (pk *ProvingKey) Close() error {
 		return nil
 	}
 	pk.closed = true
-	for _, z := range []interface{ drop() }{&pk.h, &pk.l, &pk.a, &pk.bg1, &pk.bg2} {
+	for _, z := range pk.sectionCaches() {
 		z.drop()
 	}
 	pk.data = nil

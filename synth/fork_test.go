@@ -201,13 +201,7 @@ func TestWitnessOnlyEqualsWitness(t *testing.T) {
 			w.Reset()
 			shared := top(w)
 			part(w, shared, 30)
-			children := w.ForkN(sizes[1:])
-			var wg sync.WaitGroup
-			for k, c := range children {
-				wg.Go(func() { part(c, shared, 31+uint64(k)) })
-			}
-			wg.Wait()
-			require.NoError(t, w.Join(children...))
+			forkParts(t, w, shared, sizes[1:], 31)
 			same(t, w)
 			assert.Same(t, &buf[:1][0], &w.Aux[0], "the values are written into the caller's buffer")
 		}
@@ -223,15 +217,21 @@ func TestWitnessOnlyEqualsWitness(t *testing.T) {
 	for name, sz := range map[string][]synth.Sizes{"forkN exact": sizes, "forkN inexact": wrong} {
 		t.Run(name, func(t *testing.T) {
 			w := synth.NewWitnessAssignment(synth.Sizes{})
-			shared := top(w)
-			children := w.ForkN(sz)
-			var wg sync.WaitGroup
-			for k, c := range children {
-				wg.Go(func() { part(c, shared, 30+uint64(k)) })
-			}
-			wg.Wait()
-			require.NoError(t, w.Join(children...))
+			forkParts(t, w, top(w), sz, 30)
 			same(t, w)
 		})
 	}
+}
+
+// forkParts synthesizes parts seed, seed+1, … into w through ForkN with
+// sizes, one goroutine a part, and joins them.
+func forkParts(t *testing.T, w *synth.ProvingAssignment, shared []synth.Variable, sizes []synth.Sizes, seed uint64) {
+	t.Helper()
+	children := w.ForkN(sizes)
+	var wg sync.WaitGroup
+	for k, c := range children {
+		wg.Go(func() { part(c, shared, seed+uint64(k)) })
+	}
+	wg.Wait()
+	require.NoError(t, w.Join(children...))
 }
