@@ -142,6 +142,8 @@ const (
 	benchMSMG2 benchOp = 1
 	benchNTT   benchOp = 2 // in0 = data (forward NTT)
 	benchH     benchOp = 3 // in0, in1, in2 = a, b, c
+	// benchNTTDir + d: in0 = data, an NTT in Direction d.
+	benchNTTDir benchOp = 4
 )
 
 // The stream API: device buffers that outlive one call, pinned host
@@ -335,7 +337,9 @@ func scratchBound(g Group, nBases, nScalars int, canonical bool, maxSorted int64
 }
 
 // HScratchBound is HScratchBytes without the library: the twiddles (half
-// the domain) and 16 MiB for the coset tables and the pool's rounding.
+// the domain), the coset tables' high parts (m/1024 elements each, two at
+// a time) and 16 MiB for their low parts and the pool's rounding.
 func HScratchBound(logM uint32) int64 {
-	return (int64(1)<<logM)/2*frBytes + 16<<20
+	m := int64(1) << logM
+	return m/2*frBytes + 2*(m/1024)*frBytes + 16<<20
 }

@@ -53,6 +53,12 @@ func BenchNTT(device int, data []fr.Element, iters int) ([]float32, error) {
 	return benchResident(device, benchNTT, [3]unsafe.Pointer{unsafe.Pointer(unsafe.SliceData(data))}, len(data), iters, nil)
 }
 
+// BenchNTTDir times iters NTTs of data in direction dir; libraries older
+// than the entry answer ErrNotSupported.
+func BenchNTTDir(device int, data []fr.Element, dir Direction, iters int) ([]float32, error) {
+	return benchResident(device, benchNTTDir+benchOp(dir), [3]unsafe.Pointer{unsafe.Pointer(unsafe.SliceData(data))}, len(data), iters, nil)
+}
+
 // BenchH times iters runs of H over a, b, c (a power of two each) on the
 // device, each run starting from copies of the uploaded inputs.
 func BenchH(device int, a, b, c []fr.Element, iters int) ([]float32, error) {

@@ -527,7 +527,7 @@ func benchResident(device int, op benchOp, in [3]unsafe.Pointer, n, iters int, o
 		return nil, fmt.Errorf("%w: bench: n %d, iters %d", ErrInvalidArgument, n, iters)
 	}
 	var k uint32
-	if op == benchNTT || op == benchH {
+	if op == benchNTT || op == benchH || op >= benchNTTDir {
 		var ok bool
 		if k, ok = logPow2(n); !ok {
 			return nil, fmt.Errorf("%w: bench: n %d is not a power of two", ErrInvalidArgument, n)

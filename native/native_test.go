@@ -264,6 +264,8 @@ func TestBenchTable(t *testing.T) {
 		g1Logs, g2Logs, nttLogs, hLog = []int{16, 18}, []int{16}, []int{16, 20}, 20
 	case "quick": // one of each, for side-by-side runs of two libraries
 		g1Logs, g2Logs, nttLogs, hLog = []int{24, 26}, []int{22}, []int{27}, 27
+	case "ntt": // NTTs in every direction and H, no MSM
+		g1Logs, g2Logs = nil, nil
 	case "streamed": // G1 resident and streamed from pinned memory (GPUC2_BENCH_CHUNKS)
 		g1Logs, g2Logs, nttLogs, hLog = []int{24, 26}, nil, nil, 0
 	}
@@ -358,6 +360,22 @@ func TestBenchTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		report("NTT forward", n, ms[1:], nil)
+		if sizes != "ntt" {
+			continue
+		}
+		names := map[native.Direction]string{native.Inverse: "inverse", native.CosetForward: "coset forward",
+			native.CosetInverse: "coset inverse"}
+		for _, dir := range []native.Direction{native.Inverse, native.CosetForward, native.CosetInverse} {
+			ms, err := native.BenchNTTDir(0, big[:n], dir, runs+1)
+			if errors.Is(err, native.ErrNotSupported) {
+				t.Logf("NTT direction %d: %v", dir, err)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			report("NTT "+names[dir], n, ms[1:], nil)
+		}
 	}
 	{
 		m := 1 << hLog

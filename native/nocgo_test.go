@@ -53,6 +53,10 @@ func TestNoCgoNotAvailable(t *testing.T) {
 			_, err := native.BenchNTT(0, sc, 1)
 			return err
 		},
+		"BenchNTTDir": func() error {
+			_, err := native.BenchNTTDir(0, sc, native.Inverse, 1)
+			return err
+		},
 		"PoolPeak": func() error { _, err := native.PoolPeak(0); return err },
 		"FixedBaseG1": func() error {
 			return native.FixedBaseG1(0, &bls12381.G1Affine{}, sc, make([]bls12381.G1Affine, 4))

@@ -109,9 +109,17 @@ int api_bench(int32_t device, int32_t op, const void* in0, const void* in1, cons
         msm_bench<Fp2>(device, in0, in1, n, iters, msm_flags, ms);
         break;
       case 2:
+        ntt_bench(device, GPUC2_NTT_FORWARD, in0, log_m, iters, ms);
+        break;
       case 3:
-        if (op == 3 && (!in1 || !in2)) fail(GPUC2_ERR_INVALID_ARGUMENT, "bench: bad arguments");
-        ntt_bench(device, op, in0, in1, in2, log_m, iters, ms);
+        if (!in1 || !in2) fail(GPUC2_ERR_INVALID_ARGUMENT, "bench: bad arguments");
+        h_bench(device, in0, in1, in2, log_m, iters, ms);
+        break;
+      case 4 + GPUC2_NTT_FORWARD:
+      case 4 + GPUC2_NTT_INVERSE:
+      case 4 + GPUC2_NTT_COSET_FORWARD:
+      case 4 + GPUC2_NTT_COSET_INVERSE:
+        ntt_bench(device, op - 4, in0, log_m, iters, ms);
         break;
       default:
         fail(GPUC2_ERR_NOT_SUPPORTED, "bench: unknown op");

@@ -41,7 +41,7 @@ void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases
 template <class F>
 uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars, uint32_t flags,
                             uint64_t chunk_points);
-void ntt_bench(int32_t device, int32_t op, const void* a, const void* b, const void* c, uint32_t log_m,
-               uint32_t iters, float* ms);
+void ntt_bench(int32_t device, int32_t dir, const void* data, uint32_t log_m, uint32_t iters, float* ms);
+void h_bench(int32_t device, const void* a, const void* b, const void* c, uint32_t log_m, uint32_t iters, float* ms);
 
 }  // namespace gpuc2

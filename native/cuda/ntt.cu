@@ -2,10 +2,11 @@
 // gnark-crypto's fft.Domain semantics, and bellperson's H pipeline.
 //
 // Natural order in and out: bit-reversal permutation (in place), then a
-// radix-2 decimation-in-time Cooley-Tukey: the first up to 10 stages of each
-// 1024-element block in shared memory, the remaining stages one global pass
-// each. Twiddles w^i (i < m/2) are built per call from two small power tables;
-// inverse twiddles are read as w^-i = -w^(m/2-i).
+// radix-2 decimation-in-time Cooley-Tukey in a few passes, each running up
+// to 8-11 stages in shared memory. H's domain-to-coset steps skip the bit
+// reversal: a DIF inverse leaves the coefficients bit-reversed and a DIT
+// forward takes them so. Twiddles w^i (i <= m/2) are built per call from two
+// small power tables; inverse twiddles are read as w^-i = -w^(m/2-i).
 #include <vector>
 #include "common.cuh"
 #include "field.cuh"
@@ -15,7 +16,13 @@ namespace gpuc2 {
 
 namespace {
 
-constexpr int SHARED_LOG = 10;
+// A transform's first pass (logL = 0) runs up to SHARED_LOG_FIRST stages in
+// one block of 2^SHARED_LOG_FIRST elements (64 KiB of shared memory); the
+// later passes up to PASS_LOG stages over at least 4 consecutive elements
+// (128-byte runs), in blocks of 2^SHARED_LOG elements. 2^27 takes 11 + 8 + 8.
+constexpr uint32_t SHARED_LOG_FIRST = 11;
+constexpr uint32_t SHARED_LOG = 10;
+constexpr uint32_t PASS_LOG = 8;
 
 // out[i] = base^i for i < n.
 __global__ void k_pow_table(Fr base, Fr* out, uint64_t n) {
@@ -24,11 +31,18 @@ __global__ void k_pow_table(Fr base, Fr* out, uint64_t n) {
   out[i] = base.pow_u64(i);
 }
 
+// g^k from split power tables: hi[k>>10] * lo[k&1023]. The copies keep the
+// loads 32 bytes wide (through a reference they split into 4-byte loads).
+__device__ __forceinline__ Fr split_pow(const Fr* __restrict__ hi, const Fr* __restrict__ lo, uint64_t k) {
+  const Fr h = hi[k >> 10], l = lo[k & 1023];
+  return h * l;
+}
+
 // tw[i] = hi[i >> 10] * lo[i & 1023]
 __global__ void k_combine(const Fr* __restrict__ hi, const Fr* __restrict__ lo, Fr* __restrict__ tw, uint64_t n) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  tw[i] = hi[i >> 10] * lo[i & 1023];
+  tw[i] = split_pow(hi, lo, i);
 }
 
 // Bit-reversal permutation in place; with ghi/glo, each element is first
@@ -40,30 +54,42 @@ __global__ void k_bitrev(Fr* d, uint32_t log_m, const Fr* __restrict__ ghi, cons
   if (i < j) {
     Fr x = d[i], y = d[j];
     if (ghi) {
-      x = x * (ghi[i >> 10] * glo[i & 1023]);
-      y = y * (ghi[j >> 10] * glo[j & 1023]);
+      x = x * split_pow(ghi, glo, i);
+      y = y * split_pow(ghi, glo, j);
     }
     d[i] = y;
     d[j] = x;
   } else if (i == j && ghi) {
-    d[i] = d[i] * (ghi[i >> 10] * glo[i & 1023]);
+    const Fr x = d[i];
+    d[i] = x * split_pow(ghi, glo, i);
   }
 }
 
+// w^idx, or w^-idx = -w^(m/2-idx) when inverse (tw[m/2] = -1 covers idx 0).
+// Branch-free, and each load one 32-byte copy: reading the table through
+// neg() split it into eight 4-byte loads, and the inverse NTT took 1.5x the
+// forward one.
 __device__ __forceinline__ Fr twiddle(const Fr* tw, uint64_t idx, uint64_t half_m, bool inverse) {
-  if (!inverse) return tw[idx];
-  if (idx == 0) return Fr::one();
-  return tw[half_m - idx].neg();
+  const Fr x = tw[inverse ? half_m - idx : idx];
+  return inverse ? Fr::zero() - x : x;
 }
 
-// DIT stages [s0, s0+ns) (1-based) in shared memory. A block holds 2^ns
+// Stages [s0, s0+ns) (1-based) of a radix-2 transform in shared memory, one
+// butterfly per thread per stage (blockDim = E/2). A block holds 2^ns
 // positions at stride 2^(s0-1) for L = 2^logL consecutive low offsets:
 // global index = hi*2^(s0-1+ns) + mi*2^(s0-1) + lo_g*L + l, stored at
-// sh[mi*L + l]. With post, the results are multiplied by
-// c * ghi[i>>10]*glo[i&1023] (or c alone when ghi is null) on the way out.
-__global__ void k_dit_multi(Fr* d, uint32_t log_m, uint32_t s0, uint32_t ns, uint32_t logL,
-                            const Fr* __restrict__ tw, bool inverse, bool post, Fr c,
-                            const Fr* __restrict__ ghi, const Fr* __restrict__ glo) {
+// sh[mi*L + l].
+// DIT runs the stages upwards with (u, v) -> (u + wv, u - wv); DIF runs them
+// downwards with (u, v) -> (u + v, (u - v)w), which undoes DIT's stages up
+// to a factor 2 each: DIF with inverse twiddles maps natural order to m times
+// the bit-reversed inverse transform.
+// With post, the results are multiplied on the way out by c and, when ghi is
+// set, by g^k for k = i (or its log_m-bit reversal, with post_brev) as
+// ghi[k>>10]*glo[k&1023].
+template <bool DIF>
+__global__ void __launch_bounds__(1u << (SHARED_LOG_FIRST - 1))
+    k_stages(Fr* d, uint32_t log_m, uint32_t s0, uint32_t ns, uint32_t logL, const Fr* __restrict__ tw,
+             bool inverse, bool post, Fr c, const Fr* __restrict__ ghi, const Fr* __restrict__ glo, bool post_brev) {
   extern __shared__ Fr sh[];
   const uint32_t L = 1u << logL;
   const uint32_t E = L << ns;
@@ -71,29 +97,47 @@ __global__ void k_dit_multi(Fr* d, uint32_t log_m, uint32_t s0, uint32_t ns, uin
   const uint64_t lo_g = blockIdx.x % groups_lo, hi = blockIdx.x / groups_lo;
   const uint64_t base = (hi << (s0 - 1 + ns)) | (lo_g << logL);
   const uint64_t half_m = 1ull << (log_m - 1);
-  for (uint32_t e = threadIdx.x; e < E; e += blockDim.x)
+  const uint32_t t = threadIdx.x;
+  const uint32_t l = t & (L - 1), q = t >> logL;
+  // The twiddle of this thread's butterfly in stage s0+s; loaded one stage
+  // ahead so that its latency hides behind the previous stage.
+  auto stage_twiddle = [&](uint32_t s) {
+    const uint64_t j = ((uint64_t)(q & ((1u << s) - 1)) << (s0 - 1)) + (lo_g << logL) + l;
+    return twiddle(tw, j << (log_m - (s0 + s)), half_m, inverse);
+  };
+  uint32_t s = DIF ? ns - 1 : 0;
+  Fr w = stage_twiddle(s);
+  for (uint32_t e = t; e < E; e += blockDim.x)
     sh[e] = d[base + ((uint64_t)(e >> logL) << (s0 - 1)) + (e & (L - 1))];
   __syncthreads();
-  for (uint32_t s = 0; s < ns; s++) {
-    for (uint32_t t = threadIdx.x; t < E / 2; t += blockDim.x) {
-      const uint32_t l = t & (L - 1), q = t >> logL;
-      const uint32_t jm = q & ((1u << s) - 1), km = (q >> s) << (s + 1);
-      const uint32_t i0 = (km + jm) * L + l, i1 = i0 + (L << s);
-      const uint64_t j = ((uint64_t)jm << (s0 - 1)) + (lo_g << logL) + l;
-      Fr w = twiddle(tw, j << (log_m - (s0 + s)), half_m, inverse);
-      Fr u = sh[i0];
-      Fr v = sh[i1] * w;
+  for (uint32_t k = 0; k < ns; k++) {
+    const uint32_t next = DIF ? s - 1 : s + 1;
+    Fr wn = w;
+    if (k + 1 < ns) wn = stage_twiddle(next);
+    const uint32_t jm = q & ((1u << s) - 1), km = (q >> s) << (s + 1);
+    const uint32_t i0 = (km + jm) * L + l, i1 = i0 + (L << s);
+    Fr u = sh[i0], v = sh[i1];
+    if (DIF) {
+      sh[i0] = u + v;
+      sh[i1] = (u - v) * w;
+    } else {
+      v = v * w;
       sh[i0] = u + v;
       sh[i1] = u - v;
     }
     __syncthreads();
+    w = wn;
+    s = next;
   }
-  for (uint32_t e = threadIdx.x; e < E; e += blockDim.x) {
+  for (uint32_t e = t; e < E; e += blockDim.x) {
     uint64_t gi = base + ((uint64_t)(e >> logL) << (s0 - 1)) + (e & (L - 1));
     Fr x = sh[e];
     if (post) {
       x = x * c;
-      if (ghi) x = x * (ghi[gi >> 10] * glo[gi & 1023]);
+      if (ghi) {
+        const uint64_t k = post_brev ? __brevll(gi) >> (64 - log_m) : gi;
+        x = x * split_pow(ghi, glo, k);
+      }
     }
     d[gi] = x;
   }
@@ -103,8 +147,9 @@ __global__ void k_dit_multi(Fr* d, uint32_t log_m, uint32_t s0, uint32_t ns, uin
 __global__ void k_scale(Fr* d, uint64_t m, Fr c, const Fr* __restrict__ ghi, const Fr* __restrict__ glo) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  Fr x = d[i] * c;
-  if (ghi) x = x * (ghi[i >> 10] * glo[i & 1023]);
+  Fr x = d[i];
+  x = x * c;
+  if (ghi) x = x * split_pow(ghi, glo, i);
   d[i] = x;
 }
 
@@ -112,21 +157,24 @@ __global__ void k_scale(Fr* d, uint64_t m, Fr c, const Fr* __restrict__ ghi, con
 __global__ void k_h_combine(Fr* a, const Fr* __restrict__ b, const Fr* __restrict__ c, uint64_t m, Fr zinv) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  a[i] = (a[i] * b[i] - c[i]) * zinv;
+  const Fr x = a[i], y = b[i], z = c[i];
+  a[i] = (x * y - z) * zinv;
 }
 
 // a[i] *= b[i]
 __global__ void k_mul(Fr* a, const Fr* __restrict__ b, uint64_t m) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  a[i] = a[i] * b[i];
+  const Fr x = a[i], y = b[i];
+  a[i] = x * y;
 }
 
 // a[i] = (a[i] - c[i]) * zinv
 __global__ void k_sub_scale(Fr* a, const Fr* __restrict__ c, uint64_t m, Fr zinv) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  a[i] = (a[i] - c[i]) * zinv;
+  const Fr x = a[i], z = c[i];
+  a[i] = (x - z) * zinv;
 }
 
 Fr load_fr(const uint32_t* w) {
@@ -146,7 +194,7 @@ Fr fr_from_u64(uint64_t x) {
 struct NttPlan {
   uint32_t log_m;
   uint64_t m;
-  DeviceBuffer<Fr> tw;                  // w^i, i < m/2
+  DeviceBuffer<Fr> tw;                  // w^i, i <= m/2
   DeviceBuffer<Fr> glo, ghi;            // g^i split tables
   DeviceBuffer<Fr> gilo, gihi;          // g^-i split tables
   Fr minv;
@@ -168,19 +216,60 @@ struct NttPlan {
     for (uint32_t i = lg; i < 32; i++) w = w.sqr();  // order 2^lg
     minv = fr_from_u64(m).inverse();
     if (m >= 2) {
-      uint64_t half = m / 2;
+      const uint64_t n = m / 2 + 1;
       DeviceBuffer<Fr> lo, hi;
-      pow_split(w, half, lo, hi);
-      tw.alloc(half);
-      k_combine<<<blocks_for(half, 256), 256, 0, cur_stream()>>>(hi.get(), lo.get(), tw.get(), half);
+      pow_split(w, n, lo, hi);
+      tw.alloc(n);
+      k_combine<<<blocks_for(n, 256), 256, 0, cur_stream()>>>(hi.get(), lo.get(), tw.get(), n);
       KERNEL_CHECK();
     }
+    allow_first_pass_shared();
     if (need_coset) {
       pow_split(load_fr(FR_COSET_GEN), m, glo, ghi);
       pow_split(load_fr(FR_COSET_GEN_INV), m, gilo, gihi);
     }
   }
 
+  // One shared-memory pass of the transform: stages [s0, s0+ns) in blocks
+  // of 2^(ns+logL) elements.
+  struct Pass {
+    uint32_t s0, ns, logL;
+  };
+
+  std::vector<Pass> passes() const {
+    std::vector<Pass> out;
+    for (uint32_t s0 = 1; s0 <= log_m;) {
+      const uint32_t left = log_m - s0 + 1;
+      Pass p{s0, 0, 0};
+      if (s0 == 1) {
+        p.ns = left < SHARED_LOG_FIRST ? left : SHARED_LOG_FIRST;
+      } else {
+        p.ns = left < PASS_LOG ? left : PASS_LOG;
+        p.logL = SHARED_LOG - p.ns < s0 - 1 ? SHARED_LOG - p.ns : s0 - 1;
+      }
+      out.push_back(p);
+      s0 += p.ns;
+    }
+    return out;
+  }
+
+  template <bool DIF>
+  void launch(const Pass& p, Fr* d, bool inverse, bool post, Fr c, const Fr* ghi, const Fr* glo,
+              bool post_brev) const {
+    const uint32_t E = (1u << p.ns) << p.logL;
+    k_stages<DIF><<<(unsigned)(m / E), E / 2, sizeof(Fr) * E, cur_stream()>>>(d, log_m, p.s0, p.ns, p.logL, tw.get(),
+                                                                            inverse, post, c, ghi, glo, post_brev);
+    KERNEL_CHECK();
+  }
+
+  // The first pass's blocks need more than the default 48 KiB of shared memory.
+  static void allow_first_pass_shared() {
+    const int bytes = (int)sizeof(Fr) << SHARED_LOG_FIRST;
+    CUDA_CHECK(cudaFuncSetAttribute(k_stages<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    CUDA_CHECK(cudaFuncSetAttribute(k_stages<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  }
+
+  // run transforms d in place, natural order in and out.
   void run(Fr* d, int32_t dir) const {
     const bool inverse = dir == GPUC2_NTT_INVERSE || dir == GPUC2_NTT_COSET_INVERSE;
     const bool coset = dir == GPUC2_NTT_COSET_FORWARD || dir == GPUC2_NTT_COSET_INVERSE;
@@ -197,27 +286,23 @@ struct NttPlan {
     }
     k_bitrev<<<blocks_for(m, 256), 256, 0, cur_stream()>>>(d, log_m, pre_hi, pre_lo);
     KERNEL_CHECK();
-    uint32_t s0 = 1;
-    while (s0 <= log_m) {
-      uint32_t left = log_m - s0 + 1;
-      uint32_t ns, logL;
-      if (s0 == 1) {
-        ns = left < SHARED_LOG ? left : SHARED_LOG;
-        logL = 0;
-      } else {
-        ns = left < 8 ? left : 8;
-        logL = SHARED_LOG - ns;
-        if (logL > s0 - 1) logL = s0 - 1;
-      }
-      const bool last = s0 + ns > log_m;
-      const uint32_t E = (1u << ns) << logL;
-      const uint32_t threads = E / 2 < 512 ? E / 2 : 512;
-      const uint64_t blocks = m / E;
-      k_dit_multi<<<(unsigned)blocks, threads, sizeof(Fr) * E, cur_stream()>>>(d, log_m, s0, ns, logL, tw.get(), inverse,
-                                                                  last && inverse, minv, post_hi, post_lo);
-      KERNEL_CHECK();
-      s0 += ns;
+    const std::vector<Pass> ps = passes();
+    for (size_t i = 0; i < ps.size(); i++) {
+      const bool last = i + 1 == ps.size();
+      launch<false>(ps[i], d, inverse, last && inverse, minv, post_hi, post_lo, false);
     }
+  }
+
+  // to_coset takes d from evaluations on the domain to evaluations on the
+  // coset, natural order in and out, without a bit reversal: the inverse
+  // transform by DIF leaves the coefficients bit-reversed, scaled on the way
+  // out by g^i/m for their index i, which is the input order DIT wants.
+  void to_coset(Fr* d) const {
+    if (m == 1) return;  // one coefficient, g^0 / 1
+    const std::vector<Pass> ps = passes();
+    for (size_t i = ps.size(); i-- > 0;)
+      launch<true>(ps[i], d, true, i == 0, minv, ghi.get(), glo.get(), true);
+    for (const Pass& p : ps) launch<false>(p, d, false, false, minv, nullptr, nullptr, false);
   }
 };
 
@@ -232,14 +317,8 @@ Fr vanishing_inverse(uint32_t log_m) {
   return (gm - Fr::one()).inverse();
 }
 
-// to_coset takes x from evaluations on the domain to evaluations on the coset.
-void to_coset(const NttPlan& plan, Fr* x) {
-  plan.run(x, GPUC2_NTT_INVERSE);
-  plan.run(x, GPUC2_NTT_COSET_FORWARD);
-}
-
 void h_device(const NttPlan& plan, Fr* a, Fr* b, Fr* c) {
-  for (Fr* x : {a, b, c}) to_coset(plan, x);
+  for (Fr* x : {a, b, c}) plan.to_coset(x);
   const Fr zinv = vanishing_inverse(plan.log_m);
   k_h_combine<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, b, c, plan.m, zinv);
   KERNEL_CHECK();
@@ -302,8 +381,8 @@ uint64_t h_scratch(uint32_t log_m) {
   const uint64_t granule = 2ull << 20;
   auto charged = [&](uint64_t count) { return (count * sizeof(Fr) + granule - 1) / granule * granule; };
   const uint64_t m = 1ull << log_m;
-  const uint64_t split = charged(1024) + charged((m + 1023) / 1024);
-  return charged(m / 2) + 2 * split;
+  const uint64_t split = charged(1024) + charged((m + 1023) / 1024);  // covers the twiddles' too
+  return charged(m / 2 + 1) + 2 * split;
 }
 
 void h_step(int32_t device, void* stream, void* acc, void* x, uint32_t log_m, int32_t step) {
@@ -317,15 +396,15 @@ void h_step(int32_t device, void* stream, void* acc, void* x, uint32_t log_m, in
   Fr* v = (Fr*)x;
   switch (step) {
     case GPUC2_H_STEP_A:
-      to_coset(plan, a);
+      plan.to_coset(a);
       break;
     case GPUC2_H_STEP_B:
-      to_coset(plan, v);
+      plan.to_coset(v);
       k_mul<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, v, plan.m);
       KERNEL_CHECK();
       break;
     case GPUC2_H_STEP_C:
-      to_coset(plan, v);
+      plan.to_coset(v);
       k_sub_scale<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, v, plan.m, vanishing_inverse(log_m));
       KERNEL_CHECK();
       plan.run(a, GPUC2_NTT_COSET_INVERSE);
@@ -334,27 +413,34 @@ void h_step(int32_t device, void* stream, void* acc, void* x, uint32_t log_m, in
   // The plan's tables are freed stream-ordered after the enqueued work.
 }
 
-void ntt_bench(int32_t device, int32_t op, const void* a, const void* b, const void* c, uint32_t log_m,
-               uint32_t iters, float* ms) {
+void ntt_bench(int32_t device, int32_t dir, const void* data, uint32_t log_m, uint32_t iters, float* ms) {
   check_log(log_m);
   set_device(device);
   StreamScope scope(nullptr);
   const uint64_t m = 1ull << log_m;
-  NttPlan plan(log_m, op == 3);
+  const bool coset = dir == GPUC2_NTT_COSET_FORWARD || dir == GPUC2_NTT_COSET_INVERSE;
+  NttPlan plan(log_m, coset);
   Event e0, e1;
-  if (op == 2) {
-    DeviceBuffer<Fr> d(m);
-    CUDA_CHECK(cudaMemcpyAsync(d.get(), a, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));
-    for (uint32_t it = 0; it < iters; it++) {
-      e0.record();
-      plan.run(d.get(), GPUC2_NTT_FORWARD);
-      e1.record();
-      CUDA_CHECK(cudaEventSynchronize(e1.e));
-      CUDA_CHECK(cudaEventElapsedTime(&ms[it], e0.e, e1.e));
-    }
-    return;
+  DeviceBuffer<Fr> d(m);
+  CUDA_CHECK(cudaMemcpyAsync(d.get(), data, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));
+  for (uint32_t it = 0; it < iters; it++) {
+    e0.record();
+    plan.run(d.get(), dir);
+    e1.record();
+    CUDA_CHECK(cudaEventSynchronize(e1.e));
+    CUDA_CHECK(cudaEventElapsedTime(&ms[it], e0.e, e1.e));
   }
-  // op 3: H with a, b, c resident; each run copies them (device to device) into work buffers.
+}
+
+// h_bench times H with a, b, c resident; each run copies them (device to
+// device) into work buffers.
+void h_bench(int32_t device, const void* a, const void* b, const void* c, uint32_t log_m, uint32_t iters, float* ms) {
+  check_log(log_m);
+  set_device(device);
+  StreamScope scope(nullptr);
+  const uint64_t m = 1ull << log_m;
+  NttPlan plan(log_m, true);
+  Event e0, e1;
   DeviceBuffer<Fr> sa(m), sb(m), sc(m), wa(m), wb(m), wc(m);
   CUDA_CHECK(cudaMemcpyAsync(sa.get(), a, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));
   CUDA_CHECK(cudaMemcpyAsync(sb.get(), b, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));

@@ -158,7 +158,9 @@ typedef struct gpuc2_api_t {
    * device times in milliseconds (CUDA events) to ms_out[iters].
    * op: 0 = msm_g1, 1 = msm_g2 (bases, scalars as for msm_*, no density;
    * msm_flags as for msm_*, Montgomery scalars converted once before the
-   * runs), 2 = ntt forward (data), 3 = h (a, b, c with n = m). */
+   * runs), 2 = ntt forward (data), 3 = h (a, b, c with n = m), 4 + dir =
+   * ntt in direction dir (GPUC2_NTT_*; libraries before 2026-12-02 answer
+   * GPUC2_ERR_NOT_SUPPORTED). */
   int (*bench_resident)(int32_t device, int32_t op, const void* in0, const void* in1,
                         const void* in2, uint64_t n, uint32_t log_m, uint32_t iters,
                         uint32_t msm_flags, float* ms_out, char* msg, size_t msg_len);
