@@ -86,13 +86,33 @@ __device__ __forceinline__ Fr twiddle(const Fr* tw, uint64_t idx, uint64_t half_
 // With post, the results are multiplied on the way out by c and, when ghi is
 // set, by g^k for k = i (or its log_m-bit reversal, with post_brev) as
 // ghi[k>>10]*glo[k&1023].
+// A block's elements in shared memory as two arrays of 16-byte halves, so
+// that consecutive threads read consecutive 16 bytes: whole 32-byte elements
+// put two threads of each quarter warp on the same banks.
+struct SharedFr {
+  uint4* lo;  // E entries, then E for the high halves
+  uint32_t E;
+  __device__ __forceinline__ Fr get(uint32_t e) const {
+    const uint4 a = lo[e], b = lo[E + e];
+    Fr r;
+    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
+    r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
+    return r;
+  }
+  __device__ __forceinline__ void set(uint32_t e, const Fr& x) const {
+    lo[e] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+    lo[E + e] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+  }
+};
+
 template <bool DIF>
 __global__ void __launch_bounds__(1u << (SHARED_LOG_FIRST - 1))
     k_stages(Fr* d, uint32_t log_m, uint32_t s0, uint32_t ns, uint32_t logL, const Fr* __restrict__ tw,
              bool inverse, bool post, Fr c, const Fr* __restrict__ ghi, const Fr* __restrict__ glo, bool post_brev) {
-  extern __shared__ Fr sh[];
+  extern __shared__ uint4 shared_halves[];
   const uint32_t L = 1u << logL;
   const uint32_t E = L << ns;
+  const SharedFr sh{shared_halves, E};
   const uint64_t groups_lo = (1ull << (s0 - 1)) >> logL;
   const uint64_t lo_g = blockIdx.x % groups_lo, hi = blockIdx.x / groups_lo;
   const uint64_t base = (hi << (s0 - 1 + ns)) | (lo_g << logL);
@@ -108,7 +128,7 @@ __global__ void __launch_bounds__(1u << (SHARED_LOG_FIRST - 1))
   uint32_t s = DIF ? ns - 1 : 0;
   Fr w = stage_twiddle(s);
   for (uint32_t e = t; e < E; e += blockDim.x)
-    sh[e] = d[base + ((uint64_t)(e >> logL) << (s0 - 1)) + (e & (L - 1))];
+    sh.set(e, d[base + ((uint64_t)(e >> logL) << (s0 - 1)) + (e & (L - 1))]);
   __syncthreads();
   for (uint32_t k = 0; k < ns; k++) {
     const uint32_t next = DIF ? s - 1 : s + 1;
@@ -116,14 +136,14 @@ __global__ void __launch_bounds__(1u << (SHARED_LOG_FIRST - 1))
     if (k + 1 < ns) wn = stage_twiddle(next);
     const uint32_t jm = q & ((1u << s) - 1), km = (q >> s) << (s + 1);
     const uint32_t i0 = (km + jm) * L + l, i1 = i0 + (L << s);
-    Fr u = sh[i0], v = sh[i1];
+    Fr u = sh.get(i0), v = sh.get(i1);
     if (DIF) {
-      sh[i0] = u + v;
-      sh[i1] = (u - v) * w;
+      sh.set(i0, u + v);
+      sh.set(i1, (u - v) * w);
     } else {
       v = v * w;
-      sh[i0] = u + v;
-      sh[i1] = u - v;
+      sh.set(i0, u + v);
+      sh.set(i1, u - v);
     }
     __syncthreads();
     w = wn;
@@ -131,7 +151,7 @@ __global__ void __launch_bounds__(1u << (SHARED_LOG_FIRST - 1))
   }
   for (uint32_t e = t; e < E; e += blockDim.x) {
     uint64_t gi = base + ((uint64_t)(e >> logL) << (s0 - 1)) + (e & (L - 1));
-    Fr x = sh[e];
+    Fr x = sh.get(e);
     if (post) {
       x = x * c;
       if (ghi) {
