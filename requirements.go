@@ -27,7 +27,9 @@ type Resources struct {
 	PartitionHostBytes int64
 	// MatricesBytes is the circuit's compiled constraint matrices when
 	// proofs use them (Config.ConstraintMatrices), estimated before they
-	// are recorded: held on the host (in HostBytes). MatricesOnGPU says the
+	// are recorded: held on the host (in HostBytes; with MatricesOnGPU only
+	// until every GPU has its copy, then their sizes and densities: pce's
+	// WithoutArrays). MatricesOnGPU says the
 	// GPUs evaluate a, b, c from them: in resident mode when they fit
 	// beside the key and the workers, on each GPU (in VRAMBytes); in
 	// streaming mode when a proof that holds its witness throughout costs

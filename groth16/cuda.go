@@ -47,7 +47,7 @@ type CUDAProver struct {
 	stage      stagePool    // pinned chunks of witness uploads
 	lastStage  *vectorStage // streaming: the pinned copy of H's last vector
 	keys       *flight[*ProvingKey, *deviceKey]
-	matrices   *flight[*pce.Matrices, *deviceMatrices] // WithMatrices' compiled circuits, resident
+	matrices   *flight[pce.ID, *deviceMatrices] // WithMatrices' compiled circuits, resident
 	closed     atomic.Bool
 
 	mu    sync.Mutex
@@ -65,7 +65,7 @@ func newCUDAProver(cfg CUDAConfig, gate *gpulock.Device) *CUDAProver {
 		engine:     msm.CUDA{Device: cfg.Device},
 		lastStage:  newVectorStage(),
 		keys:       newFlight[*ProvingKey](func(dk *deviceKey) { dk.free() }),
-		matrices:   newFlight[*pce.Matrices](func(dm *deviceMatrices) { dm.free() }),
+		matrices:   newFlight[pce.ID](func(dm *deviceMatrices) { dm.free() }),
 		plans:      map[*ProvingKey]*keyPlan{},
 	}
 }
@@ -204,7 +204,7 @@ func (p *CUDAProver) Close() error {
 	p.keys.close()
 	p.matrices.close()
 	hostKeys.drop(p, nil)
-	hostMatrices.drop(p, nil)
+	hostMatrices.drop(p, 0)
 	p.stage.close()
 	p.lastStage.close()
 	return nil

@@ -100,8 +100,8 @@ func (p *CUDAProver) PreloadMatrices(ctx context.Context, pk *ProvingKey, ms *pc
 // parameters evicted).
 func (p *CUDAProver) EvictMatrices(ms *pce.Matrices) {
 	if p.matrices != nil {
-		p.matrices.evict(ms)
-		hostMatrices.drop(p, ms)
+		p.matrices.evict(ms.ID())
+		hostMatrices.drop(p, ms.ID())
 	}
 }
 
@@ -116,7 +116,7 @@ func (p *CUDAProver) deviceMatricesFor(ctx context.Context, pk *ProvingKey, ms *
 		return nil, nil, nil
 	}
 	begin := time.Now()
-	dm, release, uploaded, err := p.matrices.acquire(ctx, ms, func(ctx context.Context) (*deviceMatrices, error) {
+	dm, release, uploaded, err := p.matrices.acquire(ctx, ms.ID(), func(ctx context.Context) (*deviceMatrices, error) {
 		return p.uploadMatrices(ctx, ms)
 	})
 	switch {
@@ -163,6 +163,9 @@ func (p *CUDAProver) uploadMatrices(ctx context.Context, ms *pce.Matrices) (*dev
 // copyMatrices copies ms to st's device (plain allocations: the matrices
 // stay as long as their proof type does, like a resident key).
 func copyMatrices(st *native.Stream, ms *pce.Matrices) (dm *deviceMatrices, err error) {
+	if !ms.HasArrays() {
+		return nil, fmt.Errorf("%w: GPU %d has no copy of these constraint matrices: %w", ErrInvalidInput, st.Device(), pce.ErrNoArrays)
+	}
 	dm = &deviceMatrices{inputs: ms.Inputs(), aux: ms.Aux(), rows: ms.Rows()}
 	defer func() {
 		if err != nil {

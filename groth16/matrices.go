@@ -17,7 +17,10 @@ import (
 // where only the witness then crosses the bus, by the CPU prover on all
 // cores. ms must be compiled from the same circuit with its input rows
 // appended, as Prove appends them; sizes that differ fail with
-// ErrInvalidInput. A fully synthesized assignment ignores ms.
+// ErrInvalidInput. Matrices made WithoutArrays serve a CUDA prover that
+// already holds their copy (PreloadMatrices, or an earlier proof: found by
+// their ID); where their arrays would be needed, the proof fails with
+// pce.ErrNoArrays. A fully synthesized assignment ignores ms.
 func WithMatrices(ms *pce.Matrices) ProveOption {
 	return func(c *proveConfig) { c.matrices = ms }
 }

@@ -61,6 +61,16 @@ func proveWithMatrices(t *testing.T, p groth16.Prover) {
 	require.NoError(t, err)
 	assert.Equal(t, want, got, "a full synthesis ignores the matrices")
 
+	// Without their arrays, the matrices serve a device that holds its own
+	// copy (made above, found by their ID); the host's evaluation needs them.
+	got, err = p.Prove(ctx, pk, witness(t, c), groth16.WithMatrices(ms.WithoutArrays()), rs)
+	if _, gpu := p.(*groth16.CUDAProver); gpu {
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "without arrays, from the device's copy")
+	} else {
+		assert.ErrorIs(t, err, pce.ErrNoArrays, "without arrays, evaluated on the host")
+	}
+
 	_, err = p.Prove(ctx, pk, witness(t, c), rs)
 	assert.ErrorIs(t, err, groth16.ErrInvalidInput, "witness-only without matrices")
 	other := compile(t, &testcircuit.Chain{N: 200, Seed: 3, Inputs: 3})
@@ -102,6 +112,12 @@ func TestCUDAProverWithMatrices(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, prove(t, pk, c, rs), got)
 			assert.Equal(t, []any{true}, pinned, "the witness's upload, from pinned memory")
+
+			// Matrices no device holds (compiled again: another ID) cannot be
+			// copied to it without their arrays.
+			_, err = p.Prove(ctx, pk, witness(t, c), groth16.WithMatrices(compile(t, c).WithoutArrays()), rs)
+			assert.ErrorIs(t, err, groth16.ErrInvalidInput)
+			assert.ErrorIs(t, err, pce.ErrNoArrays)
 		})
 	}
 }

@@ -33,13 +33,13 @@ type matrixChunk struct {
 }
 
 // hostMatrices holds the process's pinned matrices.
-var hostMatrices = newHostCopies[*pce.Matrices](func(hm *pinnedMatrices) { hm.free() })
+var hostMatrices = newHostCopies[pce.ID](func(hm *pinnedMatrices) { hm.free() })
 
 // pinnedMatricesFor returns ms's pinned copy for p, making it on first
 // use, and the function that hands it back.
 func (p *CUDAProver) pinnedMatricesFor(ctx context.Context, ms *pce.Matrices, cfg *proveConfig) (*pinnedMatrices, func(), error) {
 	begin := time.Now()
-	hm, release, made, err := hostMatrices.acquire(ctx, p, ms, func(ctx context.Context) (*pinnedMatrices, error) {
+	hm, release, made, err := hostMatrices.acquire(ctx, p, ms.ID(), func(ctx context.Context) (*pinnedMatrices, error) {
 		return newPinnedMatrices(ctx, ms, spmvChunkRows, spmvChunkTerms)
 	})
 	if err != nil {
@@ -54,6 +54,9 @@ func (p *CUDAProver) pinnedMatricesFor(ctx context.Context, ms *pce.Matrices, cf
 // newPinnedMatrices copies ms into pinned memory in chunks of at most
 // maxRows rows and maxTerms terms (matricesLayout).
 func newPinnedMatrices(ctx context.Context, ms *pce.Matrices, maxRows, maxTerms int) (*pinnedMatrices, error) {
+	if !ms.HasArrays() {
+		return nil, fmt.Errorf("%w: no pinned copy of these constraint matrices: %w", ErrInvalidInput, pce.ErrNoArrays)
+	}
 	hm, size, err := matricesLayout(ms, maxRows, maxTerms)
 	if err != nil {
 		return nil, err

@@ -39,6 +39,9 @@ const chunkElems = 1 << 20
 
 // WriteTo writes the matrices in the file format Read reads.
 func (ms *Matrices) WriteTo(w io.Writer) (int64, error) {
+	if err := ms.errNoArrays("WriteTo"); err != nil {
+		return 0, err
+	}
 	cw := &iocount.Writer{W: w}
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	h := sha256.New()
@@ -187,7 +190,7 @@ func (f *fileReader) read() (*Matrices, error) {
 		}
 		terms[i] = v
 	}
-	ms := &Matrices{inputs: int(nIn), aux: int(nAux)}
+	ms := &Matrices{id: newID(), inputs: int(nIn), aux: int(nAux)}
 	var b [fr.Bytes]byte
 	for i := uint32(0); i < nCoeffs; i++ {
 		if err := f.full(b[:]); err != nil {
@@ -269,6 +272,9 @@ func (m *Matrix) checkRows() error {
 // WriteFile writes the matrices to path atomically: through path+".tmp",
 // synced, then renamed, so that a reader never sees half a file.
 func (ms *Matrices) WriteFile(path string) (err error) {
+	if err := ms.errNoArrays("WriteFile"); err != nil {
+		return err
+	}
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {

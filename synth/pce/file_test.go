@@ -157,3 +157,52 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("short rows: %v", err)
 	}
 }
+
+// Matrices without their arrays keep their ID, sizes and densities, and
+// refuse what needs the arrays; each compilation has its own ID.
+func TestWithoutArrays(t *testing.T) {
+	ms, w := smallMatrices(t)
+	light := ms.WithoutArrays()
+	if light.ID() != ms.ID() || ms.ID() == 0 || !ms.HasArrays() || light.HasArrays() {
+		t.Fatalf("IDs %d and %d, arrays %v and %v", ms.ID(), light.ID(), ms.HasArrays(), light.HasArrays())
+	}
+	if light.Inputs() != ms.Inputs() || light.Aux() != ms.Aux() || light.Rows() != ms.Rows() || light.Bytes() != ms.Bytes() {
+		t.Errorf("sizes: %d %d %d %d, want %d %d %d %d", light.Inputs(), light.Aux(), light.Rows(), light.Bytes(),
+			ms.Inputs(), ms.Aux(), ms.Rows(), ms.Bytes())
+	}
+	a, b, in := ms.Densities()
+	la, lb, lin := light.Densities()
+	if !slices.Equal(a.Words, la.Words) || !slices.Equal(b.Words, lb.Words) || !slices.Equal(in.Words, lin.Words) {
+		t.Error("densities differ")
+	}
+	n := ms.Rows()
+	out := func() []fr.Element { return make([]fr.Element, n) }
+	ctx := context.Background()
+	if err := light.Eval(ctx, w.Inputs, w.Aux, out(), out(), out()); !errors.Is(err, pce.ErrNoArrays) {
+		t.Errorf("Eval: %v", err)
+	}
+	if err := light.Check(ctx, w.Inputs, w.Aux, w.A, w.B, w.C); !errors.Is(err, pce.ErrNoArrays) {
+		t.Errorf("Check: %v", err)
+	}
+	if _, err := light.WriteTo(&bytes.Buffer{}); !errors.Is(err, pce.ErrNoArrays) {
+		t.Errorf("WriteTo: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "m.pce")
+	if err := light.WriteFile(path); !errors.Is(err, pce.ErrNoArrays) {
+		t.Errorf("WriteFile: %v", err)
+	}
+	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("WriteFile left %v", err)
+	}
+	if err := ms.Eval(ctx, w.Inputs, w.Aux, out(), out(), out()); err != nil {
+		t.Errorf("the original: %v", err)
+	}
+	again, _ := smallMatrices(t)
+	read, err := pce.Read(bytes.NewReader(encode(t, ms)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID() == ms.ID() || read.ID() == ms.ID() || read.ID() == again.ID() {
+		t.Errorf("IDs %d, %d, %d: each compilation or read has its own", ms.ID(), again.ID(), read.ID())
+	}
+}

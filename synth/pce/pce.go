@@ -17,7 +17,8 @@
 // they can be cached instead of recorded again, and Check tells matrices
 // read back from one that are not this circuit's. Evaluation on the CPU
 // is here (Matrices.Eval); the CUDA prover evaluates them on the device
-// (groth16.WithMatrices, native's spmv).
+// (groth16.WithMatrices, native's spmv), where once every device holds
+// them the host keeps them WithoutArrays.
 package pce
 
 import (
@@ -26,6 +27,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -44,18 +46,61 @@ var (
 	// ErrWitness reports a witness or output whose sizes do not match the
 	// matrices.
 	ErrWitness = errors.New("pce: witness does not match the matrices")
+	// ErrNoArrays reports a use of matrices made WithoutArrays that needs
+	// the arrays: evaluating or writing them, copying them to a device.
+	ErrNoArrays = errors.New("pce: matrices without their arrays")
 )
+
+// ID names one set of matrices and the copies WithoutArrays makes of it, so
+// that a device's copy of them is found from either. Compile and Read give
+// each set its own; the zero ID names none.
+type ID uint64
+
+var lastID atomic.Uint64
+
+func newID() ID { return ID(lastID.Add(1)) }
 
 // Matrices are a circuit's A, B, C in compact form, with the densities the
 // prover's MSMs take. They are immutable: Compile makes them consistent
 // once, and nothing changes them after.
 type Matrices struct {
+	id          ID
 	inputs, aux int          // the witness's sizes: w = (inputs…, aux…)
 	coeffs      []fr.Element // distinct coefficients (Montgomery form), indexed by a term's id
 	kinds       []uint8      // each coefficient's kind, for Eval
 	a, b, c     Matrix
 
 	aAux, bAux, bInput synth.Density
+
+	// Set by WithoutArrays: coeffs, kinds, a, b, c are empty, and these
+	// keep what Rows and Bytes say.
+	noArrays bool
+	rows     int
+	bytes    int64
+}
+
+// ID names the matrices (and their copies without arrays).
+func (ms *Matrices) ID() ID { return ms.id }
+
+// WithoutArrays returns ms's ID, sizes and densities without its arrays
+// (5.9 GB at 32 GiB): what the host needs of matrices that every device
+// proving with them already holds (groth16 finds a device's copy by ID).
+// Eval, Check and WriteTo fail on it with ErrNoArrays, and A, B, C and
+// Coeffs are empty.
+func (ms *Matrices) WithoutArrays() *Matrices {
+	return &Matrices{id: ms.id, inputs: ms.inputs, aux: ms.aux, aAux: ms.aAux, bAux: ms.bAux, bInput: ms.bInput,
+		noArrays: true, rows: ms.Rows(), bytes: ms.Bytes()}
+}
+
+// HasArrays says whether ms holds its arrays (it was not made WithoutArrays).
+func (ms *Matrices) HasArrays() bool { return !ms.noArrays }
+
+// errNoArrays is ErrNoArrays for op, or nil when ms holds its arrays.
+func (ms *Matrices) errNoArrays(op string) error {
+	if ms.noArrays {
+		return fmt.Errorf("%w: %s needs them (they are on the devices only)", ErrNoArrays, op)
+	}
+	return nil
 }
 
 // Matrix is one matrix in CSR form: row r's terms are
@@ -88,7 +133,12 @@ func (ms *Matrices) Inputs() int { return ms.inputs }
 func (ms *Matrices) Aux() int    { return ms.aux }
 
 // Rows is the number of rows, the same in A, B and C.
-func (ms *Matrices) Rows() int { return ms.a.Rows() }
+func (ms *Matrices) Rows() int {
+	if ms.noArrays {
+		return ms.rows
+	}
+	return ms.a.Rows()
+}
 
 // A, B and C are the matrices.
 func (ms *Matrices) A() *Matrix { return &ms.a }
@@ -106,8 +156,12 @@ func (ms *Matrices) Densities() (aAux, bAux, bInput synth.Density) {
 }
 
 // Bytes is the size of the matrices and the coefficient table (the
-// densities, 1 bit per variable, left out).
+// densities, 1 bit per variable, left out), also of matrices made
+// WithoutArrays: what a copy of them takes.
 func (ms *Matrices) Bytes() int64 {
+	if ms.noArrays {
+		return ms.bytes
+	}
 	return ms.a.bytes() + ms.b.bytes() + ms.c.bytes() + int64(len(ms.coeffs))*fr.Bytes
 }
 
@@ -138,7 +192,7 @@ func Compile(rec *synth.Recorder) (*Matrices, error) {
 	if int64(nIn)+int64(nAux) > math.MaxUint32 {
 		return nil, fmt.Errorf("%w: %d inputs and %d aux", ErrTooLarge, nIn, nAux)
 	}
-	ms := &Matrices{inputs: nIn, aux: nAux, coeffs: slices.Clone(rec.Coeffs),
+	ms := &Matrices{id: newID(), inputs: nIn, aux: nAux, coeffs: slices.Clone(rec.Coeffs),
 		aAux: clone(rec.AAux), bAux: clone(rec.BAux), bInput: clone(rec.BInput)}
 	ms.kinds = coeffKinds(ms.coeffs)
 	for _, x := range []struct {
@@ -207,6 +261,9 @@ const rowsPerTask = 1 << 14
 // need at least Rows elements (the rest is left as it is). The values
 // equal what synth.ProvingAssignment computes while synthesizing.
 func (ms *Matrices) Eval(ctx context.Context, inputs, aux, a, b, c []fr.Element) error {
+	if err := ms.errNoArrays("Eval"); err != nil {
+		return err
+	}
 	if len(inputs) != ms.inputs || len(aux) != ms.aux {
 		return fmt.Errorf("%w: %d inputs and %d aux, the matrices take %d and %d", ErrWitness, len(inputs), len(aux), ms.inputs, ms.aux)
 	}
@@ -230,6 +287,9 @@ func (ms *Matrices) Eval(ctx context.Context, inputs, aux, a, b, c []fr.Element)
 // appended): matrices read from a file, say, are then known to be this
 // circuit's. The first row that differs fails with ErrWitness, named.
 func (ms *Matrices) Check(ctx context.Context, inputs, aux, a, b, c []fr.Element) error {
+	if err := ms.errNoArrays("Check"); err != nil {
+		return err
+	}
 	n := ms.Rows()
 	if len(inputs) != ms.inputs || len(aux) != ms.aux || len(a) != n || len(b) != n || len(c) != n {
 		return fmt.Errorf("%w: %d inputs, %d aux and %d, %d, %d rows; the matrices take %d, %d and %d rows",
