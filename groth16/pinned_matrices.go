@@ -18,7 +18,7 @@ import (
 // a, b, c itself and only the witness and the matrices cross the bus
 // (issue 18). One copy serves every device of the process.
 type pinnedMatrices struct {
-	ms  *pce.Matrices
+	ms  *pce.Matrices // without their arrays once copied: sizes, coefficient table
 	mem *native.Pinned
 	abc [3][]matrixChunk // A, B, C
 }
@@ -70,6 +70,7 @@ func newPinnedMatrices(ctx context.Context, ms *pce.Matrices, maxRows, maxTerms 
 		hm.free()
 		return nil, err
 	}
+	hm.ms = ms.WithoutArrays() // the device reads the pinned copy: the heap's can go
 	return hm, nil
 }
 

@@ -175,6 +175,9 @@ func TestWithoutArrays(t *testing.T) {
 	if !slices.Equal(a.Words, la.Words) || !slices.Equal(b.Words, lb.Words) || !slices.Equal(in.Words, lin.Words) {
 		t.Error("densities differ")
 	}
+	if !slices.Equal(light.Coeffs(), ms.Coeffs()) || light.A().Terms() != 0 {
+		t.Errorf("coefficients %d of %d; A has %d terms", len(light.Coeffs()), len(ms.Coeffs()), light.A().Terms())
+	}
 	n := ms.Rows()
 	out := func() []fr.Element { return make([]fr.Element, n) }
 	ctx := context.Background()

@@ -72,8 +72,8 @@ type Matrices struct {
 
 	aAux, bAux, bInput synth.Density
 
-	// Set by WithoutArrays: coeffs, kinds, a, b, c are empty, and these
-	// keep what Rows and Bytes say.
+	// Set by WithoutArrays: a, b, c are empty, and these keep what Rows
+	// and Bytes say.
 	noArrays bool
 	rows     int
 	bytes    int64
@@ -82,14 +82,14 @@ type Matrices struct {
 // ID names the matrices (and their copies without arrays).
 func (ms *Matrices) ID() ID { return ms.id }
 
-// WithoutArrays returns ms's ID, sizes and densities without its arrays
-// (5.9 GB at 32 GiB): what the host needs of matrices that every device
-// proving with them already holds (groth16 finds a device's copy by ID).
-// Eval, Check and WriteTo fail on it with ErrNoArrays, and A, B, C and
-// Coeffs are empty.
+// WithoutArrays returns ms's ID, sizes, densities and coefficient table
+// (at most 2 MiB) without its matrices' arrays (5.9 GB at 32 GiB): what the
+// host needs of matrices that every device proving with them already holds
+// (groth16 finds a device's copy by ID). Eval, Check and WriteTo fail on it
+// with ErrNoArrays, and A, B and C are empty.
 func (ms *Matrices) WithoutArrays() *Matrices {
-	return &Matrices{id: ms.id, inputs: ms.inputs, aux: ms.aux, aAux: ms.aAux, bAux: ms.bAux, bInput: ms.bInput,
-		noArrays: true, rows: ms.Rows(), bytes: ms.Bytes()}
+	return &Matrices{id: ms.id, inputs: ms.inputs, aux: ms.aux, coeffs: ms.coeffs, kinds: ms.kinds,
+		aAux: ms.aAux, bAux: ms.bAux, bInput: ms.bInput, noArrays: true, rows: ms.Rows(), bytes: ms.Bytes()}
 }
 
 // HasArrays says whether ms holds its arrays (it was not made WithoutArrays).
