@@ -98,6 +98,7 @@ type options struct {
 	backend    string
 	devices    []int
 	traceFile  string
+	memProfile string
 	count      int
 	testParams string
 	workers    int
@@ -146,6 +147,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 		return nil
 	})
 	fs.StringVar(&o.traceFile, "trace", "", "write a Chrome trace of the run (open in Perfetto) to this file")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile (go tool pprof) to this file once the proofs are done, before the prover closes")
 	fs.IntVar(&o.count, "count", 1, "proofs in flight at once through the gpuc2 pipeline (synthetic sectors get consecutive sector numbers)")
 	cache, _ := os.UserCacheDir()
 	fs.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used without -params when the default directory has no real files; empty: none")
@@ -211,9 +213,9 @@ func (o *options) check() error {
 		}
 		o.spt = spt
 	}
-	if o.traceFile != "" {
-		if st, err := os.Stat(filepath.Dir(o.traceFile)); err != nil || !st.IsDir() {
-			return cli.Usagef("-trace %s: no directory %s", o.traceFile, filepath.Dir(o.traceFile))
+	for _, out := range []struct{ flag, path string }{{"trace", o.traceFile}, {"memprofile", o.memProfile}} {
+		if st, err := os.Stat(filepath.Dir(out.path)); out.path != "" && (err != nil || !st.IsDir()) {
+			return cli.Usagef("-%s %s: no directory %s", out.flag, out.path, filepath.Dir(out.path))
 		}
 	}
 	var err error

@@ -59,6 +59,7 @@ func TestCheckRefuses(t *testing.T) {
 		{[]string{"-c1", c1, "-sector-size", "2KiB"}, []string{"-sector-size is for synthetic sectors"}},
 		{[]string{"-params", empty, "-test-params", empty}, []string{"-test-params is used only without -params"}},
 		{[]string{"-trace", filepath.Join(empty, "no", "t.json")}, []string{"-trace"}},
+		{[]string{"-memprofile", filepath.Join(empty, "no", "heap.pprof")}, []string{"-memprofile", "no directory"}},
 		{[]string{"-test-params", ""}, []string{"-test-params is empty"}},
 		{[]string{"-sector-size", "32GiB", "-backend", "cpu", "-test-params", empty}, []string{"no TEST-ONLY setup at", "examples/testsetup -sector-size 32GiB"}},
 		{[]string{"-bogus"}, []string{"-bogus"}},

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -96,6 +98,11 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 			t.Prove.Seconds(), t.Verify.Seconds(), r.Devices, good)
 	}
 	printSummary(p.Status(), results, doneAt, wall)
+	if o.memProfile != "" {
+		if err := writeHeapProfile(o.memProfile); err != nil {
+			return err
+		}
+	}
 	if tracer != nil {
 		if err := writeTrace(o.traceFile, tracer); err != nil {
 			return err
@@ -298,6 +305,13 @@ func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Du
 	if hwm, err := peakRSS(); err == nil {
 		fmt.Printf("  peak host RSS (VmHWM): %.1f GiB\n", gib(hwm))
 	}
+	// Pinned memory is outside the Go heap; the heap's retained pages are
+	// what the GC's goal let it grow to (they are returned only slowly).
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Printf("  Go heap now: %.1f GiB retained from the OS (%.1f in use, %.1f idle), GC goal %.1f GiB, %d GCs\n",
+		gib(int64(ms.HeapSys-ms.HeapReleased)), gib(int64(ms.HeapInuse)), gib(int64(ms.HeapIdle-ms.HeapReleased)),
+		gib(int64(ms.NextGC)), ms.NumGC)
 	for _, d := range st.Devices {
 		fmt.Printf("  GPU %d: %s mode, %d worker(s), peak reserved %.1f GiB of a %.1f GiB limit, pool high-water %.1f GiB, compute busy %.1f s\n",
 			d.Ordinal, d.Mode, d.Workers, gib(d.Gate.PeakReservedBytes), gib(d.MemoryLimitBytes), gib(d.PoolHighWaterBytes), d.Gate.ComputeBusy.Seconds())
@@ -323,6 +337,21 @@ func peakRSS() (int64, error) {
 }
 
 func gib(n int64) float64 { return float64(n) / (1 << 30) }
+
+// writeHeapProfile writes the heap profile as of a fresh GC: what the run
+// holds live (inuse) and what it allocated in all (alloc).
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
 
 func writeTrace(path string, t *trace.Tracer) error {
 	f, err := os.Create(path)
