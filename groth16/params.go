@@ -537,15 +537,15 @@ func (pk *ProvingKey) evictSection(s int) bool {
 	return pk.sectionCaches()[s].evict()
 }
 
-// sectionCaches are the decoded sections, in section order.
-func (pk *ProvingKey) sectionCaches() [numSections]interface {
+// sectionCache is a decoded section (a lazy of G1 or G2 points).
+type sectionCache interface {
 	evict() bool
 	drop()
-} {
-	return [numSections]interface {
-		evict() bool
-		drop()
-	}{&pk.h, &pk.l, &pk.a, &pk.bg1, &pk.bg2}
+}
+
+// sectionCaches are the decoded sections, in section order.
+func (pk *ProvingKey) sectionCaches() [numSections]sectionCache {
+	return [numSections]sectionCache{&pk.h, &pk.l, &pk.a, &pk.bg1, &pk.bg2}
 }
 
 // Close unmaps the file and drops all sections; later accessor calls return

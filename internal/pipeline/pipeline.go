@@ -148,10 +148,12 @@ func (p *Pipeline) goLoop(name string, loop func()) {
 // of the partitions that will take them (bytes each, the reservation
 // those partitions will ask), their aux in Config.Witness's memory, and
 // keeps them as spares while the budget has room for spares (one per
-// synthesis worker). A pinned vector takes seconds to allocate (at 32 GiB
-// the first partitions' synthesis took 2.6–10.4 s with it, against about
-// 1 s: BENCHMARKS.md), which the first partitions would otherwise wait for; the facade calls this while the constraint matrices
-// load. It stops making them once ctx ends. It returns how many it made:
+// synthesis worker). A pinned vector takes seconds to allocate, which the
+// first partitions would otherwise wait for; the facade calls this while
+// the constraint matrices load. Measured once at 32 GiB (BENCHMARKS.md),
+// the first partitions then synthesized in 0.7 s instead of 3.9-5.6 s but
+// the matrices' load took 36.0 s instead of 27.8 s: no sooner a first
+// proof. It stops making them once ctx ends. It returns how many it made:
 // none without Config.Witness, when the memory fails, or after Close.
 func (p *Pipeline) PrepareWitnesses(ctx context.Context, shape synth.Sizes, bytes int64, n int) int {
 	if p.witness.mem == nil {
