@@ -116,9 +116,14 @@ func maxLog(short, normal, big int) int {
 func TestNTT(t *testing.T) {
 	requireGPU(t)
 	top := maxLog(14, 20, 24)
-	logs := []int{1, 2, 3, 5, 9, 10, 11, 12}
+	// Odd and even stage counts in every pass: 2^k takes 11 stages, then
+	// 8 at a time, so odd k past 11 give even later passes.
+	logs := []int{1, 2, 3, 5, 9, 10, 11, 12, 13, 15}
 	for k := 14; k <= top; k += 2 {
 		logs = append(logs, k)
+	}
+	if nativetest.Big() {
+		logs = append(logs, 25)
 	}
 	for _, k := range logs {
 		for _, dir := range []native.Direction{native.Forward, native.Inverse, native.CosetForward, native.CosetInverse} {
@@ -221,8 +226,9 @@ func benchMSMOptions(t *testing.T) []native.MSMOption {
 
 // TestBenchTable times the kernels and writes a markdown table to the file
 // named by GPUC2_BENCH_OUT. It runs only when that variable is set.
-// GPUC2_BENCH_SIZES can shrink it ("small", "quick"); benchMSMOptions tunes
-// its MSMs.
+// GPUC2_BENCH_SIZES can shrink it ("small", "quick", "ntt", "ntt-K", "msm",
+// "streamed", "g1-K", "g2-K": see the switch); benchMSMOptions tunes its
+// MSMs.
 func TestBenchTable(t *testing.T) {
 	out := os.Getenv("GPUC2_BENCH_OUT")
 	if out == "" {
@@ -266,8 +272,18 @@ func TestBenchTable(t *testing.T) {
 		g1Logs, g2Logs, nttLogs, hLog = []int{24, 26}, []int{22}, []int{27}, 27
 	case "ntt": // NTTs in every direction and H, no MSM
 		g1Logs, g2Logs = nil, nil
+	case "msm": // the MSMs at sppark_msm_bench's sizes, no NTT
+		g1Logs, g2Logs, nttLogs, hLog = []int{20, 22, 24, 26}, []int{20, 22, 24}, nil, 0
 	case "streamed": // G1 resident and streamed from pinned memory (GPUC2_BENCH_CHUNKS)
 		g1Logs, g2Logs, nttLogs, hLog = []int{24, 26}, nil, nil, 0
+	}
+	// "ntt-K": the NTTs and H at 2^K only (profiles of one size).
+	if k, ok := strings.CutPrefix(sizes, "ntt-"); ok {
+		n, err := strconv.Atoi(k)
+		if err != nil {
+			t.Fatalf("GPUC2_BENCH_SIZES=%s", sizes)
+		}
+		g1Logs, g2Logs, nttLogs, hLog = nil, nil, []int{n}, n
 	}
 	pinnedRows := sizes == "" || sizes == "streamed"
 	// "g1-K" / "g2-K": one MSM size, device times only (window-size
@@ -360,7 +376,7 @@ func TestBenchTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		report("NTT forward", n, ms[1:], nil)
-		if sizes != "ntt" {
+		if sizes != "ntt" && !strings.HasPrefix(sizes, "ntt-") {
 			continue
 		}
 		names := map[native.Direction]string{native.Inverse: "inverse", native.CosetForward: "coset forward",

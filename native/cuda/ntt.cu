@@ -2,11 +2,12 @@
 // gnark-crypto's fft.Domain semantics, and bellperson's H pipeline.
 //
 // Natural order in and out: bit-reversal permutation (in place), then a
-// radix-2 decimation-in-time Cooley-Tukey in a few passes, each running up
-// to 8-11 stages in shared memory. H's domain-to-coset steps skip the bit
+// decimation-in-time Cooley-Tukey in a few passes of up to 10 stages in
+// shared memory, two stages per step. H's domain-to-coset steps skip the bit
 // reversal: a DIF inverse leaves the coefficients bit-reversed and a DIT
 // forward takes them so. Twiddles w^i (i <= m/2) are built per call from two
-// small power tables; inverse twiddles are read as w^-i = -w^(m/2-i).
+// small power tables; an inverse twiddle w^-i = -w^(m/2-i) is the table's
+// entry with the sign left to the butterfly.
 #include <vector>
 #include "common.cuh"
 #include "field.cuh"
@@ -16,19 +17,22 @@ namespace gpuc2 {
 
 namespace {
 
-// A transform's first pass (logL = 0) runs up to SHARED_LOG_FIRST stages in
-// one block of 2^SHARED_LOG_FIRST elements (64 KiB of shared memory); the
-// later passes up to PASS_LOG stages over at least 4 consecutive elements
-// (128-byte runs), in blocks of 2^SHARED_LOG elements. 2^27 takes 11 + 8 + 8.
-constexpr uint32_t SHARED_LOG_FIRST = 11;
+// A pass holds a block of at most 2^SHARED_LOG elements in shared memory
+// (32 KiB). The first pass (logL = 0) runs up to SHARED_LOG stages on
+// consecutive elements; the later ones up to PASS_LOG stages over runs of at
+// least 2^(SHARED_LOG - PASS_LOG) consecutive elements (64 bytes). 2^27 takes
+// 10 + 9 + 8 stages.
 constexpr uint32_t SHARED_LOG = 10;
-constexpr uint32_t PASS_LOG = 8;
+constexpr uint32_t PASS_LOG = 9;
+// A block has E/4 threads; at 128 registers a thread, two blocks fit an SM.
+constexpr uint32_t STAGES_THREADS_MAX = 1u << (SHARED_LOG - 2);
+constexpr uint32_t STAGES_BLOCKS_MIN = 2;
 
-// out[i] = base^i for i < n.
-__global__ void k_pow_table(Fr base, Fr* out, uint64_t n) {
+// out[i] = scale * base^i for i < n.
+__global__ void k_pow_table(Fr base, Fr scale, Fr* out, uint64_t n) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  out[i] = base.pow_u64(i);
+  out[i] = scale * base.pow_u64(i);
 }
 
 // g^k from split power tables: hi[k>>10] * lo[k&1023]. The copies keep the
@@ -65,28 +69,53 @@ __global__ void k_bitrev(Fr* d, uint32_t log_m, const Fr* __restrict__ ghi, cons
   }
 }
 
-// w^idx, or w^-idx = -w^(m/2-idx) when inverse (tw[m/2] = -1 covers idx 0).
-// Branch-free, and each load one 32-byte copy: reading the table through
-// neg() split it into eight 4-byte loads, and the inverse NTT took 1.5x the
-// forward one.
-__device__ __forceinline__ Fr twiddle(const Fr* tw, uint64_t idx, uint64_t half_m, bool inverse) {
-  const Fr x = tw[inverse ? half_m - idx : idx];
-  return inverse ? Fr::zero() - x : x;
+// The bit-reversal permutation of H's last transform, with the pointwise
+// step fused in: a[i] = a[i]*b[i] - c[i] (a[i] - c[i] without b) before
+// the swap. The division by Z is left to the transform's last scaling.
+__global__ void k_bitrev_combine(Fr* a, const Fr* __restrict__ b, const Fr* __restrict__ c, uint32_t log_m) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >> log_m) return;
+  const uint64_t j = log_m ? __brevll(i) >> (64 - log_m) : 0;
+  if (i > j) return;
+  auto combined = [&](uint64_t k) {
+    const Fr x = a[k], z = c[k];
+    if (!b) return x - z;
+    const Fr y = b[k];
+    return x * y - z;
+  };
+  const Fr x = combined(i);
+  if (i == j) {
+    a[i] = x;
+    return;
+  }
+  const Fr y = combined(j);
+  a[i] = y;
+  a[j] = x;
 }
 
-// Stages [s0, s0+ns) (1-based) of a radix-2 transform in shared memory, one
-// butterfly per thread per stage (blockDim = E/2). A block holds 2^ns
-// positions at stride 2^(s0-1) for L = 2^logL consecutive low offsets:
-// global index = hi*2^(s0-1+ns) + mi*2^(s0-1) + lo_g*L + l, stored at
-// sh[mi*L + l].
+// The twiddle table's entry for w^idx, or for w^-idx = -w^(m/2-idx) when
+// inverse (tw[m/2] = -1 covers idx 0): the minus sign is left to the
+// butterfly. Each load is one 32-byte copy: read through a reference the
+// table split into eight 4-byte loads.
+__device__ __forceinline__ Fr twiddle(const Fr* tw, uint64_t idx, uint64_t half_m, bool inverse) {
+  const Fr x = tw[inverse ? half_m - idx : idx];
+  return x;
+}
+
+// Stages [s0, s0+ns) (1-based) of a radix-2 transform in shared memory. A
+// block holds 2^ns positions at stride 2^(s0-1) for L = 2^logL consecutive
+// low offsets: global index = hi*2^(s0-1+ns) + mi*2^(s0-1) + lo_g*L + l,
+// stored at sh[mi*L + l].
 // DIT runs the stages upwards with (u, v) -> (u + wv, u - wv); DIF runs them
 // downwards with (u, v) -> (u + v, (u - v)w), which undoes DIT's stages up
 // to a factor 2 each: DIF with inverse twiddles maps natural order to m times
-// the bit-reversed inverse transform.
-// With post, the results are multiplied on the way out by c and, when ghi is
-// set, by g^k for k = i (or its log_m-bit reversal, with post_brev) as
-// ghi[k>>10]*glo[k&1023].
-// A block's elements in shared memory as two arrays of 16-byte halves, so
+// the bit-reversed inverse transform. An inverse twiddle is the table's entry
+// negated: DIT swaps its two outputs, DIF takes v - u.
+// Stages go two at a time (radix 4): a thread takes four elements through
+// both stages in registers, so each pair costs one shared-memory round trip
+// and one barrier; an odd count leaves stage 0 as a radix-2 step of two
+// butterflies per thread. blockDim = E/4 (at least 1).
+// A block's elements sit in shared memory as two arrays of 16-byte halves, so
 // that consecutive threads read consecutive 16 bytes: whole 32-byte elements
 // put two threads of each quarter warp on the same banks.
 struct SharedFr {
@@ -105,80 +134,178 @@ struct SharedFr {
   }
 };
 
+// A step's twiddles: radix 4 at lower stage sl uses a for stage sl, b and c
+// for stage sl+1 at in-group offsets j and j + 2^sl; radix 2 uses a and b
+// for its two butterflies.
+struct StepTwiddles {
+  Fr a, b, c;
+};
+
+// One butterfly; neg: w is the negated twiddle.
 template <bool DIF>
-__global__ void __launch_bounds__(1u << (SHARED_LOG_FIRST - 1))
-    k_stages(Fr* d, uint32_t log_m, uint32_t s0, uint32_t ns, uint32_t logL, const Fr* __restrict__ tw,
-             bool inverse, bool post, Fr c, const Fr* __restrict__ ghi, const Fr* __restrict__ glo, bool post_brev) {
-  extern __shared__ uint4 shared_halves[];
-  const uint32_t L = 1u << logL;
-  const uint32_t E = L << ns;
-  const SharedFr sh{shared_halves, E};
-  const uint64_t groups_lo = (1ull << (s0 - 1)) >> logL;
-  const uint64_t lo_g = blockIdx.x % groups_lo, hi = blockIdx.x / groups_lo;
-  const uint64_t base = (hi << (s0 - 1 + ns)) | (lo_g << logL);
-  const uint64_t half_m = 1ull << (log_m - 1);
-  const uint32_t t = threadIdx.x;
-  const uint32_t l = t & (L - 1), q = t >> logL;
-  // The twiddle of this thread's butterfly in stage s0+s; loaded one stage
-  // ahead so that its latency hides behind the previous stage.
-  auto stage_twiddle = [&](uint32_t s) {
-    const uint64_t j = ((uint64_t)(q & ((1u << s) - 1)) << (s0 - 1)) + (lo_g << logL) + l;
-    return twiddle(tw, j << (log_m - (s0 + s)), half_m, inverse);
-  };
-  uint32_t s = DIF ? ns - 1 : 0;
-  Fr w = stage_twiddle(s);
-  for (uint32_t e = t; e < E; e += blockDim.x)
-    sh.set(e, d[base + ((uint64_t)(e >> logL) << (s0 - 1)) + (e & (L - 1))]);
-  __syncthreads();
-  for (uint32_t k = 0; k < ns; k++) {
-    const uint32_t next = DIF ? s - 1 : s + 1;
-    Fr wn = w;
-    if (k + 1 < ns) wn = stage_twiddle(next);
-    const uint32_t jm = q & ((1u << s) - 1), km = (q >> s) << (s + 1);
-    const uint32_t i0 = (km + jm) * L + l, i1 = i0 + (L << s);
-    Fr u = sh.get(i0), v = sh.get(i1);
-    if (DIF) {
-      sh.set(i0, u + v);
-      sh.set(i1, (u - v) * w);
-    } else {
-      v = v * w;
-      sh.set(i0, u + v);
-      sh.set(i1, u - v);
-    }
-    __syncthreads();
-    w = wn;
-    s = next;
+__device__ __forceinline__ void butterfly(Fr& u, Fr& v, const Fr& w, bool neg) {
+  if (DIF) {
+    const Fr d = neg ? v - u : u - v;
+    u = u + v;
+    v = d * w;
+  } else {
+    const Fr t = v * w;
+    const Fr lo = u + t, hi = u - t;
+    u = neg ? hi : lo;
+    v = neg ? lo : hi;
   }
-  for (uint32_t e = t; e < E; e += blockDim.x) {
-    uint64_t gi = base + ((uint64_t)(e >> logL) << (s0 - 1)) + (e & (L - 1));
-    Fr x = sh.get(e);
-    if (post) {
-      x = x * c;
-      if (ghi) {
-        const uint64_t k = post_brev ? __brevll(gi) >> (64 - log_m) : gi;
-        x = x * split_pow(ghi, glo, k);
+}
+
+// What a pass kernel does with its block: DIT or DIF stages, or (the first
+// pass of H's domain-to-coset step) DIF inverse stages, the scaling, then
+// DIT forward stages, without a trip through global memory in between.
+enum class PassKind { Dit, Dif, DifDit };
+
+// A pass's block: its place in the transform and its shared elements.
+struct PassBlock {
+  SharedFr sh;
+  const Fr* tw;
+  uint64_t lo_g, half_m;
+  uint32_t log_m, s0, ns, logL, L, E, T, t, l, q;
+
+  // The twiddle table's entry of local stage S at in-group offset j, lane ll.
+  __device__ __forceinline__ Fr tw_at(uint32_t S, uint32_t j, uint32_t ll, bool inverse) const {
+    const uint64_t g = ((uint64_t)j << (s0 - 1)) + (lo_g << logL) + ll;
+    return twiddle(tw, g << (log_m - (s0 + S)), half_m, inverse);
+  }
+
+  // Every stage of the pass, DIT upwards or DIF downwards. Steps in DIT
+  // order: stage 0 alone when ns is odd, then pairs; DIF reverses them.
+  template <bool DIF>
+  __device__ __forceinline__ void stages(bool inverse) const {
+    const bool odd = ns & 1;
+    const uint32_t nsteps = (ns + 1) / 2;
+    auto dit_step = [&](uint32_t k) { return DIF ? nsteps - 1 - k : k; };
+    auto radix2 = [&](uint32_t k) { return odd && dit_step(k) == 0; };
+    auto lower = [&](uint32_t k) {
+      const uint32_t i = dit_step(k);
+      return odd ? (i == 0 ? 0 : 2 * i - 1) : 2 * i;
+    };
+    // Radix 2 at stage 0: butterflies t and t + T, lane = id & (L-1).
+    auto step_twiddles = [&](uint32_t k) {
+      StepTwiddles w;
+      if (radix2(k)) {
+        w.a = tw_at(0, 0, t & (L - 1), inverse);
+        w.b = tw_at(0, 0, (t + T) & (L - 1), inverse);
+        w.c = w.b;
+      } else {
+        const uint32_t sl = lower(k), jm = q & ((1u << sl) - 1);
+        w.a = tw_at(sl, jm, l, inverse);
+        w.b = tw_at(sl + 1, jm, l, inverse);
+        w.c = tw_at(sl + 1, jm + (1u << sl), l, inverse);
       }
+      return w;
+    };
+    StepTwiddles w = step_twiddles(0);
+    for (uint32_t k = 0; k < nsteps; k++) {
+      // The next step's twiddles load while this one computes.
+      StepTwiddles wn = w;
+      if (k + 1 < nsteps) wn = step_twiddles(k + 1);
+      if (radix2(k)) {
+        const uint32_t half = E / 2;
+        for (uint32_t r = 0; r < 2; r++) {
+          const uint32_t id = t + r * T;
+          if (id >= half) break;
+          const uint32_t i0 = (id >> logL) * 2 * L + (id & (L - 1)), i1 = i0 + L;
+          Fr u = sh.get(i0), v = sh.get(i1);
+          butterfly<DIF>(u, v, r ? w.b : w.a, inverse);
+          sh.set(i0, u);
+          sh.set(i1, v);
+        }
+      } else {
+        const uint32_t sl = lower(k);
+        const uint32_t jm = q & ((1u << sl) - 1), km = (q >> sl) << (sl + 2);
+        const uint32_t i0 = (km + jm) * L + l, step = L << sl;
+        Fr x0 = sh.get(i0), x1 = sh.get(i0 + step), x2 = sh.get(i0 + 2 * step), x3 = sh.get(i0 + 3 * step);
+        if (DIF) {
+          butterfly<true>(x0, x2, w.b, inverse);
+          butterfly<true>(x1, x3, w.c, inverse);
+          butterfly<true>(x0, x1, w.a, inverse);
+          butterfly<true>(x2, x3, w.a, inverse);
+        } else {
+          butterfly<false>(x0, x1, w.a, inverse);
+          butterfly<false>(x2, x3, w.a, inverse);
+          butterfly<false>(x0, x2, w.b, inverse);
+          butterfly<false>(x1, x3, w.c, inverse);
+        }
+        sh.set(i0, x0);
+        sh.set(i0 + step, x1);
+        sh.set(i0 + 2 * step, x2);
+        sh.set(i0 + 3 * step, x3);
+      }
+      __syncthreads();
+      w = wn;
     }
+  }
+
+  __device__ __forceinline__ uint64_t global_index(uint64_t base, uint32_t e) const {
+    return base + ((uint64_t)(e >> logL) << (s0 - 1)) + (e & (L - 1));
+  }
+};
+
+// The scaling a pass applies to element gi: by g^k (k = gi, or its log_m-bit
+// reversal with brev) as ghi[k>>10]*glo[k&1023], the constant folded into
+// glo; without ghi, by c.
+struct PassScale {
+  Fr c;
+  const Fr* ghi;
+  const Fr* glo;
+  uint32_t log_m;
+  bool brev;
+  __device__ __forceinline__ Fr apply(const Fr& x, uint64_t gi) const {
+    if (!ghi) return x * c;
+    const uint64_t k = brev ? __brevll(gi) >> (64 - log_m) : gi;
+    return x * split_pow(ghi, glo, k);
+  }
+};
+
+// One pass; with scaled, the DIF stages' results are scaled (DifDit: before
+// the DIT stages, in shared memory; otherwise on the way out).
+template <PassKind KIND>
+__global__ void __launch_bounds__(STAGES_THREADS_MAX, STAGES_BLOCKS_MIN)
+    k_stages(Fr* d, uint32_t log_m, uint32_t s0, uint32_t ns, uint32_t logL, const Fr* __restrict__ tw,
+             bool inverse, bool scaled, PassScale scale) {
+  extern __shared__ uint4 shared_halves[];
+  PassBlock b;
+  b.L = 1u << logL;
+  b.E = b.L << ns;
+  b.sh = SharedFr{shared_halves, b.E};
+  b.tw = tw;
+  b.log_m = log_m, b.s0 = s0, b.ns = ns, b.logL = logL;
+  const uint64_t groups_lo = (1ull << (s0 - 1)) >> logL;
+  b.lo_g = blockIdx.x % groups_lo;
+  const uint64_t hi = blockIdx.x / groups_lo;
+  const uint64_t base = (hi << (s0 - 1 + ns)) | (b.lo_g << logL);
+  b.half_m = 1ull << (log_m - 1);
+  b.t = threadIdx.x, b.T = blockDim.x;
+  b.l = b.t & (b.L - 1), b.q = b.t >> logL;
+  for (uint32_t e = b.t; e < b.E; e += b.T) b.sh.set(e, d[b.global_index(base, e)]);
+  __syncthreads();
+  if (KIND == PassKind::Dit) b.stages<false>(inverse);
+  else b.stages<true>(inverse);
+  if (KIND == PassKind::DifDit) {
+    for (uint32_t e = b.t; e < b.E; e += b.T) b.sh.set(e, scale.apply(b.sh.get(e), b.global_index(base, e)));
+    __syncthreads();
+    b.stages<false>(false);
+  }
+  for (uint32_t e = b.t; e < b.E; e += b.T) {
+    const uint64_t gi = b.global_index(base, e);
+    Fr x = b.sh.get(e);
+    if (scaled && KIND != PassKind::DifDit) x = scale.apply(x, gi);
     d[gi] = x;
   }
 }
 
-// d[i] *= c * ghi[i>>10] * glo[i&1023] (ghi/glo may be null: then only c).
-__global__ void k_scale(Fr* d, uint64_t m, Fr c, const Fr* __restrict__ ghi, const Fr* __restrict__ glo) {
+// d[i] = scale.apply(d[i], i)
+__global__ void k_scale(Fr* d, uint64_t m, PassScale scale) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  Fr x = d[i];
-  x = x * c;
-  if (ghi) x = x * split_pow(ghi, glo, i);
-  d[i] = x;
-}
-
-// a[i] = (a[i]*b[i] - c[i]) * zinv
-__global__ void k_h_combine(Fr* a, const Fr* __restrict__ b, const Fr* __restrict__ c, uint64_t m, Fr zinv) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  const Fr x = a[i], y = b[i], z = c[i];
-  a[i] = (x * y - z) * zinv;
+  d[i] = scale.apply(d[i], i);
 }
 
 // a[i] *= b[i]
@@ -187,14 +314,6 @@ __global__ void k_mul(Fr* a, const Fr* __restrict__ b, uint64_t m) {
   if (i >= m) return;
   const Fr x = a[i], y = b[i];
   a[i] = x * y;
-}
-
-// a[i] = (a[i] - c[i]) * zinv
-__global__ void k_sub_scale(Fr* a, const Fr* __restrict__ c, uint64_t m, Fr zinv) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  const Fr x = a[i], z = c[i];
-  a[i] = (x - z) * zinv;
 }
 
 Fr load_fr(const uint32_t* w) {
@@ -210,23 +329,30 @@ Fr fr_from_u64(uint64_t x) {
   return r.to_mont();
 }
 
+// Z(g w^j) = g^m - 1 for every j: the vanishing polynomial on the coset.
+Fr vanishing_inverse(uint32_t log_m) {
+  Fr gm = load_fr(FR_COSET_GEN);
+  for (uint32_t i = 0; i < log_m; i++) gm = gm.sqr();
+  return (gm - Fr::one()).inverse();
+}
+
 // Per-size tables for one call (or one H pipeline).
 struct NttPlan {
   uint32_t log_m;
   uint64_t m;
-  DeviceBuffer<Fr> tw;                  // w^i, i <= m/2
-  DeviceBuffer<Fr> glo, ghi;            // g^i split tables
-  DeviceBuffer<Fr> gilo, gihi;          // g^-i split tables
+  DeviceBuffer<Fr> tw;  // w^i, i <= m/2
+  // Coset powers as split tables, g^k = hi[k>>10] * lo[k&1023]; each use's
+  // constant is folded into its own lo table, so a scaling is one product.
+  DeviceBuffer<Fr> ghi, gihi;  // g^(1024i), g^-(1024i)
+  DeviceBuffer<Fr> lo;         // LO_TABLES tables of 1024, in the order below
+  enum LoTable { G, G_MINV, GI_MINV, GI_MINV_ZINV, LO_TABLES };
   Fr minv;
 
-  static void pow_split(Fr base, uint64_t n, DeviceBuffer<Fr>& lo, DeviceBuffer<Fr>& hi) {
-    lo.alloc(1024);
-    uint64_t nh = (n + 1023) / 1024;
-    hi.alloc(nh);
-    k_pow_table<<<4, 256, 0, cur_stream()>>>(base, lo.get(), 1024);
-    KERNEL_CHECK();
-    Fr b1024 = base.pow_u64(1024);
-    k_pow_table<<<blocks_for(nh, 256), 256, 0, cur_stream()>>>(b1024, hi.get(), nh);
+  const Fr* lo_table(LoTable which) const { return lo.get() + 1024 * (size_t)which; }
+
+  // out[i] = scale * base^i, i < n.
+  static void pow_table(Fr base, Fr scale, Fr* out, uint64_t n) {
+    k_pow_table<<<blocks_for(n, 256), 256, 0, cur_stream()>>>(base, scale, out, n);
     KERNEL_CHECK();
   }
 
@@ -235,18 +361,27 @@ struct NttPlan {
     Fr w = root;
     for (uint32_t i = lg; i < 32; i++) w = w.sqr();  // order 2^lg
     minv = fr_from_u64(m).inverse();
+    const Fr one = Fr::one();
     if (m >= 2) {
       const uint64_t n = m / 2 + 1;
-      DeviceBuffer<Fr> lo, hi;
-      pow_split(w, n, lo, hi);
+      DeviceBuffer<Fr> wlo(1024), whi((n + 1023) / 1024);
+      pow_table(w, one, wlo.get(), 1024);
+      pow_table(w.pow_u64(1024), one, whi.get(), (n + 1023) / 1024);
       tw.alloc(n);
-      k_combine<<<blocks_for(n, 256), 256, 0, cur_stream()>>>(hi.get(), lo.get(), tw.get(), n);
+      k_combine<<<blocks_for(n, 256), 256, 0, cur_stream()>>>(whi.get(), wlo.get(), tw.get(), n);
       KERNEL_CHECK();
     }
-    allow_first_pass_shared();
     if (need_coset) {
-      pow_split(load_fr(FR_COSET_GEN), m, glo, ghi);
-      pow_split(load_fr(FR_COSET_GEN_INV), m, gilo, gihi);
+      const Fr g = load_fr(FR_COSET_GEN), gi = load_fr(FR_COSET_GEN_INV);
+      const uint64_t nh = (m + 1023) / 1024;
+      ghi.alloc(nh);
+      gihi.alloc(nh);
+      pow_table(g.pow_u64(1024), one, ghi.get(), nh);
+      pow_table(gi.pow_u64(1024), one, gihi.get(), nh);
+      lo.alloc(1024 * LO_TABLES);
+      const Fr scales[LO_TABLES] = {one, minv, minv, minv * vanishing_inverse(lg)};
+      const Fr bases[LO_TABLES] = {g, g, gi, gi};
+      for (int i = 0; i < LO_TABLES; i++) pow_table(bases[i], scales[i], lo.get() + 1024 * i, 1024);
     }
   }
 
@@ -262,7 +397,7 @@ struct NttPlan {
       const uint32_t left = log_m - s0 + 1;
       Pass p{s0, 0, 0};
       if (s0 == 1) {
-        p.ns = left < SHARED_LOG_FIRST ? left : SHARED_LOG_FIRST;
+        p.ns = left < SHARED_LOG ? left : SHARED_LOG;
       } else {
         p.ns = left < PASS_LOG ? left : PASS_LOG;
         p.logL = SHARED_LOG - p.ns < s0 - 1 ? SHARED_LOG - p.ns : s0 - 1;
@@ -273,56 +408,76 @@ struct NttPlan {
     return out;
   }
 
-  template <bool DIF>
-  void launch(const Pass& p, Fr* d, bool inverse, bool post, Fr c, const Fr* ghi, const Fr* glo,
-              bool post_brev) const {
+  // Multiply by c, or by g^k (k = i, or its bit reversal) times lo's constant.
+  PassScale scale_by(Fr c) const { return PassScale{c, nullptr, nullptr, log_m, false}; }
+  PassScale scale_by(const Fr* hi, LoTable which, bool brev) const {
+    return PassScale{Fr::one(), hi, lo_table(which), log_m, brev};
+  }
+
+  template <PassKind KIND>
+  void launch(const Pass& p, Fr* d, bool inverse, bool scaled, const PassScale& scale) const {
     const uint32_t E = (1u << p.ns) << p.logL;
-    k_stages<DIF><<<(unsigned)(m / E), E / 2, sizeof(Fr) * E, cur_stream()>>>(d, log_m, p.s0, p.ns, p.logL, tw.get(),
-                                                                            inverse, post, c, ghi, glo, post_brev);
+    const uint32_t threads = E >= 4 ? E / 4 : 1;
+    k_stages<KIND><<<(unsigned)(m / E), threads, sizeof(Fr) * E, cur_stream()>>>(d, log_m, p.s0, p.ns, p.logL,
+                                                                                tw.get(), inverse, scaled, scale);
     KERNEL_CHECK();
   }
 
-  // The first pass's blocks need more than the default 48 KiB of shared memory.
-  static void allow_first_pass_shared() {
-    const int bytes = (int)sizeof(Fr) << SHARED_LOG_FIRST;
-    CUDA_CHECK(cudaFuncSetAttribute(k_stages<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    CUDA_CHECK(cudaFuncSetAttribute(k_stages<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  // DIT passes over d, already in bit-reversed order; inverse ones end with
+  // the scaling.
+  void dit(Fr* d, bool inverse, const PassScale& scale) const {
+    const std::vector<Pass> ps = passes();
+    for (size_t i = 0; i < ps.size(); i++) launch<PassKind::Dit>(ps[i], d, inverse, inverse && i + 1 == ps.size(), scale);
   }
+
+  // The inverse's scaling: 1/m, times g^-i for the coset inverse.
+  PassScale inverse_scale(bool coset) const { return coset ? scale_by(gihi.get(), GI_MINV, false) : scale_by(minv); }
 
   // run transforms d in place, natural order in and out.
   void run(Fr* d, int32_t dir) const {
     const bool inverse = dir == GPUC2_NTT_INVERSE || dir == GPUC2_NTT_COSET_INVERSE;
     const bool coset = dir == GPUC2_NTT_COSET_FORWARD || dir == GPUC2_NTT_COSET_INVERSE;
-    const Fr* pre_hi = coset && !inverse ? ghi.get() : nullptr;
-    const Fr* pre_lo = coset && !inverse ? glo.get() : nullptr;
-    const Fr* post_hi = coset && inverse ? gihi.get() : nullptr;
-    const Fr* post_lo = coset && inverse ? gilo.get() : nullptr;
     if (m == 1) {
       if (inverse) {
-        k_scale<<<1, 1, 0, cur_stream()>>>(d, 1, minv, post_hi, post_lo);
+        k_scale<<<1, 1, 0, cur_stream()>>>(d, 1, inverse_scale(coset));
         KERNEL_CHECK();
       }
       return;
     }
-    k_bitrev<<<blocks_for(m, 256), 256, 0, cur_stream()>>>(d, log_m, pre_hi, pre_lo);
+    const bool pre = coset && !inverse;
+    k_bitrev<<<blocks_for(m, 256), 256, 0, cur_stream()>>>(d, log_m, pre ? ghi.get() : nullptr,
+                                                           pre ? lo_table(G) : nullptr);
     KERNEL_CHECK();
-    const std::vector<Pass> ps = passes();
-    for (size_t i = 0; i < ps.size(); i++) {
-      const bool last = i + 1 == ps.size();
-      launch<false>(ps[i], d, inverse, last && inverse, minv, post_hi, post_lo, false);
-    }
+    dit(d, inverse, inverse_scale(coset));
   }
 
   // to_coset takes d from evaluations on the domain to evaluations on the
   // coset, natural order in and out, without a bit reversal: the inverse
-  // transform by DIF leaves the coefficients bit-reversed, scaled on the way
-  // out by g^i/m for their index i, which is the input order DIT wants.
+  // transform by DIF leaves the coefficients bit-reversed, scaled by g^i/m
+  // for their index i, which is the input order DIT wants. The first pass's
+  // blocks do both directions at once.
   void to_coset(Fr* d) const {
     if (m == 1) return;  // one coefficient, g^0 / 1
     const std::vector<Pass> ps = passes();
-    for (size_t i = ps.size(); i-- > 0;)
-      launch<true>(ps[i], d, true, i == 0, minv, ghi.get(), glo.get(), true);
-    for (const Pass& p : ps) launch<false>(p, d, false, false, minv, nullptr, nullptr, false);
+    const PassScale coeff = scale_by(ghi.get(), G_MINV, true);
+    for (size_t i = ps.size(); i-- > 1;) launch<PassKind::Dif>(ps[i], d, true, false, coeff);
+    launch<PassKind::DifDit>(ps[0], d, true, true, coeff);
+    for (size_t i = 1; i < ps.size(); i++) launch<PassKind::Dit>(ps[i], d, false, false, coeff);
+  }
+
+  // H's last step: a = coset iNTT((a*b - c) / Z), b may be null (a - c); a,
+  // b and c on the coset, natural order. The pointwise step rides on the
+  // bit reversal, 1/Z on the last pass's scaling.
+  void combine_to_coefficients(Fr* a, const Fr* b, const Fr* c) const {
+    k_bitrev_combine<<<blocks_for(m, 256), 256, 0, cur_stream()>>>(a, b, c, log_m);
+    KERNEL_CHECK();
+    const PassScale scale = scale_by(gihi.get(), GI_MINV_ZINV, false);
+    if (m == 1) {
+      k_scale<<<1, 1, 0, cur_stream()>>>(a, 1, scale);
+      KERNEL_CHECK();
+      return;
+    }
+    dit(a, true, scale);
   }
 };
 
@@ -330,19 +485,9 @@ void check_log(uint32_t log_m) {
   if (log_m > 28) fail(GPUC2_ERR_NOT_SUPPORTED, "ntt: log_m > 28");
 }
 
-// Z(g w^j) = g^m - 1 for every j: the vanishing polynomial on the coset.
-Fr vanishing_inverse(uint32_t log_m) {
-  Fr gm = load_fr(FR_COSET_GEN);
-  for (uint32_t i = 0; i < log_m; i++) gm = gm.sqr();
-  return (gm - Fr::one()).inverse();
-}
-
 void h_device(const NttPlan& plan, Fr* a, Fr* b, Fr* c) {
   for (Fr* x : {a, b, c}) plan.to_coset(x);
-  const Fr zinv = vanishing_inverse(plan.log_m);
-  k_h_combine<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, b, c, plan.m, zinv);
-  KERNEL_CHECK();
-  plan.run(a, GPUC2_NTT_COSET_INVERSE);
+  plan.combine_to_coefficients(a, b, c);
 }
 
 }  // namespace
@@ -395,7 +540,8 @@ void h_resident(int32_t device, void* stream, void* a, void* b, void* c, uint32_
 // h_scratch bounds what an NttPlan with coset tables allocates from the pool
 // (each allocation rounded up to the pool's 2 MiB granule): the twiddles,
 // the two split tables of their construction (freed before the coset
-// tables are made), and the four coset tables.
+// tables are made), and the coset tables (two hi tables and one buffer of lo
+// tables, no larger than two split tables).
 uint64_t h_scratch(uint32_t log_m) {
   check_log(log_m);
   const uint64_t granule = 2ull << 20;
@@ -425,9 +571,7 @@ void h_step(int32_t device, void* stream, void* acc, void* x, uint32_t log_m, in
       break;
     case GPUC2_H_STEP_C:
       plan.to_coset(v);
-      k_sub_scale<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, v, plan.m, vanishing_inverse(log_m));
-      KERNEL_CHECK();
-      plan.run(a, GPUC2_NTT_COSET_INVERSE);
+      plan.combine_to_coefficients(a, nullptr, v);
       break;
   }
   // The plan's tables are freed stream-ordered after the enqueued work.
