@@ -75,7 +75,8 @@ func (rp *residentProof) upload() error {
 	begin := time.Now()
 	w := rp.w
 	bytes := int64(len(w.A)+len(w.B)+len(w.C)+len(w.Aux)+len(w.Inputs)) * frSize
-	defer rp.cfg.report("upload", begin, "device", rp.device, "bytes", bytes, "pinned_aux", inPinnedVectors(w.Aux))
+	pinnedAux := false
+	defer func() { rp.cfg.report("upload", begin, "device", rp.device, "bytes", bytes, "pinned_aux", pinnedAux) }()
 	domainBytes := int64(rp.m) * frSize
 	for i, v := range [][]fr.Element{w.A, w.B, w.C} {
 		b, err := rp.alloc(domainBytes)
@@ -86,7 +87,7 @@ func (rp *residentProof) upload() error {
 		rows := len(v)
 		if v == nil {
 			rows = w.NumRows()
-		} else if err := rp.p.stage.uploadFr(rp.st, b, 0, v); err != nil {
+		} else if _, err := rp.p.stage.uploadFr(rp.st, b, 0, v); err != nil {
 			return err
 		}
 		n := int64(rows) * frSize
@@ -103,8 +104,12 @@ func (rp *residentProof) upload() error {
 			return err
 		}
 		*x.dst = b
-		if err := rp.p.stage.uploadFr(rp.st, b, 0, x.v); err != nil {
+		pinned, err := rp.p.stage.uploadFr(rp.st, b, 0, x.v)
+		if err != nil {
 			return err
+		}
+		if x.dst == &rp.aux {
+			pinnedAux = pinned
 		}
 	}
 	return rp.st.Sync()

@@ -55,18 +55,25 @@ func (sp *stagePool) close() {
 }
 
 // uploadFr copies v into dst at byte offset off on st and waits for it:
-// one inside PinnedVectors' memory by one DMA, other small ones directly,
-// other large ones through two staging chunks, one filled on all cores
-// while the other's copy runs.
-func (sp *stagePool) uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) error {
+// one inside PinnedVectors' memory by one DMA (pinned is then true, for the
+// traces), other small ones directly, other large ones through two staging
+// chunks, one filled on all cores while the other's copy runs.
+func (sp *stagePool) uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) (pinned bool, err error) {
 	src := native.AsBytes(v)
 	n := len(src)
-	if blk, at, ok := pinnedVectors.find(v); ok && blk.mem != nil {
+	if blk, at, ok := pinnedVectors.find(v); ok {
 		if err := st.CopyToDeviceAsync(dst, off, blk.mem, at, int64(n)); err != nil {
-			return err
+			return true, err
 		}
-		return st.Sync()
+		return true, st.Sync()
 	}
+	return false, sp.uploadStaged(st, dst, off, src)
+}
+
+// uploadStaged copies src into dst at byte offset off on st and waits for
+// it: a small one directly, a large one through two staging chunks.
+func (sp *stagePool) uploadStaged(st *native.Stream, dst *native.Buffer, off int64, src []byte) error {
+	n := len(src)
 	if n < 8<<20 {
 		return st.CopyToDevice(dst, off, src) // returns after the copy
 	}

@@ -208,7 +208,7 @@ func (sp *streamedProof) domainVector() (*native.Buffer, error) {
 
 // fill copies v into b on st, zeroes the rest and waits for it.
 func (sp *streamedProof) fill(st *native.Stream, b *native.Buffer, v []fr.Element) error {
-	if err := sp.p.stage.uploadFr(st, b, 0, v); err != nil {
+	if _, err := sp.p.stage.uploadFr(st, b, 0, v); err != nil {
 		return err
 	}
 	n := int64(len(v)) * frSize
@@ -352,6 +352,7 @@ func (sp *streamedProof) assignment() error {
 func (sp *streamedProof) uploadAssignment(st *native.Stream) error {
 	begin := time.Now()
 	w := sp.w
+	pinnedAux := false
 	for _, x := range []struct {
 		dst **native.Buffer
 		v   []fr.Element
@@ -363,8 +364,12 @@ func (sp *streamedProof) uploadAssignment(st *native.Stream) error {
 		if err := sp.st.Sync(); err != nil { // the allocation, before st uses it
 			return err
 		}
-		if err := sp.p.stage.uploadFr(st, b, 0, x.v); err != nil {
+		pinned, err := sp.p.stage.uploadFr(st, b, 0, x.v)
+		if err != nil {
 			return err
+		}
+		if x.dst == &sp.aux {
+			pinnedAux = pinned
 		}
 		*x.dst = b
 	}
@@ -372,7 +377,7 @@ func (sp *streamedProof) uploadAssignment(st *native.Stream) error {
 		return err
 	}
 	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(w.Aux)+len(w.Inputs))*frSize,
-		"pinned_aux", inPinnedVectors(w.Aux))
+		"pinned_aux", pinnedAux)
 	return nil
 }
 

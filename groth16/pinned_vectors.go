@@ -53,13 +53,6 @@ func (PinnedVectors) Free(v []fr.Element) error {
 	return mem.Free()
 }
 
-// inPinnedVectors reports whether v lies in PinnedVectors' memory, so that
-// uploadFr copies it by one DMA (traces say so).
-func inPinnedVectors(v []fr.Element) bool {
-	_, _, ok := pinnedVectors.find(v)
-	return ok
-}
-
 // pinnedRegistry maps the start address of each pinned vector to its
 // memory, so that an upload finds the block a slice lies in.
 type pinnedRegistry struct {
@@ -67,7 +60,9 @@ type pinnedRegistry struct {
 	blocks map[uintptr]pinnedBlock
 }
 
-// pinnedBlock is a registered block: its memory (nil in tests) and size.
+// pinnedBlock is a registered block: its memory and size. Only Alloc adds
+// to the process's registry; the registry's own test adds blocks without
+// memory to a registry of its own.
 type pinnedBlock struct {
 	mem  *native.Pinned
 	size int64
