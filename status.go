@@ -34,6 +34,10 @@ type Status struct {
 	HostReservedBytes int64
 	HostPeakBytes     int64
 	HostParkedBytes   int64
+
+	// PinnedHostBytes is the page-locked host memory the process holds for
+	// GPU proving now, every Prover's (Resources.PinnedBytes prices one's).
+	PinnedHostBytes int64
 }
 
 // DeviceStatus is one GPU's share of the pipeline.
@@ -73,6 +77,7 @@ func (p *Prover) Status() Status {
 		HostReservedBytes:          ps.Budget.Reserved,
 		HostPeakBytes:              ps.Budget.Peak,
 		HostParkedBytes:            ps.Budget.Spare,
+		PinnedHostBytes:            groth16.PinnedHostBytes(),
 	}
 	var pk *groth16.ProvingKey // the first loaded type's key
 	if len(p.devices) > 0 && len(s.Loaded) > 0 {

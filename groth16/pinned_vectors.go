@@ -23,6 +23,11 @@ import (
 // every PinnedVectors shares the process's registry.
 type PinnedVectors struct{}
 
+// PinnedHostBytes is the page-locked host memory the process holds through
+// this package now: upload staging, c's stage, PinnedVectors, and in
+// streaming mode the key's points and the matrices' copies.
+func PinnedHostBytes() int64 { return native.PinnedHostBytes() }
+
 // pinnedVectors is the process's registry of PinnedVectors' blocks.
 var pinnedVectors = &pinnedRegistry{}
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -200,6 +201,13 @@ type Pinned struct {
 
 // Size returns the memory's size in bytes.
 func (p *Pinned) Size() int64 { return p.size }
+
+// pinnedHeld counts the bytes of the Pinned memory allocated and not freed.
+var pinnedHeld atomic.Int64
+
+// PinnedHostBytes is the pinned host memory the process holds through
+// AllocPinned now: allocated, and not yet freed.
+func PinnedHostBytes() int64 { return pinnedHeld.Load() }
 
 // Bytes returns the memory as a byte slice (valid until Free).
 func (p *Pinned) Bytes() []byte { return unsafe.Slice((*byte)(p.ptr), p.size) }

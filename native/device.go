@@ -206,6 +206,7 @@ func AllocPinned(bytes int64) (*Pinned, error) {
 	}); err != nil {
 		return nil, err
 	}
+	pinnedHeld.Add(bytes)
 	return p, nil
 }
 
@@ -217,6 +218,9 @@ func (p *Pinned) Free() error {
 	var err error
 	p.once.Do(func() {
 		err = call("host_free", func(m *C.char, k C.size_t) C.int { return C.go_gpuc2_host_free(lib.api, p.ptr, m, k) })
+		if err == nil {
+			pinnedHeld.Add(-p.size)
+		}
 		p.ptr = nil
 	})
 	return err

@@ -27,6 +27,30 @@ func TestStreamAPINotAvailable(t *testing.T) {
 	if _, err := native.AllocPinned(8); !errors.Is(err, native.ErrNotAvailable) {
 		t.Fatalf("AllocPinned: %v", err)
 	}
+	if n := native.PinnedHostBytes(); n != 0 {
+		t.Fatalf("PinnedHostBytes after a failed AllocPinned: %d", n)
+	}
+}
+
+// PinnedHostBytes counts what AllocPinned gave and Free took back, once.
+func TestPinnedHostBytes(t *testing.T) {
+	requireGPU(t)
+	before := native.PinnedHostBytes()
+	pin, err := native.AllocPinned(3 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := native.PinnedHostBytes() - before; got != 3<<20 {
+		t.Errorf("after AllocPinned: +%d bytes, want %d", got, 3<<20)
+	}
+	for range 2 { // a second Free is a no-op
+		if err := pin.Free(); err != nil {
+			t.Fatal(err)
+		}
+		if got := native.PinnedHostBytes(); got != before {
+			t.Errorf("after Free: %d bytes, want %d", got, before)
+		}
+	}
 }
 
 // upload copies a Go slice into a new pool buffer on s.

@@ -147,7 +147,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 		return nil
 	})
 	fs.StringVar(&o.traceFile, "trace", "", "write a Chrome trace of the run (open in Perfetto) to this file")
-	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile (go tool pprof) to this file once the proofs are done, before the prover closes")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile (go tool pprof) to this file once the proofs are done, before the prover closes, and one to FILE.peak at the sampled peak of the resident set")
 	fs.IntVar(&o.count, "count", 1, "proofs in flight at once through the gpuc2 pipeline (synthetic sectors get consecutive sector numbers)")
 	cache, _ := os.UserCacheDir()
 	fs.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used without -params when the default directory has no real files; empty: none")

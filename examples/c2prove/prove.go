@@ -43,6 +43,16 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 		return err
 	}
 	defer p.Close()
+	// Sampled from here, the key's load included; with -memprofile, a heap
+	// profile at the resident set's peak too (FILE.peak).
+	peakProfile := ""
+	if o.memProfile != "" {
+		peakProfile = o.memProfile + ".peak"
+	}
+	mem := startMemSampler(func() int64 { return p.Status().PinnedHostBytes }, peakProfile, 1<<30, time.Second)
+	if mem != nil {
+		defer mem.stop() // on the paths that return before the summary
+	}
 	d.printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded), %.1f GiB VRAM, %d GPU",
 		len(reqs), porep.ProofName(o.spt), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
 		gib(need.VRAMBytes), need.GPUs)
@@ -98,6 +108,13 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 			t.Prove.Seconds(), t.Verify.Seconds(), r.Devices, good)
 	}
 	printSummary(p.Status(), results, doneAt, wall)
+	if mem != nil {
+		peak, err := mem.stop()
+		if err != nil {
+			return fmt.Errorf("-memprofile: the profile at the peak: %w", err)
+		}
+		fmt.Printf("  at the sampled RSS peak, %v\n", peak)
+	}
 	if o.memProfile != "" {
 		if err := writeHeapProfile(o.memProfile); err != nil {
 			return err
@@ -319,22 +336,7 @@ func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Du
 }
 
 // peakRSS is the process's peak resident set (VmHWM of /proc/self/status; Linux).
-func peakRSS() (int64, error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
-				return 0, err
-			}
-			return kb << 10, nil
-		}
-	}
-	return 0, errors.New("no VmHWM in /proc/self/status")
-}
+func peakRSS() (int64, error) { return procStatus("VmHWM:") }
 
 func gib(n int64) float64 { return float64(n) / (1 << 30) }
 
