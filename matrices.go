@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/gpuc2/gpuc2/groth16"
@@ -84,6 +85,12 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 		return nil, fmt.Errorf("%s: constraint matrices: %w", name, err)
 	}
 	took := time.Since(start)
+	// A recording, or the cached file's check (a full synthesis), leaves
+	// its working memory behind as garbage: back to the OS now, once per
+	// parameter file, rather than at the scavenger's pace under the first
+	// proofs' working sets (the run's RSS peaked there: BENCHMARKS.md,
+	// issue 19).
+	debug.FreeOSMemory()
 	onDevices := len(p.devices) > 0
 	var pinned int64 // the streaming GPUs' copy, one per process
 	for _, d := range p.devices {
@@ -111,6 +118,9 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 	p.log.Info("constraint matrices ready", "proof", name, "from", from, "rows", ms.Rows(), "bytes", ms.Bytes(),
 		"took", took.Round(time.Millisecond), "on GPUs", onDevices)
 	e.matrices, e.matricesOnDevices = ms, onDevices
+	if onDevices {
+		debug.FreeOSMemory() // the arrays, 5.9 GB at 32 GiB, now that nothing holds them
+	}
 	return ms, nil
 }
 
@@ -255,7 +265,8 @@ func recordMatrices(ctx context.Context, a *admission) (*pce.Matrices, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := synth.NewRecorder()
+	sz := a.shape.sizes
+	rec := synth.NewRecorderSized(sz, pce.RecordingTerms(sz.Rows+sz.Inputs))
 	if err := circuit.Synthesize(ctx, rec); err != nil {
 		return nil, err
 	}

@@ -34,11 +34,26 @@ type Recorder struct {
 var _ ConstraintSystem = (*Recorder)(nil)
 
 // NewRecorder returns a recorder with ONE allocated.
-func NewRecorder() *Recorder {
+func NewRecorder() *Recorder { return NewRecorderSized(Sizes{}, [3]int{}) }
+
+// NewRecorderSized is NewRecorder with room for hint's inputs, aux and rows
+// (and the input rows AppendInputRows adds), and for terms[i] terms in A, B
+// and C: a recording of a circuit whose shape is known then grows none of
+// its slices, where each growth would leave the old backing array behind as
+// garbage (a 32 GiB partition with one challenge allocated 5.4 times what
+// its recording keeps). Hints are room only: a larger circuit still fits.
+func NewRecorderSized(hint Sizes, terms [3]int) *Recorder {
 	r := &Recorder{coeffID: map[fr.Element]uint32{}}
-	for _, m := range []*Matrix{&r.A, &r.B, &r.C} {
-		m.RowStart = []int64{0}
+	for i, m := range []*Matrix{&r.A, &r.B, &r.C} {
+		m.RowStart = make([]int64, 1, hint.Rows+hint.Inputs+1)
+		m.Cols = make([]Variable, 0, terms[i])
+		m.CoeffIDs = make([]uint32, 0, terms[i])
 	}
+	r.Inputs = make([]fr.Element, 0, hint.Inputs)
+	r.Aux = make([]fr.Element, 0, hint.Aux)
+	r.AAux.Words = make([]uint64, 0, (hint.Aux+63)/64)
+	r.BAux.Words = make([]uint64, 0, (hint.Aux+63)/64)
+	r.BInput.Words = make([]uint64, 0, (hint.Inputs+63)/64)
 	r.AllocInput(CoeffOne)
 	return r
 }

@@ -115,6 +115,40 @@ func TestSystemsAgree(t *testing.T) {
 	}
 }
 
+// A recorder sized for the circuit records what an unsized one does, and
+// with room for all of it grows none of its slices (each growth would leave
+// a backing array behind as garbage).
+func TestRecorderSized(t *testing.T) {
+	circ := &testcircuit.Chain{N: 500, Seed: 4, Inputs: 3}
+	ctx := context.Background()
+	want := synth.NewRecorder()
+	require.NoError(t, circ.Synthesize(ctx, want))
+	synth.AppendInputRows(want, len(want.Inputs))
+
+	hint := synth.Sizes{Inputs: len(want.Inputs), Aux: len(want.Aux), Rows: want.NumRows() - len(want.Inputs)}
+	terms := [3]int{want.A.NNZ(), want.B.NNZ(), want.C.NNZ()}
+	got := synth.NewRecorderSized(hint, terms)
+	firsts := func(r *synth.Recorder) []any {
+		return []any{&r.Aux[:1][0], &r.Inputs[:1][0], &r.A.RowStart[0], &r.A.Cols[:1][0], &r.B.CoeffIDs[:1][0], &r.C.Cols[:1][0], &r.AAux.Words[:1][0]}
+	}
+	before := firsts(got)
+	require.NoError(t, circ.Synthesize(ctx, got))
+	synth.AppendInputRows(got, len(got.Inputs))
+	assert.Equal(t, want.A, got.A)
+	assert.Equal(t, want.B, got.B)
+	assert.Equal(t, want.C, got.C)
+	assert.Equal(t, want.Coeffs, got.Coeffs)
+	assert.Equal(t, want.Aux, got.Aux)
+	assert.Equal(t, want.Inputs, got.Inputs)
+	assert.Equal(t, want.AAux, got.AAux)
+	assert.Equal(t, want.BAux, got.BAux)
+	assert.Equal(t, want.BInput, got.BInput)
+	after := firsts(got)
+	for i := range before {
+		assert.Same(t, before[i], after[i], "slice %d moved: it grew", i)
+	}
+}
+
 func TestVariables(t *testing.T) {
 	assert.Equal(t, synth.One, synth.Input(0))
 	assert.False(t, synth.Input(5).IsAux())

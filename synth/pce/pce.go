@@ -174,6 +174,23 @@ const (
 	poRepCoeffs      = 1526
 )
 
+// A PoRep partition circuit's terms per row in A, B and C: the largest of
+// those measured (A 2.3888, 2.4417 and 2.3751 at 2 KiB, 8 MiB and the
+// 32 GiB shape with one challenge; B 1.0004, 1.0008, 1.0004; C 2.1670,
+// 2.1417, 2.1695), RecordingTerms' basis.
+var poRepTermsPerRowABC = [3]float64{2.4417, 1.0008, 2.1695}
+
+// RecordingTerms is room for the terms of a PoRep partition circuit of rows
+// rows (its input rows included) in each of A, B and C, with 1 % to spare:
+// the hint of synth.NewRecorderSized.
+func RecordingTerms(rows int) [3]int {
+	var t [3]int
+	for i, r := range poRepTermsPerRowABC {
+		t[i] = int(float64(rows)*r*1.01) + 1
+	}
+	return t
+}
+
 // EstimatedBytes is what Bytes would say of a PoRep partition circuit of
 // rows rows (its input rows included), from the circuits' terms per row.
 func EstimatedBytes(rows int) int64 {

@@ -5,10 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/stacked"
 	"github.com/gpuc2/gpuc2/synth/stacked/stackedtest"
 )
@@ -101,4 +105,73 @@ func BenchmarkWitness(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkRecord records and compiles a partition's constraint matrices
+// as the prover does on a parameter file's first proof (the facade's
+// recording), with a recorder that grows its slices as the terms come
+// ("unsized") and one sized from the circuit's shape and
+// pce.RecordingTerms ("sized"). B/op counts every allocation, the garbage
+// of each growth included; peak-MiB is the most memory the Go runtime held
+// from the OS during the operations, sampled every 2 ms, over what it held
+// before them. Run it with -benchtime 1x, one case per process: the
+// prover records once, and in a loop one recording's garbage is still
+// held when the next one's room is made.
+func BenchmarkRecord(b *testing.B) {
+	one32 := stacked.Params32GiB
+	one32.Challenges = 1
+	for _, sized := range []bool{false, true} {
+		name := "32GiB-1ch/unsized"
+		if sized {
+			name = "32GiB-1ch/sized"
+		}
+		b.Run(name, func(b *testing.B) {
+			w, err := stackedtest.Partition(one32, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sz := one32.Sizes()
+			c := &stacked.Circuit{Params: one32, Witness: w, Workers: 1}
+			runtime.GC()
+			debug.FreeOSMemory()
+			base := goHeld()
+			var peak atomic.Int64
+			stop, done := make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(done)
+				for {
+					peak.Store(max(peak.Load(), goHeld()))
+					select {
+					case <-stop:
+						return
+					case <-time.After(2 * time.Millisecond):
+					}
+				}
+			}()
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := synth.NewRecorder()
+				if sized {
+					rec = synth.NewRecorderSized(sz, pce.RecordingTerms(sz.Rows+sz.Inputs))
+				}
+				if err := c.Synthesize(context.Background(), rec); err != nil {
+					b.Fatal(err)
+				}
+				synth.AppendInputRows(rec, len(rec.Inputs))
+				if _, err := pce.Compile(rec); err != nil {
+					b.Fatal(err)
+				}
+			}
+			close(stop)
+			<-done
+			b.ReportMetric(float64(peak.Load()-base)/(1<<20), "peak-MiB")
+		})
+	}
+}
+
+// goHeld is the memory the Go runtime holds from the OS now.
+func goHeld() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }

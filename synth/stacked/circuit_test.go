@@ -13,6 +13,7 @@ import (
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/internal/testcs"
 	"github.com/gpuc2/gpuc2/synth/merkle"
+	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/stacked"
 	"github.com/gpuc2/gpuc2/synth/stacked/stackedtest"
 )
@@ -234,6 +235,30 @@ func TestDigests(t *testing.T) {
 		require.NoError(t, (&stacked.Circuit{Params: stacked.Params2KiB}).Synthesize(context.Background(), rec))
 		assert.Equal(t, "af16fbd708cbd37b1079f0f7bf0b5a50567901bf72bf6d9291fa081dc6797a2a", testcs.Digest(rec))
 	})
+}
+
+// pce.RecordingTerms leaves room for every term of the PoRep shapes it was
+// measured on, less than 5 % too much: a recording sized by it grows none
+// of its term slices.
+func TestRecordingTermsCover(t *testing.T) {
+	for name, p := range map[string]stacked.Params{"2KiB": stacked.Params2KiB, "8MiB": stacked.Params8MiB} {
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() {
+				t.Skip("millions of rows recorded")
+			}
+			sz := p.Sizes()
+			terms := pce.RecordingTerms(sz.Rows + sz.Inputs)
+			rec := synth.NewRecorderSized(sz, terms)
+			require.NoError(t, (&stacked.Circuit{Params: p}).Synthesize(context.Background(), rec))
+			synth.AppendInputRows(rec, len(rec.Inputs))
+			for i, m := range []*synth.Matrix{&rec.A, &rec.B, &rec.C} {
+				assert.Equal(t, terms[i], cap(m.Cols), "matrix %d grew: %d terms", i, m.NNZ())
+				assert.Less(t, float64(terms[i]), 1.05*float64(m.NNZ()), "matrix %d", i)
+			}
+			assert.Equal(t, sz.Rows+sz.Inputs+1, cap(rec.A.RowStart), "rows")
+			assert.Equal(t, sz.Aux, cap(rec.Aux), "aux")
+		})
+	}
 }
 
 // The blank circuit has the shape of a real one.
