@@ -37,6 +37,12 @@ type Resources struct {
 	// PinnedBytes and HostBytes, as groth16.PinnedMatricesBytes).
 	MatricesBytes int64
 	MatricesOnGPU bool
+	// MatricesLoadBytes is host RAM the first proof of a parameter file
+	// holds beside HostBytes (PreloadedHostBytes), once, when proofs use the
+	// matrices: the larger of their recording (pce.RecordingBytes) and the
+	// check of a cached file (one full synthesis beside the matrices read
+	// back). At 32 GiB the check's, 27.3 GB. 0 without matrices.
+	MatricesLoadBytes int64
 	// ParamsBytes is the size of the .params file; the decoded sections
 	// take as much on the host, and the SRS as much on a GPU. ParamsExact
 	// says whether it comes from the file itself (else from the circuit's
@@ -180,6 +186,9 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 			r.PinnedBytes += groth16.KeyBytes(counts) + pinnedHost
 			r.VRAMBytes = int64(workers) * r.ProofVRAMBytes
 		}
+	}
+	if r.MatricesBytes > 0 {
+		r.MatricesLoadBytes = max(pce.RecordingBytes(sh.sizes), groth16.PartitionHostBytes(sh.sizes)+matrices)
 	}
 	held := min(int64(sh.partitions), int64(conc+workers)) * r.PartitionHostBytes // the working sets at once
 	if !budgetAuto {

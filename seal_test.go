@@ -383,6 +383,8 @@ func TestRequirements(t *testing.T) {
 	assert.False(t, on.MatricesOnGPU)
 	assert.Equal(t, small.PartitionHostBytes, on.PartitionHostBytes, "a, b, c evaluated on the host")
 	assert.Equal(t, small.HostBytes+on.MatricesBytes, on.HostBytes)
+	assert.Zero(t, small.MatricesLoadBytes, "no matrices, nothing to record")
+	assert.Equal(t, on.PartitionHostBytes+on.MatricesBytes, on.MatricesLoadBytes, "the cache's check: a full synthesis beside the matrices")
 
 	cfg := gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCUDA}
 	big, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
@@ -419,6 +421,11 @@ func TestRequirements(t *testing.T) {
 	assert.Zero(t, noMatrices.MatricesBytes)
 	assert.False(t, noMatrices.MatricesOnGPU)
 	assert.Greater(t, noMatrices.PartitionHostBytes, 4*big.PartitionHostBytes, "a, b, c and the quotient's scratch besides")
+	// The first proof checks cached matrices against a full synthesis of a
+	// partition (more than recording them takes: 19.1 GB).
+	assert.Equal(t, noMatrices.PartitionHostBytes+big.MatricesBytes, big.MatricesLoadBytes)
+	assert.InEpsilon(t, 27.3e9, float64(big.MatricesLoadBytes), 0.01)
+	assert.Zero(t, noMatrices.MatricesLoadBytes)
 	assert.Less(t, big.PreloadedHostBytes, big.HostBytes)
 	assert.Equal(t, small.HostBytes, small.PreloadedHostBytes, "the CPU keeps the parameters on the host")
 	// NI-PoRep: the same circuit and key, 126 partitions; the pipeline holds
@@ -432,8 +439,9 @@ func TestRequirements(t *testing.T) {
 	cfg.WorkersPerDevice = 2
 	two, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
 	require.NoError(t, err)
-	t.Logf("32 GiB, cuda, 2 workers: host %.1f GiB, preloaded %.1f GiB, VRAM %.1f GiB",
-		float64(two.HostBytes)/(1<<30), float64(two.PreloadedHostBytes)/(1<<30), float64(two.VRAMBytes)/(1<<30))
+	t.Logf("32 GiB, cuda, 2 workers: host %.1f GiB, preloaded %.1f GiB (the first proof %.1f GiB more), VRAM %.1f GiB",
+		float64(two.HostBytes)/(1<<30), float64(two.PreloadedHostBytes)/(1<<30), float64(two.MatricesLoadBytes)/(1<<30),
+		float64(two.VRAMBytes)/(1<<30))
 	assert.Greater(t, two.VRAMBytes, big.VRAMBytes)
 	cfg.HostMemoryBudget = 1 << 30
 	capped, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)

@@ -53,9 +53,9 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 	if mem != nil {
 		defer mem.stop() // on the paths that return before the summary
 	}
-	d.printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded), %.1f GiB VRAM, %d GPU",
+	d.printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded; the first %.1f GiB more for the constraint matrices), %.1f GiB VRAM, %d GPU",
 		len(reqs), porep.ProofName(o.spt), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
-		gib(need.VRAMBytes), need.GPUs)
+		gib(need.MatricesLoadBytes), gib(need.VRAMBytes), need.GPUs)
 	if need.GPUs > 0 {
 		d.printf("device memory: %s mode under a limit of %.1f GiB per GPU (a proof %.1f GiB of VRAM; least limit %.1f GiB), %.1f GiB pinned host memory",
 			need.Mode, gib(need.DeviceMemoryLimit), gib(need.ProofVRAMBytes), gib(need.LeastDeviceMemory), gib(need.PinnedBytes))

@@ -100,7 +100,9 @@ func (t *C2Task) TypeDetails() TaskTypeDetails {
 		Cost: Resources{
 			Cpu: 1, // synthesis is parallel but shares the cores; 1 lets Curio pack other work around it
 			Gpu: float64(t.need.GPUs) / float64(t.max),
-			Ram: uint64(t.need.PreloadedHostBytes), // NewC2Task preloaded the parameters
+			// NewC2Task preloaded the parameters. The process's first proof
+			// also loads the constraint matrices (need.MatricesLoadBytes, once).
+			Ram: uint64(t.need.PreloadedHostBytes),
 		},
 	}
 }

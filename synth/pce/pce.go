@@ -191,6 +191,22 @@ func RecordingTerms(rows int) [3]int {
 	return t
 }
 
+// RecordingBytes is the most a recording of a PoRep partition circuit of
+// sizes sz (rows without the input rows) holds at once: a recorder sized by
+// RecordingTerms (8 bytes a term, 8 per row start of each matrix, the
+// inputs and aux, the densities) beside the matrices Compile makes of it.
+// At the 32 GiB shape with one challenge it counts 1,012 MiB, where the Go
+// runtime held at most 1,024 (BENCHMARKS.md, issue 19).
+func RecordingBytes(sz synth.Sizes) int64 {
+	rows := sz.Rows + sz.Inputs
+	var terms int64
+	for _, t := range RecordingTerms(rows) {
+		terms += int64(t)
+	}
+	vars := int64(sz.Inputs + sz.Aux)
+	return 8*terms + 3*8*int64(rows+1) + vars*fr.Bytes + 3*((vars+63)/64)*8 + EstimatedBytes(rows)
+}
+
 // EstimatedBytes is what Bytes would say of a PoRep partition circuit of
 // rows rows (its input rows included), from the circuits' terms per row.
 func EstimatedBytes(rows int) int64 {

@@ -406,3 +406,25 @@ func TestInvalidParams(t *testing.T) {
 	require.ErrorIs(t, err, stacked.ErrParams)
 	assert.Contains(t, err.Error(), tests[0].msg)
 }
+
+// pce.RecordingBytes counts a sized recording's slices and the matrices
+// compiled from it: within 2 % of what a 2 KiB recording holds.
+func TestRecordingBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2.7 M rows recorded")
+	}
+	sz := stacked.Params2KiB.Sizes()
+	rec := synth.NewRecorderSized(sz, pce.RecordingTerms(sz.Rows+sz.Inputs))
+	require.NoError(t, (&stacked.Circuit{Params: stacked.Params2KiB}).Synthesize(context.Background(), rec))
+	synth.AppendInputRows(rec, len(rec.Inputs))
+	ms, err := pce.Compile(rec)
+	require.NoError(t, err)
+	held := ms.Bytes() + int64(cap(rec.Inputs)+cap(rec.Aux))*32
+	for _, m := range []*synth.Matrix{&rec.A, &rec.B, &rec.C} {
+		held += int64(cap(m.Cols))*4 + int64(cap(m.CoeffIDs))*4 + int64(cap(m.RowStart))*8
+	}
+	for _, d := range []synth.Density{rec.AAux, rec.BAux, rec.BInput} {
+		held += int64(cap(d.Words)) * 8
+	}
+	assert.InEpsilon(t, float64(held), float64(pce.RecordingBytes(sz)), 0.02)
+}
