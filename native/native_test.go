@@ -116,8 +116,9 @@ func maxLog(short, normal, big int) int {
 func TestNTT(t *testing.T) {
 	requireGPU(t)
 	top := maxLog(14, 20, 24)
-	// Odd and even stage counts in every pass: 2^k takes 11 stages, then
-	// 8 at a time, so odd k past 11 give even later passes.
+	// Odd and even stage counts in every pass kind: 2^k takes up to 10
+	// stages, then up to 9 at a time, so 2^11..2^16 end with passes of 1..6
+	// stages and 2^25 with one of 6.
 	logs := []int{1, 2, 3, 5, 9, 10, 11, 12, 13, 15}
 	for k := 14; k <= top; k += 2 {
 		logs = append(logs, k)

@@ -49,7 +49,7 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 	if o.memProfile != "" {
 		peakProfile = o.memProfile + ".peak"
 	}
-	mem := startMemSampler(func() int64 { return p.Status().PinnedHostBytes }, peakProfile, 1<<30, time.Second)
+	mem := startMemSampler(groth16.PinnedHostBytes, peakProfile, 1<<30, time.Second) // Status' figure, without its device queries
 	if mem != nil {
 		defer mem.stop() // on the paths that return before the summary
 	}

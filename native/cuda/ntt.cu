@@ -342,7 +342,8 @@ struct NttPlan {
   uint64_t m;
   DeviceBuffer<Fr> tw;  // w^i, i <= m/2
   // Coset powers as split tables, g^k = hi[k>>10] * lo[k&1023]; each use's
-  // constant is folded into its own lo table, so a scaling is one product.
+  // constant is folded into its own lo table, so scaling by c*g^k takes two
+  // products (forming g^k, applying it), not three.
   DeviceBuffer<Fr> ghi, gihi;  // g^(1024i), g^-(1024i)
   DeviceBuffer<Fr> lo;         // LO_TABLES tables of 1024, in the order below
   enum LoTable { G, G_MINV, GI_MINV, GI_MINV_ZINV, LO_TABLES };

@@ -195,7 +195,7 @@ func RecordingTerms(rows int) [3]int {
 // sizes sz (rows without the input rows) holds at once: a recorder sized by
 // RecordingTerms (8 bytes a term, 8 per row start of each matrix, the
 // inputs and aux, the densities) beside the matrices Compile makes of it.
-// At the 32 GiB shape with one challenge it counts 1,012 MiB, where the Go
+// At the 32 GiB shape with one challenge it counts 1,014 MiB, where the Go
 // runtime held at most 1,024 (BENCHMARKS.md, issue 19).
 func RecordingBytes(sz synth.Sizes) int64 {
 	rows := sz.Rows + sz.Inputs
