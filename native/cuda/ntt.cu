@@ -25,6 +25,8 @@ namespace {
 constexpr uint32_t SHARED_LOG = 10;
 constexpr uint32_t PASS_LOG = 9;
 // A block has E/4 threads; at 128 registers a thread, two blocks fit an SM.
+// (Capping the plain passes at 64 or 80 registers, 4 or 3 blocks, made the
+// plain transforms up to 1 % faster but H 2-5 % slower: NOTES.md.)
 constexpr uint32_t STAGES_THREADS_MAX = 1u << (SHARED_LOG - 2);
 constexpr uint32_t STAGES_BLOCKS_MIN = 2;
 
@@ -49,48 +51,139 @@ __global__ void k_combine(const Fr* __restrict__ hi, const Fr* __restrict__ lo, 
   tw[i] = split_pow(hi, lo, i);
 }
 
-// Bit-reversal permutation in place; with ghi/glo, each element is first
-// multiplied by g^i for its source index i (the forward coset shift).
-__global__ void k_bitrev(Fr* d, uint32_t log_m, const Fr* __restrict__ ghi, const Fr* __restrict__ glo) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >> log_m) return;
-  uint64_t j = __brevll(i) >> (64 - log_m);
-  if (i < j) {
-    Fr x = d[i], y = d[j];
-    if (ghi) {
-      x = x * split_pow(ghi, glo, i);
-      y = y * split_pow(ghi, glo, j);
-    }
-    d[i] = y;
-    d[j] = x;
-  } else if (i == j && ghi) {
-    const Fr x = d[i];
-    d[i] = x * split_pow(ghi, glo, i);
+// A block's elements sit in shared memory as two arrays of 16-byte halves, so
+// that consecutive threads read consecutive 16 bytes: whole 32-byte elements
+// put two threads of each quarter warp on the same banks.
+struct SharedFr {
+  uint4* lo;  // E entries, then E for the high halves
+  uint32_t E;
+  __device__ __forceinline__ Fr get(uint32_t e) const {
+    const uint4 a = lo[e], b = lo[E + e];
+    Fr r;
+    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
+    r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
+    return r;
   }
+  __device__ __forceinline__ void set(uint32_t e, const Fr& x) const {
+    lo[e] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+    lo[E + e] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+  }
+};
+
+// The bit reversal by tiles. An index of log_m bits splits into (row, mid,
+// col), row and col of tlog bits each: rev(row, mid, col) = (rev col,
+// rev mid, rev row). So the block of middle value mid swaps its tile (every
+// row and col) with the tile of rev mid, transposed, through shared memory,
+// reading and writing rows of 2^tlog consecutive elements (1 KiB at
+// tlog 5). Each element is taken through the loader on the way in (the coset
+// shift, H's pointwise step). A scattered swap per element ran at memory
+// latency (6.1 ms at 2^27, 0.04 instructions issued per cycle).
+constexpr uint32_t TILE_LOG = 5;
+constexpr uint32_t TILE_ELEMS = 1u << (2 * TILE_LOG);
+constexpr uint32_t TILE_THREADS = 256;
+constexpr uint32_t TILE_PER_THREAD = TILE_ELEMS / TILE_THREADS;
+
+__device__ __forceinline__ uint32_t rev_bits(uint32_t x, uint32_t nbits) { return nbits ? __brev(x) >> (32 - nbits) : 0; }
+
+// A tile's shared slot: rows of 32 entries, the column XORed with bits 2..4
+// of the row, so that a quarter warp reading a column (rows rev c for eight
+// consecutive c) and one reading a row both hit eight distinct bank groups.
+__device__ __forceinline__ uint32_t tile_slot(uint32_t row, uint32_t col) {
+  return (row << TILE_LOG) + (col ^ ((row >> 2) & 7));
 }
 
-// The bit-reversal permutation of H's last transform, with the pointwise
-// step fused in: a[i] = a[i]*b[i] - c[i] (a[i] - c[i] without b) before
-// the swap. The division by Z is left to the transform's last scaling.
-__global__ void k_bitrev_combine(Fr* a, const Fr* __restrict__ b, const Fr* __restrict__ c, uint32_t log_m) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >> log_m) return;
-  const uint64_t j = log_m ? __brevll(i) >> (64 - log_m) : 0;
-  if (i > j) return;
-  auto combined = [&](uint64_t k) {
+// Loaders: the element that index k brings into the permutation.
+struct PlainLoad {
+  const Fr* d;
+  __device__ __forceinline__ Fr operator()(uint64_t k) const {
+    const Fr x = d[k];
+    return x;
+  }
+};
+
+// x[k] * g^k: the forward coset shift, g^k from split tables.
+struct CosetLoad {
+  const Fr* d;
+  const Fr* __restrict__ ghi;
+  const Fr* __restrict__ glo;
+  __device__ __forceinline__ Fr operator()(uint64_t k) const {
+    const Fr x = d[k];
+    return x * split_pow(ghi, glo, k);
+  }
+};
+
+// H's pointwise step: a[k]*b[k] - c[k], or a[k] - c[k] without b. The
+// division by Z is left to the transform's last scaling.
+struct CombineLoad {
+  const Fr* a;
+  const Fr* __restrict__ b;
+  const Fr* __restrict__ c;
+  __device__ __forceinline__ Fr operator()(uint64_t k) const {
     const Fr x = a[k], z = c[k];
     if (!b) return x - z;
     const Fr y = b[k];
     return x * y - z;
-  };
-  const Fr x = combined(i);
-  if (i == j) {
-    a[i] = x;
-    return;
   }
-  const Fr y = combined(j);
-  a[i] = y;
-  a[j] = x;
+};
+
+// d = bit reversal of load(0..m), in place (the loader may read d). One
+// block per middle value mid; a block whose rev mid is smaller has nothing
+// to do (its pair's block swaps both tiles).
+template <class Load>
+__global__ void __launch_bounds__(TILE_THREADS) k_bitrev(Fr* d, uint32_t log_m, Load load) {
+  __shared__ uint4 halves[2 * TILE_ELEMS];
+  const SharedFr sh{halves, TILE_ELEMS};
+  const uint32_t tlog = log_m / 2 < TILE_LOG ? log_m / 2 : TILE_LOG;
+  const uint32_t mid_log = log_m - 2 * tlog;
+  const uint64_t mid = blockIdx.x;
+  const uint64_t rmid = mid_log ? __brevll(mid) >> (64 - mid_log) : 0;
+  if (rmid < mid) return;
+  const uint32_t E = 1u << (2 * tlog), cmask = (1u << tlog) - 1;
+  auto at = [&](uint64_t m_, uint32_t row, uint32_t col) {
+    return ((uint64_t)row << (log_m - tlog)) | (m_ << tlog) | col;
+  };
+  // Tile mid in, tile rmid held in registers.
+  Fr held[TILE_PER_THREAD];
+#pragma unroll
+  for (uint32_t r = 0; r < TILE_PER_THREAD; r++) {
+    const uint32_t e = threadIdx.x + r * TILE_THREADS;
+    if (e >= E) break;
+    const uint32_t row = e >> tlog, col = e & cmask;
+    sh.set(tile_slot(row, col), load(at(mid, row, col)));
+    if (rmid != mid) held[r] = load(at(rmid, row, col));
+  }
+  __syncthreads();
+  // Tile rmid's (row, col) is tile mid's (rev col, rev row).
+#pragma unroll
+  for (uint32_t r = 0; r < TILE_PER_THREAD; r++) {
+    const uint32_t e = threadIdx.x + r * TILE_THREADS;
+    if (e >= E) break;
+    const uint32_t row = e >> tlog, col = e & cmask;
+    d[at(rmid, row, col)] = sh.get(tile_slot(rev_bits(col, tlog), rev_bits(row, tlog)));
+  }
+  if (rmid == mid) return;
+  __syncthreads();
+#pragma unroll
+  for (uint32_t r = 0; r < TILE_PER_THREAD; r++) {
+    const uint32_t e = threadIdx.x + r * TILE_THREADS;
+    if (e >= E) break;
+    sh.set(tile_slot(e >> tlog, e & cmask), held[r]);
+  }
+  __syncthreads();
+#pragma unroll
+  for (uint32_t r = 0; r < TILE_PER_THREAD; r++) {
+    const uint32_t e = threadIdx.x + r * TILE_THREADS;
+    if (e >= E) break;
+    const uint32_t row = e >> tlog, col = e & cmask;
+    d[at(mid, row, col)] = sh.get(tile_slot(rev_bits(col, tlog), rev_bits(row, tlog)));
+  }
+}
+
+template <class Load>
+void launch_bitrev(Fr* d, uint32_t log_m, const Load& load) {
+  const uint32_t tlog = log_m / 2 < TILE_LOG ? log_m / 2 : TILE_LOG;
+  k_bitrev<Load><<<(unsigned)(1ull << (log_m - 2 * tlog)), TILE_THREADS, 0, cur_stream()>>>(d, log_m, load);
+  KERNEL_CHECK();
 }
 
 // The twiddle table's entry for w^idx, or for w^-idx = -w^(m/2-idx) when
@@ -115,25 +208,6 @@ __device__ __forceinline__ Fr twiddle(const Fr* tw, uint64_t idx, uint64_t half_
 // both stages in registers, so each pair costs one shared-memory round trip
 // and one barrier; an odd count leaves stage 0 as a radix-2 step of two
 // butterflies per thread. blockDim = E/4 (at least 1).
-// A block's elements sit in shared memory as two arrays of 16-byte halves, so
-// that consecutive threads read consecutive 16 bytes: whole 32-byte elements
-// put two threads of each quarter warp on the same banks.
-struct SharedFr {
-  uint4* lo;  // E entries, then E for the high halves
-  uint32_t E;
-  __device__ __forceinline__ Fr get(uint32_t e) const {
-    const uint4 a = lo[e], b = lo[E + e];
-    Fr r;
-    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
-    r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
-    return r;
-  }
-  __device__ __forceinline__ void set(uint32_t e, const Fr& x) const {
-    lo[e] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
-    lo[E + e] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
-  }
-};
-
 // A step's twiddles: radix 4 at lower stage sl uses a for stage sl, b and c
 // for stage sl+1 at in-group offsets j and j + 2^sl; radix 2 uses a and b
 // for its two butterflies.
@@ -141,15 +215,20 @@ struct StepTwiddles {
   Fr a, b, c;
 };
 
-// One butterfly; neg: w is the negated twiddle.
+// One butterfly; neg: w is the negated twiddle; unit: the twiddle is 1
+// (w^0, or w^-0 as the table's -1 negated), so there is no product and no
+// sign.
 template <bool DIF>
-__device__ __forceinline__ void butterfly(Fr& u, Fr& v, const Fr& w, bool neg) {
+__device__ __forceinline__ void butterfly(Fr& u, Fr& v, const Fr& w, bool neg, bool unit) {
+  if (unit) neg = false;
   if (DIF) {
-    const Fr d = neg ? v - u : u - v;
+    Fr d = neg ? v - u : u - v;
     u = u + v;
-    v = d * w;
+    if (!unit) d = d * w;
+    v = d;
   } else {
-    const Fr t = v * w;
+    Fr t = v;
+    if (!unit) t = t * w;
     const Fr lo = u + t, hi = u - t;
     u = neg ? hi : lo;
     v = neg ? lo : hi;
@@ -201,8 +280,12 @@ struct PassBlock {
       }
       return w;
     };
+    // The transform's stage 0 and stage 1's first twiddle are w^0: in the
+    // first pass, the step holding stage 0 skips those products.
+    auto unit_step = [&](uint32_t k) { return s0 == 1 && lower(k) == 0; };
     StepTwiddles w = step_twiddles(0);
     for (uint32_t k = 0; k < nsteps; k++) {
+      const bool unit = unit_step(k);
       // The next step's twiddles load while this one computes.
       StepTwiddles wn = w;
       if (k + 1 < nsteps) wn = step_twiddles(k + 1);
@@ -213,7 +296,7 @@ struct PassBlock {
           if (id >= half) break;
           const uint32_t i0 = (id >> logL) * 2 * L + (id & (L - 1)), i1 = i0 + L;
           Fr u = sh.get(i0), v = sh.get(i1);
-          butterfly<DIF>(u, v, r ? w.b : w.a, inverse);
+          butterfly<DIF>(u, v, r ? w.b : w.a, inverse, unit);
           sh.set(i0, u);
           sh.set(i1, v);
         }
@@ -223,15 +306,15 @@ struct PassBlock {
         const uint32_t i0 = (km + jm) * L + l, step = L << sl;
         Fr x0 = sh.get(i0), x1 = sh.get(i0 + step), x2 = sh.get(i0 + 2 * step), x3 = sh.get(i0 + 3 * step);
         if (DIF) {
-          butterfly<true>(x0, x2, w.b, inverse);
-          butterfly<true>(x1, x3, w.c, inverse);
-          butterfly<true>(x0, x1, w.a, inverse);
-          butterfly<true>(x2, x3, w.a, inverse);
+          butterfly<true>(x0, x2, w.b, inverse, unit);
+          butterfly<true>(x1, x3, w.c, inverse, false);
+          butterfly<true>(x0, x1, w.a, inverse, unit);
+          butterfly<true>(x2, x3, w.a, inverse, unit);
         } else {
-          butterfly<false>(x0, x1, w.a, inverse);
-          butterfly<false>(x2, x3, w.a, inverse);
-          butterfly<false>(x0, x2, w.b, inverse);
-          butterfly<false>(x1, x3, w.c, inverse);
+          butterfly<false>(x0, x1, w.a, inverse, unit);
+          butterfly<false>(x2, x3, w.a, inverse, unit);
+          butterfly<false>(x0, x2, w.b, inverse, unit);
+          butterfly<false>(x1, x3, w.c, inverse, false);
         }
         sh.set(i0, x0);
         sh.set(i0 + step, x1);
@@ -445,10 +528,8 @@ struct NttPlan {
       }
       return;
     }
-    const bool pre = coset && !inverse;
-    k_bitrev<<<blocks_for(m, 256), 256, 0, cur_stream()>>>(d, log_m, pre ? ghi.get() : nullptr,
-                                                           pre ? lo_table(G) : nullptr);
-    KERNEL_CHECK();
+    if (coset && !inverse) launch_bitrev(d, log_m, CosetLoad{d, ghi.get(), lo_table(G)});
+    else launch_bitrev(d, log_m, PlainLoad{d});
     dit(d, inverse, inverse_scale(coset));
   }
 
@@ -470,8 +551,7 @@ struct NttPlan {
   // b and c on the coset, natural order. The pointwise step rides on the
   // bit reversal, 1/Z on the last pass's scaling.
   void combine_to_coefficients(Fr* a, const Fr* b, const Fr* c) const {
-    k_bitrev_combine<<<blocks_for(m, 256), 256, 0, cur_stream()>>>(a, b, c, log_m);
-    KERNEL_CHECK();
+    launch_bitrev(a, log_m, CombineLoad{a, b, c});
     const PassScale scale = scale_by(gihi.get(), GI_MINV_ZINV, false);
     if (m == 1) {
       k_scale<<<1, 1, 0, cur_stream()>>>(a, 1, scale);
