@@ -74,7 +74,9 @@ __global__ void k_merge(XYZZ<F>* __restrict__ table, const XYZZ<F>* __restrict__
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const XYZZ<F> f = fresh[i];
-  if (!f.is_inf()) table[i] = dev_add(table[i], f);
+  if (f.is_inf()) return;
+  const XYZZ<F> t = table[i];  // by value: through a reference, 4-byte loads
+  table[i] = dev_add(t, f);
 }
 
 // Pippenger sums (scalar, base) pairs into one bucket table over one or

@@ -142,7 +142,8 @@ __global__ void k_accumulate_xyzz(const uint32_t* __restrict__ keys, const XYZZ<
       cur = k;
       acc = pts[i];
     } else {
-      acc = dev_add(acc, pts[i]);
+      const XYZZ<F> p = pts[i];  // by value: through a reference, 4-byte loads
+      acc = dev_add(acc, p);
     }
   }
   okeys[o] = cur;

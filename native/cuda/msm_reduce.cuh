@@ -52,7 +52,10 @@ __global__ void k_group_sum(const XYZZ<F>* __restrict__ in, uint32_t count, uint
   uint32_t w = (uint32_t)(t / ng), g = (uint32_t)(t % ng);
   uint32_t b = g * G, e = min(count, b + G);
   XYZZ<F> acc = XYZZ<F>::inf();
-  for (uint32_t k = b; k < e; k++) acc = dev_add(acc, in[(uint64_t)w * count + k]);
+  for (uint32_t k = b; k < e; k++) {
+    const XYZZ<F> x = in[(uint64_t)w * count + k];  // by value: through a reference, 4-byte loads
+    acc = dev_add(acc, x);
+  }
   out[t] = acc;
 }
 
