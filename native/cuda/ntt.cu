@@ -83,6 +83,9 @@ constexpr uint32_t TILE_ELEMS = 1u << (2 * TILE_LOG);
 constexpr uint32_t TILE_THREADS = 256;
 constexpr uint32_t TILE_PER_THREAD = TILE_ELEMS / TILE_THREADS;
 
+// The tiles' side is 2^tile_log: up to 32, and at most half the index bits.
+__host__ __device__ constexpr uint32_t tile_log(uint32_t log_m) { return log_m / 2 < TILE_LOG ? log_m / 2 : TILE_LOG; }
+
 __device__ __forceinline__ uint32_t rev_bits(uint32_t x, uint32_t nbits) { return nbits ? __brev(x) >> (32 - nbits) : 0; }
 
 // A tile's shared slot: rows of 32 entries, the column XORed with bits 2..4
@@ -133,7 +136,7 @@ template <class Load>
 __global__ void __launch_bounds__(TILE_THREADS) k_bitrev(Fr* d, uint32_t log_m, Load load) {
   __shared__ uint4 halves[2 * TILE_ELEMS];
   const SharedFr sh{halves, TILE_ELEMS};
-  const uint32_t tlog = log_m / 2 < TILE_LOG ? log_m / 2 : TILE_LOG;
+  const uint32_t tlog = tile_log(log_m);
   const uint32_t mid_log = log_m - 2 * tlog;
   const uint64_t mid = blockIdx.x;
   const uint64_t rmid = mid_log ? __brevll(mid) >> (64 - mid_log) : 0;
@@ -152,15 +155,18 @@ __global__ void __launch_bounds__(TILE_THREADS) k_bitrev(Fr* d, uint32_t log_m, 
     sh.set(tile_slot(row, col), load(at(mid, row, col)));
     if (rmid != mid) held[r] = load(at(rmid, row, col));
   }
-  __syncthreads();
-  // Tile rmid's (row, col) is tile mid's (rev col, rev row).
+  // Tile t's (row, col) is the shared tile's (rev col, rev row).
+  auto store_transposed = [&](uint64_t t) {
 #pragma unroll
-  for (uint32_t r = 0; r < TILE_PER_THREAD; r++) {
-    const uint32_t e = threadIdx.x + r * TILE_THREADS;
-    if (e >= E) break;
-    const uint32_t row = e >> tlog, col = e & cmask;
-    d[at(rmid, row, col)] = sh.get(tile_slot(rev_bits(col, tlog), rev_bits(row, tlog)));
-  }
+    for (uint32_t r = 0; r < TILE_PER_THREAD; r++) {
+      const uint32_t e = threadIdx.x + r * TILE_THREADS;
+      if (e >= E) break;
+      const uint32_t row = e >> tlog, col = e & cmask;
+      d[at(t, row, col)] = sh.get(tile_slot(rev_bits(col, tlog), rev_bits(row, tlog)));
+    }
+  };
+  __syncthreads();
+  store_transposed(rmid);
   if (rmid == mid) return;
   __syncthreads();
 #pragma unroll
@@ -170,18 +176,12 @@ __global__ void __launch_bounds__(TILE_THREADS) k_bitrev(Fr* d, uint32_t log_m, 
     sh.set(tile_slot(e >> tlog, e & cmask), held[r]);
   }
   __syncthreads();
-#pragma unroll
-  for (uint32_t r = 0; r < TILE_PER_THREAD; r++) {
-    const uint32_t e = threadIdx.x + r * TILE_THREADS;
-    if (e >= E) break;
-    const uint32_t row = e >> tlog, col = e & cmask;
-    d[at(mid, row, col)] = sh.get(tile_slot(rev_bits(col, tlog), rev_bits(row, tlog)));
-  }
+  store_transposed(mid);
 }
 
 template <class Load>
 void launch_bitrev(Fr* d, uint32_t log_m, const Load& load) {
-  const uint32_t tlog = log_m / 2 < TILE_LOG ? log_m / 2 : TILE_LOG;
+  const uint32_t tlog = tile_log(log_m);
   k_bitrev<Load><<<(unsigned)(1ull << (log_m - 2 * tlog)), TILE_THREADS, 0, cur_stream()>>>(d, log_m, load);
   KERNEL_CHECK();
 }
