@@ -1,7 +1,7 @@
 // Number-theoretic transforms over Fr (BLS12-381 scalar field) with
 // gnark-crypto's fft.Domain semantics, and bellperson's H pipeline.
 //
-// Natural order in and out: bit-reversal permutation (in place), then a
+// Natural order in and out: bit-reversal permutation (in place, by tiles), then a
 // decimation-in-time Cooley-Tukey in a few passes of up to 10 stages in
 // shared memory, two stages per step. H's domain-to-coset steps skip the bit
 // reversal: a DIF inverse leaves the coefficients bit-reversed and a DIT
@@ -208,6 +208,7 @@ __device__ __forceinline__ Fr twiddle(const Fr* tw, uint64_t idx, uint64_t half_
 // both stages in registers, so each pair costs one shared-memory round trip
 // and one barrier; an odd count leaves stage 0 as a radix-2 step of two
 // butterflies per thread. blockDim = E/4 (at least 1).
+
 // A step's twiddles: radix 4 at lower stage sl uses a for stage sl, b and c
 // for stage sl+1 at in-group offsets j and j + 2^sl; radix 2 uses a and b
 // for its two butterflies.
