@@ -266,7 +266,7 @@ func recordMatrices(ctx context.Context, a *admission) (*pce.Matrices, error) {
 		return nil, err
 	}
 	sz := a.shape.sizes
-	rec := synth.NewRecorderSized(sz, pce.RecordingTerms(sz.Rows+sz.Inputs))
+	rec := synth.NewRecorderSized(sz, pce.RecordingTerms(sz))
 	if err := circuit.Synthesize(ctx, rec); err != nil {
 		return nil, err
 	}

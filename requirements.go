@@ -188,7 +188,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		}
 	}
 	if r.MatricesBytes > 0 {
-		r.MatricesLoadBytes = max(pce.RecordingBytes(sh.sizes), groth16.PartitionHostBytes(sh.sizes)+matrices)
+		r.MatricesLoadBytes = max(pce.RecordingBytes(sh.sizes), sh.bytes+matrices) // sh.bytes: a full synthesis
 	}
 	held := min(int64(sh.partitions), int64(conc+workers)) * r.PartitionHostBytes // the working sets at once
 	if !budgetAuto {

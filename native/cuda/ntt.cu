@@ -142,8 +142,8 @@ __global__ void __launch_bounds__(TILE_THREADS) k_bitrev(Fr* d, uint32_t log_m, 
   const uint64_t rmid = mid_log ? __brevll(mid) >> (64 - mid_log) : 0;
   if (rmid < mid) return;
   const uint32_t E = 1u << (2 * tlog), cmask = (1u << tlog) - 1;
-  auto at = [&](uint64_t m_, uint32_t row, uint32_t col) {
-    return ((uint64_t)row << (log_m - tlog)) | (m_ << tlog) | col;
+  auto at = [&](uint64_t tile, uint32_t row, uint32_t col) {
+    return ((uint64_t)row << (log_m - tlog)) | (tile << tlog) | col;
   };
   // Tile mid in, tile rmid held in registers.
   Fr held[TILE_PER_THREAD];

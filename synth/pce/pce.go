@@ -180,10 +180,11 @@ const (
 // 2.1417, 2.1695), RecordingTerms' basis.
 var poRepTermsPerRowABC = [3]float64{2.4417, 1.0008, 2.1695}
 
-// RecordingTerms is room for the terms of a PoRep partition circuit of rows
-// rows (its input rows included) in each of A, B and C, with 1 % to spare:
-// the hint of synth.NewRecorderSized.
-func RecordingTerms(rows int) [3]int {
+// RecordingTerms is room for the terms of a PoRep partition circuit of
+// sizes sz (its input rows included) in each of A, B and C, with 1 % to
+// spare: the hint of synth.NewRecorderSized.
+func RecordingTerms(sz synth.Sizes) [3]int {
+	rows := sz.Rows + sz.Inputs
 	var t [3]int
 	for i, r := range poRepTermsPerRowABC {
 		t[i] = int(float64(rows)*r*1.01) + 1
@@ -200,7 +201,7 @@ func RecordingTerms(rows int) [3]int {
 func RecordingBytes(sz synth.Sizes) int64 {
 	rows := sz.Rows + sz.Inputs
 	var terms int64
-	for _, t := range RecordingTerms(rows) {
+	for _, t := range RecordingTerms(sz) {
 		terms += int64(t)
 	}
 	vars := int64(sz.Inputs + sz.Aux)

@@ -247,7 +247,7 @@ func TestRecordingTermsCover(t *testing.T) {
 				t.Skip("millions of rows recorded")
 			}
 			sz := p.Sizes()
-			terms := pce.RecordingTerms(sz.Rows + sz.Inputs)
+			terms := pce.RecordingTerms(sz)
 			rec := synth.NewRecorderSized(sz, terms)
 			require.NoError(t, (&stacked.Circuit{Params: p}).Synthesize(context.Background(), rec))
 			synth.AppendInputRows(rec, len(rec.Inputs))
@@ -414,7 +414,7 @@ func TestRecordingBytes(t *testing.T) {
 		t.Skip("2.7 M rows recorded")
 	}
 	sz := stacked.Params2KiB.Sizes()
-	rec := synth.NewRecorderSized(sz, pce.RecordingTerms(sz.Rows+sz.Inputs))
+	rec := synth.NewRecorderSized(sz, pce.RecordingTerms(sz))
 	require.NoError(t, (&stacked.Circuit{Params: stacked.Params2KiB}).Synthesize(context.Background(), rec))
 	synth.AppendInputRows(rec, len(rec.Inputs))
 	ms, err := pce.Compile(rec)
