@@ -65,12 +65,12 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	if err != nil {
 		return nil, err
 	}
-	var witness pipeline.VectorMemory
-	if len(devices) > 0 { // witnesses in pinned memory: one DMA each to the GPU
-		witness = groth16.PinnedVectors{}
+	var vectors pipeline.VectorMemory
+	if len(devices) > 0 { // assignments in pinned memory: one DMA per vector to the GPU
+		vectors = groth16.PinnedVectors{}
 	}
 	pipe, err := pipeline.New(pipeline.Config{Synthesis: cfg.SynthesisConcurrency, Provers: proverWorkers(cfg, devices),
-		HostBudget: cfg.HostMemoryBudget, Tracer: cfg.Tracer, Log: cfg.Logger, Witness: witness})
+		HostBudget: cfg.HostMemoryBudget, Tracer: cfg.Tracer, Log: cfg.Logger, Vectors: vectors})
 	if err != nil {
 		closeDevices(devices)
 		return nil, err

@@ -66,9 +66,10 @@ type Resources struct {
 	// place of the largest section. Equal to HostBytes on the CPU.
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
-	// staging chunks of each GPU worker; with MatricesOnGPU the aux of the
-	// witnesses held at once (in HostBytes too: they are synthesized into
-	// it); and in streaming mode the key's points (once per process, shared
+	// staging chunks of each GPU worker; the vectors of the working sets
+	// held at once (in HostBytes too: they are synthesized into it), with
+	// MatricesOnGPU the witnesses' aux, else each one's aux, a, b and c;
+	// and in streaming mode the key's points (once per process, shared
 	// by the GPUs) and the GPU's copy of H's last vector (a domain of Fr;
 	// also in HostBytes); 0 on the CPU.
 	PinnedBytes int64
@@ -194,8 +195,12 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	if !budgetAuto {
 		held = min(held, max(cfg.HostMemoryBudget, r.PartitionHostBytes))
 	}
-	if r.MatricesOnGPU { // the witnesses at once are synthesized into pinned memory
-		r.PinnedBytes += held / r.PartitionHostBytes * groth16.PinnedWitnessBytes(sh.sizes)
+	if cuda { // the working sets at once are synthesized into pinned memory
+		pinned := groth16.PinnedAssignmentBytes(sh.sizes)
+		if r.MatricesOnGPU {
+			pinned = groth16.PinnedWitnessBytes(sh.sizes)
+		}
+		r.PinnedBytes += held / r.PartitionHostBytes * pinned
 	}
 	r.HostBytes = file + held + r.MatricesBytes + pinnedHost + 512<<20
 	r.PreloadedHostBytes = r.HostBytes

@@ -353,7 +353,11 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			assert.False(t, st.MatricesOnGPU)
 			assert.Zero(t, st.MatricesBytes, "auto: no matrices where they would cost the GPU its overlap")
 			assert.Equal(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "one worker: the least limit is its proof")
-			assert.Equal(t, pinned, st.PinnedBytes, "the key and c's stage pinned on the host")
+			assignments := (st.HostBytes - st.ParamsBytes - groth16.StreamingStageBytes(int(st.Domain)) - 512<<20) / st.PartitionHostBytes
+			assert.Positive(t, assignments)
+			perAssignment := (int64(130_169_893) + 3<<27) * 32 // aux, and a, b, c over the domain
+			assert.Equal(t, pinned+assignments*perAssignment, st.PinnedBytes,
+				"the key, c's stage and the full assignments' aux, a, b, c pinned on the host")
 		}
 		assert.Equal(t, st.HostBytes, st.PreloadedHostBytes, "a pinned key stays on the host")
 	}

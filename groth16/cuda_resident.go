@@ -75,8 +75,10 @@ func (rp *residentProof) upload() error {
 	begin := time.Now()
 	w := rp.w
 	bytes := int64(len(w.A)+len(w.B)+len(w.C)+len(w.Aux)+len(w.Inputs)) * frSize
-	pinnedAux := false
-	defer func() { rp.cfg.report("upload", begin, "device", rp.device, "bytes", bytes, "pinned_aux", pinnedAux) }()
+	pinnedABC, pinnedAux := w.A != nil, false
+	defer func() {
+		rp.cfg.report("upload", begin, "device", rp.device, "bytes", bytes, "pinned_abc", pinnedABC, "pinned_aux", pinnedAux)
+	}()
 	domainBytes := int64(rp.m) * frSize
 	for i, v := range [][]fr.Element{w.A, w.B, w.C} {
 		b, err := rp.alloc(domainBytes)
@@ -87,8 +89,12 @@ func (rp *residentProof) upload() error {
 		rows := len(v)
 		if v == nil {
 			rows = w.NumRows()
-		} else if _, err := rp.p.stage.uploadFr(rp.st, b, 0, v); err != nil {
-			return err
+		} else {
+			pinned, err := rp.p.stage.uploadFr(rp.st, b, 0, v)
+			if err != nil {
+				return err
+			}
+			pinnedABC = pinnedABC && pinned
 		}
 		n := int64(rows) * frSize
 		if err := rp.st.Zero(b, n, domainBytes-n); err != nil {

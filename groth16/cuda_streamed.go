@@ -148,7 +148,7 @@ func (sp *streamedProof) prepare(ctx context.Context) error {
 // uploadAB uploads a and b into H's two vectors.
 func (sp *streamedProof) uploadAB() error {
 	begin := time.Now()
-	defer sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.A)+len(sp.w.B))*frSize)
+	pinnedAB := true
 	for _, x := range []struct {
 		dst **native.Buffer
 		v   []fr.Element
@@ -158,10 +158,14 @@ func (sp *streamedProof) uploadAB() error {
 			return err
 		}
 		*x.dst = b
-		if err := sp.fill(sp.st, b, x.v); err != nil {
+		pinned, err := sp.fill(sp.st, b, x.v)
+		if err != nil {
 			return err
 		}
+		pinnedAB = pinnedAB && pinned
 	}
+	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.A)+len(sp.w.B))*frSize,
+		"pinned_ab", pinnedAB)
 	return nil
 }
 
@@ -207,15 +211,15 @@ func (sp *streamedProof) domainVector() (*native.Buffer, error) {
 }
 
 // fill copies v into b on st, zeroes the rest and waits for it.
-func (sp *streamedProof) fill(st *native.Stream, b *native.Buffer, v []fr.Element) error {
-	if _, err := sp.p.stage.uploadFr(st, b, 0, v); err != nil {
-		return err
+func (sp *streamedProof) fill(st *native.Stream, b *native.Buffer, v []fr.Element) (pinned bool, err error) {
+	if pinned, err = sp.p.stage.uploadFr(st, b, 0, v); err != nil {
+		return pinned, err
 	}
 	n := int64(len(v)) * frSize
 	if err := st.Zero(b, n, b.Size()-n); err != nil {
-		return err
+		return pinned, err
 	}
-	return st.Sync()
+	return pinned, st.Sync()
 }
 
 // computeH runs H's three steps; c lands in b's vector once b's step is
@@ -265,17 +269,20 @@ func (sp *streamedProof) evalC() error {
 }
 
 // stageC brings c into x once b's step is done: the cores copy it into the
-// device's pinned stage while the step runs, then the copy stream uploads
-// it with the compute lock suspended.
+// device's pinned stage while the step runs (unless it is pinned already,
+// synthesized into PinnedVectors), then the copy stream uploads it with
+// the compute lock suspended.
 func (sp *streamedProof) stageC(ctx context.Context) error {
-	begin := time.Now()
-	staged, err := sp.p.lastStage.hold(ctx, sp.w.C)
-	if err != nil {
-		return err
-	}
-	if staged != nil {
-		sp.stagedC = staged
-		sp.cfg.report("stage_c", begin, "device", sp.device, "bytes", int64(len(sp.w.C))*frSize)
+	if _, _, pinned := pinnedVectors.find(sp.w.C); !pinned {
+		begin := time.Now()
+		staged, err := sp.p.lastStage.hold(ctx, sp.w.C)
+		if err != nil {
+			return err
+		}
+		if staged != nil {
+			sp.stagedC = staged
+			sp.cfg.report("stage_c", begin, "device", sp.device, "bytes", int64(len(sp.w.C))*frSize)
+		}
 	}
 	if err := sp.st.Sync(); err != nil { // x is free again
 		return err
@@ -283,11 +290,13 @@ func (sp *streamedProof) stageC(ctx context.Context) error {
 	return sp.suspend(ctx, sp.uploadC)
 }
 
-// uploadC brings c into x on the copy stream: one DMA from its pinned
-// copy, whose stage it then hands on, or through the staging chunks.
+// uploadC brings c into x on the copy stream: one DMA from its stage,
+// which it then hands on, or from its own pinned memory, or else through
+// the staging chunks.
 func (sp *streamedProof) uploadC() error {
 	if sp.stagedC == nil {
-		return sp.fill(sp.cs, sp.x, sp.w.C)
+		_, err := sp.fill(sp.cs, sp.x, sp.w.C)
+		return err
 	}
 	n := int64(len(sp.w.C)) * frSize
 	err := sp.cs.CopyToDeviceAsync(sp.x, 0, sp.stagedC, 0, n)

@@ -2,6 +2,7 @@ package groth16_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
@@ -95,6 +96,59 @@ func TestCUDAProverStreamingEqualsCPU(t *testing.T) {
 	got, err := groth16.Prove(context.Background(), p, pk, c, groth16.WithRandomness(r, s))
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
+}
+
+// A full assignment synthesized into groth16.PinnedVectors' memory (aux,
+// a, b, c, with room for the input rows) proves as one on the heap,
+// resident and streamed: every vector uploaded by one DMA (the upload
+// reports say so), c without the streaming path's stage.
+func TestCUDAProverPinnedAssignment(t *testing.T) {
+	for name, cfg := range map[string]groth16.CUDAConfig{"resident": {}, "streaming": {NoResident: true}} {
+		t.Run(name, func(t *testing.T) {
+			p := gpuProver(t, cfg)
+			ctx := context.Background()
+			c := &testcircuit.Chain{N: 3000, Seed: 6, Inputs: 3}
+			pk := setup(t, c, 31)
+			var r, s fr.Element
+			r.SetUint64(17)
+			s.SetUint64(19)
+			rs := groth16.WithRandomness(r, s)
+			heap := synth.NewProvingAssignment(synth.Sizes{})
+			require.NoError(t, c.Synthesize(ctx, heap))
+			rows := heap.NumRows() + len(heap.Inputs) // and the input rows the prover appends
+			var pv groth16.PinnedVectors
+			alloc := func(n int) []fr.Element {
+				v, err := pv.Alloc(n)
+				require.NoError(t, err)
+				t.Cleanup(func() { assert.NoError(t, pv.Free(v)) })
+				return v
+			}
+			v := synth.Vectors{Aux: alloc(len(heap.Aux)), A: alloc(rows), B: alloc(rows), C: alloc(rows)}
+			w := synth.NewProvingAssignmentIn(synth.Sizes{}, v)
+			require.NoError(t, c.Synthesize(ctx, w))
+			var flags []string
+			staged := 0
+			phases := groth16.WithPhases(func(name string, _, _ time.Time, args ...any) {
+				if name == "stage_c" {
+					staged++
+				}
+				for i := 0; name == "upload" && i+1 < len(args); i += 2 {
+					if k, _ := args[i].(string); strings.HasPrefix(k, "pinned_") {
+						flags = append(flags, fmt.Sprint(k, "=", args[i+1]))
+					}
+				}
+			})
+			got, err := p.Prove(ctx, pk, w, rs, phases)
+			require.NoError(t, err)
+			assert.Equal(t, prove(t, pk, c, rs), got)
+			require.Same(t, &v.C[:1][0], &w.C[0], "c in its pinned vector, the input rows too")
+			assert.Zero(t, staged, "c is not copied into the stage")
+			require.NotEmpty(t, flags)
+			for _, f := range flags {
+				assert.True(t, strings.HasSuffix(f, "=true"), "uploaded by one DMA: %s", f)
+			}
+		})
+	}
 }
 
 // Several workers proving on one device at once, each on its own stream

@@ -92,7 +92,8 @@
 // proof that holds its witness fits the limit as often as a plain one
 // (MatricesFit, PlanStreamingMatrices); elsewhere, and on the CPU, they
 // are evaluated on the host. A witness synthesized into PinnedVectors'
-// memory (synth.NewWitnessAssignmentIn) reaches the device by one DMA at
-// the link's speed; any other goes through the device's staging chunks,
-// which the CPU fills.
+// memory (synth.NewWitnessAssignmentIn), or a full assignment's aux, a, b
+// and c (synth.NewProvingAssignmentIn), reach the device by one DMA each
+// at the link's speed; any other vector goes through the device's staging
+// chunks, which the CPU fills.
 package groth16

@@ -81,6 +81,14 @@ func PinnedWitnessBytes(sz synth.Sizes) int64 {
 	return int64(sz.Aux) * frSize
 }
 
+// PinnedAssignmentBytes is the pinned host memory of a full assignment
+// synthesized into PinnedVectors' memory, as the facade's pipeline does for
+// the GPUs (part of PartitionHostBytes): its aux, and a, b, c with room for
+// the domain (the input rows and the quotient's work in place).
+func PinnedAssignmentBytes(sz synth.Sizes) int64 {
+	return (int64(sz.Aux) + 3*int64(sz.Domain())) * frSize
+}
+
 // ProofDeviceBytes is the device memory one proof reserves beside its
 // resident key (counts c, domain m, nAux aux variables): what a scheduler
 // should budget per GPU worker.

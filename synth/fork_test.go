@@ -126,6 +126,52 @@ func TestForkNEqualsSequential(t *testing.T) {
 	}
 }
 
+// A full system in the caller's vectors writes its values there, through
+// ForkN and after Reset, and equals one on the heap; a vector too small
+// moves to the heap with the same values.
+func TestProvingAssignmentInVectors(t *testing.T) {
+	seq := synth.NewProvingAssignment(synth.Sizes{})
+	shared := top(seq)
+	var sizes []synth.Sizes
+	for k := uint64(0); k < 4; k++ {
+		before := synth.Sizes{Inputs: len(seq.Inputs), Aux: len(seq.Aux), Rows: seq.NumRows()}
+		part(seq, shared, 20+k)
+		sizes = append(sizes, synth.Sizes{Inputs: len(seq.Inputs) - before.Inputs, Aux: len(seq.Aux) - before.Aux, Rows: seq.NumRows() - before.Rows})
+	}
+	rows := seq.NumRows()
+	v := synth.Vectors{
+		Aux: make([]fr.Element, 3, len(seq.Aux)), // lengths are ignored
+		A:   make([]fr.Element, 0, rows), B: make([]fr.Element, 0, rows), C: make([]fr.Element, 5, rows),
+	}
+	w := synth.NewProvingAssignmentIn(synth.Sizes{}, v)
+	for range 2 { // and again after Reset
+		w.Reset()
+		shared := top(w)
+		part(w, shared, 20)
+		children := w.ForkN(sizes[1:])
+		var wg sync.WaitGroup
+		for k, c := range children {
+			wg.Go(func() { part(c, shared, 21+uint64(k)) })
+		}
+		wg.Wait()
+		require.NoError(t, w.Join(children...))
+		assertSameAssignment(t, seq, w)
+		for _, x := range [][2][]fr.Element{{v.Aux, w.Aux}, {v.A, w.A}, {v.B, w.B}, {v.C, w.C}} {
+			assert.Same(t, &x[0][:1][0], &x[1][0], "the values are written into the caller's vectors")
+		}
+	}
+	small := v
+	small.B = make([]fr.Element, 0, rows-1)
+	w = synth.NewProvingAssignmentIn(synth.Sizes{}, small)
+	shared = top(w)
+	for k := uint64(0); k < 4; k++ {
+		part(w, shared, 20+k)
+	}
+	assertSameAssignment(t, seq, w) // b moved to the heap, the same values
+	assert.NotSame(t, &small.B[:1][0], &w.B[0])
+	assert.Same(t, &small.A[:1][0], &w.A[0])
+}
+
 // assertSameAssignment checks that two systems hold the same values, rows
 // and densities.
 func assertSameAssignment(t *testing.T, want, got *synth.ProvingAssignment) {

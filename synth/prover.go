@@ -59,12 +59,29 @@ func (s Sizes) Domain() int { return DomainSize(s.Rows + s.Inputs) }
 // NewProvingAssignment returns a system with ONE allocated, with room for
 // the given sizes (zero values are fine; slices grow as needed).
 func NewProvingAssignment(hint Sizes) *ProvingAssignment {
+	return NewProvingAssignmentIn(hint, Vectors{
+		Aux: make([]fr.Element, 0, hint.Aux),
+		A:   make([]fr.Element, 0, hint.Rows),
+		B:   make([]fr.Element, 0, hint.Rows),
+		C:   make([]fr.Element, 0, hint.Rows),
+	})
+}
+
+// Vectors is memory a caller chose for an assignment's values (pinned for
+// a GPU's DMA, say): the aux values and the rows' a, b, c are written into
+// each from its start (lengths are ignored). Values beyond a vector's
+// capacity move the whole of it to the heap, as append does; Reset keeps
+// the vectors.
+type Vectors struct {
+	Aux, A, B, C []fr.Element
+}
+
+// NewProvingAssignmentIn is NewProvingAssignment with its values written
+// into v.
+func NewProvingAssignmentIn(hint Sizes, v Vectors) *ProvingAssignment {
 	p := &ProvingAssignment{}
 	p.Inputs = make([]fr.Element, 0, hint.Inputs)
-	p.Aux = make([]fr.Element, 0, hint.Aux)
-	p.A = make([]fr.Element, 0, hint.Rows)
-	p.B = make([]fr.Element, 0, hint.Rows)
-	p.C = make([]fr.Element, 0, hint.Rows)
+	p.Aux, p.A, p.B, p.C = v.Aux[:0], v.A[:0], v.B[:0], v.C[:0]
 	p.AAux.Words = make([]uint64, 0, (hint.Aux+63)/64)
 	p.BAux.Words = make([]uint64, 0, (hint.Aux+63)/64)
 	p.AllocInput(CoeffOne)
@@ -78,9 +95,7 @@ func NewWitnessAssignment(hint Sizes) *ProvingAssignment {
 }
 
 // NewWitnessAssignmentIn is NewWitnessAssignment with the aux values
-// written into aux from its start (its length is ignored): memory the
-// caller chose, pinned for a GPU's DMA, say. Aux values beyond its capacity
-// move the whole of Aux to the heap, as append does; Reset keeps the buffer.
+// written into aux, as NewProvingAssignmentIn writes Vectors.Aux.
 func NewWitnessAssignmentIn(hint Sizes, aux []fr.Element) *ProvingAssignment {
 	p := &ProvingAssignment{witnessOnly: true}
 	p.Inputs = make([]fr.Element, 0, hint.Inputs)

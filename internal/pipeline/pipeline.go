@@ -24,10 +24,11 @@ type Config struct {
 	HostBudget int64    // the host memory budget's limit (NewBudget), bytes
 	Tracer     *trace.Tracer
 	Log        *slog.Logger // a panic in the pipeline's own code (not a partition's) is logged here
-	// Witness, if set, holds the aux of witness-only assignments: GPU
-	// provers pass groth16.PinnedVectors, whose vectors they upload by one
-	// DMA. Spare assignments keep their vectors for the next partition.
-	Witness VectorMemory
+	// Vectors, if set, holds the assignments' vectors (a witness-only
+	// one's aux; a full one's aux, a, b, c): GPU provers pass
+	// groth16.PinnedVectors, whose vectors they upload by one DMA. Spare
+	// assignments keep their vectors for the next partition.
+	Vectors VectorMemory
 }
 
 // Prover is a prover worker: a groth16.Prover on a GPU (the workers of a
@@ -41,7 +42,7 @@ type Prover struct {
 // package doc). All methods are safe for concurrent use.
 type Pipeline struct {
 	budget  *Budget
-	witness *witnessMemory
+	vectors *vectorMemory
 	tracer  *trace.Tracer
 	log     *slog.Logger
 
@@ -92,7 +93,7 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	p := &Pipeline{
 		budget:     NewBudget(cfg.HostBudget, cfg.Synthesis), // a spare per synthesis worker
-		witness:    newWitnessMemory(cfg.Witness, cfg.Log),
+		vectors:    newVectorMemory(cfg.Vectors, cfg.Log),
 		tracer:     cfg.Tracer,
 		log:        cfg.Log,
 		synthQueue: newQueue(),
@@ -103,7 +104,7 @@ func New(cfg Config) (*Pipeline, error) {
 		jobs:       map[*Job]struct{}{},
 		done:       make(chan struct{}),
 	}
-	p.budget.drop = p.witness.drop
+	p.budget.drop = p.vectors.drop
 	perDevice := map[int]int{}
 	for _, pr := range cfg.Provers {
 		i := perDevice[pr.Device]
@@ -146,7 +147,7 @@ func (p *Pipeline) goLoop(name string, loop func()) {
 
 // PrepareWitnesses makes up to n witness-only assignments of shape ahead
 // of the partitions that will take them (bytes each, the reservation
-// those partitions will ask), their aux in Config.Witness's memory, and
+// those partitions will ask), their aux in Config.Vectors' memory, and
 // keeps them as spares while the budget has room for spares (one per
 // synthesis worker). A pinned vector takes seconds to allocate, which the
 // first partitions would otherwise wait for; the facade calls this while
@@ -154,9 +155,9 @@ func (p *Pipeline) goLoop(name string, loop func()) {
 // the first partitions then synthesized in 0.7 s instead of 3.9-5.6 s but
 // the matrices' load took 36.0 s instead of 27.8 s: no sooner a first
 // proof. It stops making them once ctx ends. It returns how many it made:
-// none without Config.Witness, when the memory fails, or after Close.
+// none without Config.Vectors, when the memory fails, or after Close.
 func (p *Pipeline) PrepareWitnesses(ctx context.Context, shape synth.Sizes, bytes int64, n int) int {
-	if p.witness.mem == nil {
+	if p.vectors.mem == nil {
 		return 0
 	}
 	p.mu.Lock()
@@ -169,9 +170,9 @@ func (p *Pipeline) PrepareWitnesses(ctx context.Context, shape synth.Sizes, byte
 	defer p.active.Done()
 	made := 0
 	for made < n && ctx.Err() == nil && !p.isClosed() && p.budget.roomForSpare(bytes) {
-		w, inMem := p.witness.assignment(shape)
+		w, inMem := p.vectors.assignment(shape, true)
 		if !inMem || !p.budget.addSpare(shape, w, bytes) {
-			p.witness.drop(w)
+			p.vectors.drop(w)
 			break
 		}
 		made++

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/par"
-	"github.com/gpuc2/gpuc2/synth"
 )
 
 // dispatch hands queued partitions, in (proof, partition) order, to idle
@@ -67,7 +66,7 @@ func (p *Pipeline) synthLoop(w *synthWorker) {
 		select {
 		case t := <-w.tasks:
 			if err := par.Recover(func() error { return p.synthesize(w, t) }); err != nil {
-				p.witness.drop(t.w) // a failed synthesis may leave the assignment half built: drop it
+				p.vectors.drop(t.w) // a failed synthesis may leave the assignment half built: drop it
 				t.w = nil
 				p.finish(t, err)
 				continue
@@ -94,15 +93,12 @@ func (p *Pipeline) synthesize(w *synthWorker, t *task) error {
 		}
 		witnessOnly := job.spec.Matrices != nil
 		if t.w != nil && t.w.WitnessOnly() != witnessOnly {
-			p.witness.drop(t.w) // a spare of the other kind, under the same shape
+			p.vectors.drop(t.w) // a spare of the other kind, under the same shape
 			t.w = nil
 		}
-		switch {
-		case t.w == nil && witnessOnly:
-			t.w, _ = p.witness.assignment(job.spec.Shape) // the reserved bytes
-		case t.w == nil:
-			t.w = synth.NewProvingAssignment(job.spec.Shape)
-		default:
+		if t.w == nil {
+			t.w, _ = p.vectors.assignment(job.spec.Shape, witnessOnly) // the reserved bytes
+		} else {
 			t.w.Reset()
 		}
 		return circuit.Synthesize(job.ctx, t.w)

@@ -23,12 +23,19 @@ type fakeVectors struct {
 	live       map[*fr.Element]int // start → capacity
 	allocs     int
 	fail       bool
+	failIn     int // > 0: the failIn-th Alloc from now fails
 	wrongFrees int
 }
 
 func (m *fakeVectors) Alloc(n int) ([]fr.Element, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.failIn > 0 {
+		m.failIn--
+		if m.failIn == 0 {
+			return nil, errors.New("fakeVectors: no memory")
+		}
+	}
 	if m.fail {
 		return nil, errors.New("fakeVectors: no memory")
 	}
@@ -65,65 +72,91 @@ func (m *fakeVectors) count() (live, allocs int) {
 	return len(m.live), m.allocs
 }
 
-// witnessProver checks that each partition is witness-only and whether its
-// aux lies in mem's memory.
-type witnessProver struct {
-	mem     *fakeVectors
-	mu      sync.Mutex
-	inMem   int
-	onHeap  int
-	notOnly int
+// vectorsProver checks whether each partition is witness-only and whether
+// its vectors (aux; and a, b, c when full) lie in mem's memory.
+type vectorsProver struct {
+	mem    *fakeVectors
+	mu     sync.Mutex
+	inMem  int
+	onHeap int
+	kinds  map[bool]int // witness-only → partitions
 }
 
-func (f *witnessProver) Prove(_ context.Context, _ *groth16.ProvingKey, w *synth.ProvingAssignment, _ ...groth16.ProveOption) (*groth16.Proof, error) {
+func (f *vectorsProver) Prove(_ context.Context, _ *groth16.ProvingKey, w *synth.ProvingAssignment, _ ...groth16.ProveOption) (*groth16.Proof, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	switch {
-	case !w.WitnessOnly():
-		f.notOnly++
-	case f.mem.holds(w.Aux):
+	if f.kinds == nil {
+		f.kinds = map[bool]int{}
+	}
+	f.kinds[w.WitnessOnly()]++
+	vs := [][]fr.Element{w.Aux}
+	if !w.WitnessOnly() {
+		vs = append(vs, w.A, w.B, w.C)
+	}
+	in := 0
+	for _, v := range vs {
+		if f.mem.holds(v) {
+			in++
+		}
+	}
+	switch in {
+	case len(vs):
 		f.inMem++
-	default:
+	case 0:
 		f.onHeap++
 	}
 	return &groth16.Proof{}, nil
 }
 
-// A pipeline with a VectorMemory synthesizes witness-only partitions into
-// its vectors, reuses them through the spares, frees those the budget lets
-// go of (a failed synthesis, a trimmed spare, Close) and falls back to the
-// heap when the memory fails.
-func TestPipelineWitnessMemory(t *testing.T) {
+// A pipeline with a VectorMemory synthesizes partitions into its vectors
+// (a witness-only one's aux; a full one's aux, a, b, c), reuses them
+// through the spares, frees those the budget lets go of (a failed
+// synthesis, a trimmed spare, Close) and falls back to the heap when the
+// memory fails.
+func TestPipelineVectorMemory(t *testing.T) {
+	for _, witnessOnly := range []bool{true, false} {
+		name := map[bool]string{true: "witness-only", false: "full"}[witnessOnly]
+		t.Run(name, func(t *testing.T) { testPipelineVectorMemory(t, witnessOnly) })
+	}
+}
+
+func testPipelineVectorMemory(t *testing.T, witnessOnly bool) {
 	c, err := chain(0)
 	require.NoError(t, err)
-	probe := synth.NewWitnessAssignment(synth.Sizes{})
+	probe := synth.NewProvingAssignment(synth.Sizes{})
 	require.NoError(t, c.Synthesize(context.Background(), probe))
-	exact := synth.Sizes{Inputs: len(probe.Inputs), Aux: len(probe.Aux)}
+	exact := synth.Sizes{Inputs: len(probe.Inputs), Aux: len(probe.Aux), Rows: probe.NumRows()}
+	var matrices *pce.Matrices
+	perAssignment := 4 // vectors
+	if witnessOnly {
+		exact.Rows = 0
+		matrices = &pce.Matrices{}
+		perAssignment = 1
+	}
 
 	mem := &fakeVectors{}
-	prover := &witnessProver{mem: mem}
-	p, _ := newPipeline(t, pipeline.Config{Synthesis: 2, HostBudget: 3 * partitionBytes, Witness: mem,
+	prover := &vectorsProver{mem: mem}
+	p, _ := newPipeline(t, pipeline.Config{Synthesis: 2, HostBudget: 3 * partitionBytes, Vectors: mem,
 		Provers: []pipeline.Prover{{Device: 0, Prover: prover}}})
-	witnessSpec := func(n int, circuit func(int) (synth.Circuit, error)) pipeline.Spec {
-		return pipeline.Spec{Partitions: n, Circuit: circuit, Shape: exact, Bytes: partitionBytes, Matrices: &pce.Matrices{}}
-	}
 	run := func(n int, circuit func(int) (synth.Circuit, error)) error {
-		j, err := p.Enqueue(context.Background(), witnessSpec(n, circuit))
+		j, err := p.Enqueue(context.Background(), pipeline.Spec{Partitions: n, Circuit: circuit, Shape: exact,
+			Bytes: partitionBytes, Matrices: matrices})
 		require.NoError(t, err)
 		return result(t, collect(j))
 	}
+	spares := func() int { return perAssignment * int(p.Stats().Budget.Spare/partitionBytes) }
 
 	for range 3 {
 		require.NoError(t, run(4, chain))
 	}
 	live, allocs := mem.count()
-	assert.Equal(t, 12, prover.inMem, "every witness was synthesized into the vector memory")
-	assert.LessOrEqual(t, allocs, 3, "the spares' vectors are reused: at most the budget's partitions")
-	assert.Equal(t, live, int(p.Stats().Budget.Spare/partitionBytes), "the live vectors are the spares'")
+	assert.Equal(t, 12, prover.inMem, "every partition was synthesized into the vector memory")
+	assert.LessOrEqual(t, allocs, 3*perAssignment, "the spares' vectors are reused: at most the budget's partitions")
+	assert.Equal(t, live, spares(), "the live vectors are the spares'")
 
 	require.Error(t, run(1, func(int) (synth.Circuit, error) { return panicky{}, nil }))
 	live2, _ := mem.count()
-	assert.Equal(t, live2, int(p.Stats().Budget.Spare/partitionBytes), "the half-built one is freed, not kept")
+	assert.Equal(t, live2, spares(), "the half-built one is freed, not kept")
 
 	p.Budget().SetResident(3 * partitionBytes) // no room: the spares are trimmed
 	live3, _ := mem.count()
@@ -139,14 +172,21 @@ func TestPipelineWitnessMemory(t *testing.T) {
 
 	mem.mu.Lock()
 	mem.fail = false
+	mem.failIn = perAssignment // the last vector fails: those before it are freed
 	mem.mu.Unlock()
+	p.Budget().DropSpares(nil)
+	require.NoError(t, run(1, chain))
+	assert.Equal(t, 3, prover.onHeap, "an assignment whose last vector fails is on the heap")
+	live4, _ := mem.count()
+	assert.Zero(t, live4, "and its other vectors are freed")
+
 	p.Budget().DropSpares(nil)
 	require.NoError(t, run(2, chain))
 	p.Close()
 	live, _ = mem.count()
 	assert.Zero(t, live, "Close frees every vector")
 	assert.Zero(t, mem.wrongFrees, "only vectors it handed out are freed")
-	assert.Zero(t, prover.notOnly)
+	assert.Equal(t, map[bool]int{witnessOnly: prover.inMem + prover.onHeap}, prover.kinds)
 }
 
 // PrepareWitnesses makes pinned witnesses ahead, as many as the budget
@@ -165,8 +205,8 @@ func TestPipelinePrepareWitnesses(t *testing.T) {
 	assert.Zero(t, heap.PrepareWitnesses(ctx, exact, partitionBytes, 2), "no vector memory")
 
 	mem := &fakeVectors{}
-	prover := &witnessProver{mem: mem}
-	p, _ := newPipeline(t, pipeline.Config{Synthesis: 2, HostBudget: 3 * partitionBytes, Witness: mem,
+	prover := &vectorsProver{mem: mem}
+	p, _ := newPipeline(t, pipeline.Config{Synthesis: 2, HostBudget: 3 * partitionBytes, Vectors: mem,
 		Provers: []pipeline.Prover{{Device: 0, Prover: prover}}})
 	assert.Equal(t, 2, p.PrepareWitnesses(ctx, exact, partitionBytes, 5), "one spare per synthesis worker")
 	assert.Zero(t, p.PrepareWitnesses(ctx, exact, partitionBytes, 5), "the spares are there")
