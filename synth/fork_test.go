@@ -99,28 +99,14 @@ func TestResetReusesBuffers(t *testing.T) {
 // ForkN children write in place when their sizes are exact, and still join
 // correctly when a size is too small or too large.
 func TestForkNEqualsSequential(t *testing.T) {
-	seq := synth.NewProvingAssignment(synth.Sizes{})
-	shared := top(seq)
-	var sizes []synth.Sizes
-	for k := uint64(0); k < 4; k++ {
-		before := synth.Sizes{Inputs: len(seq.Inputs), Aux: len(seq.Aux), Rows: seq.NumRows()}
-		part(seq, shared, 20+k)
-		sizes = append(sizes, synth.Sizes{Inputs: len(seq.Inputs) - before.Inputs, Aux: len(seq.Aux) - before.Aux, Rows: seq.NumRows() - before.Rows})
-	}
+	seq, sizes := sequential(20)
 	wrong := append([]synth.Sizes(nil), sizes...)
 	wrong[1].Aux -= 3  // overflows: reallocates
 	wrong[2].Rows += 5 // leaves a gap
 	for name, sz := range map[string][]synth.Sizes{"exact": sizes, "inexact": wrong} {
 		t.Run(name, func(t *testing.T) {
 			par := synth.NewProvingAssignment(synth.Sizes{})
-			shared := top(par)
-			children := par.ForkN(sz)
-			var wg sync.WaitGroup
-			for k, c := range children {
-				wg.Go(func() { part(c, shared, 20+uint64(k)) })
-			}
-			wg.Wait()
-			require.NoError(t, par.Join(children...))
+			forkParts(t, par, top(par), sz, 20)
 			assertSameAssignment(t, seq, par)
 		})
 	}
@@ -130,14 +116,7 @@ func TestForkNEqualsSequential(t *testing.T) {
 // ForkN and after Reset, and equals one on the heap; a vector too small
 // moves to the heap with the same values.
 func TestProvingAssignmentInVectors(t *testing.T) {
-	seq := synth.NewProvingAssignment(synth.Sizes{})
-	shared := top(seq)
-	var sizes []synth.Sizes
-	for k := uint64(0); k < 4; k++ {
-		before := synth.Sizes{Inputs: len(seq.Inputs), Aux: len(seq.Aux), Rows: seq.NumRows()}
-		part(seq, shared, 20+k)
-		sizes = append(sizes, synth.Sizes{Inputs: len(seq.Inputs) - before.Inputs, Aux: len(seq.Aux) - before.Aux, Rows: seq.NumRows() - before.Rows})
-	}
+	seq, sizes := sequential(20)
 	rows := seq.NumRows()
 	v := synth.Vectors{
 		Aux: make([]fr.Element, 3, len(seq.Aux)), // lengths are ignored
@@ -148,13 +127,7 @@ func TestProvingAssignmentInVectors(t *testing.T) {
 		w.Reset()
 		shared := top(w)
 		part(w, shared, 20)
-		children := w.ForkN(sizes[1:])
-		var wg sync.WaitGroup
-		for k, c := range children {
-			wg.Go(func() { part(c, shared, 21+uint64(k)) })
-		}
-		wg.Wait()
-		require.NoError(t, w.Join(children...))
+		forkParts(t, w, shared, sizes[1:], 21)
 		assertSameAssignment(t, seq, w)
 		for _, x := range [][2][]fr.Element{{v.Aux, w.Aux}, {v.A, w.A}, {v.B, w.B}, {v.C, w.C}} {
 			assert.Same(t, &x[0][:1][0], &x[1][0], "the values are written into the caller's vectors")
@@ -163,13 +136,27 @@ func TestProvingAssignmentInVectors(t *testing.T) {
 	small := v
 	small.B = make([]fr.Element, 0, rows-1)
 	w = synth.NewProvingAssignmentIn(synth.Sizes{}, small)
-	shared = top(w)
+	shared := top(w)
 	for k := uint64(0); k < 4; k++ {
 		part(w, shared, 20+k)
 	}
 	assertSameAssignment(t, seq, w) // b moved to the heap, the same values
 	assert.NotSame(t, &small.B[:1][0], &w.B[0])
 	assert.Same(t, &small.A[:1][0], &w.A[0])
+}
+
+// sequential synthesizes four parts from seed on, one after another, into
+// a full system, and returns it and each part's sizes.
+func sequential(seed uint64) (*synth.ProvingAssignment, []synth.Sizes) {
+	seq := synth.NewProvingAssignment(synth.Sizes{})
+	shared := top(seq)
+	var sizes []synth.Sizes
+	for k := uint64(0); k < 4; k++ {
+		before := synth.Sizes{Inputs: len(seq.Inputs), Aux: len(seq.Aux), Rows: seq.NumRows()}
+		part(seq, shared, seed+k)
+		sizes = append(sizes, synth.Sizes{Inputs: len(seq.Inputs) - before.Inputs, Aux: len(seq.Aux) - before.Aux, Rows: seq.NumRows() - before.Rows})
+	}
+	return seq, sizes
 }
 
 // assertSameAssignment checks that two systems hold the same values, rows
@@ -183,14 +170,7 @@ func assertSameAssignment(t *testing.T, want, got *synth.ProvingAssignment) {
 // one, sequentially, through Fork and nested Join, through ForkN with exact
 // and inexact sizes, and after Reset; it keeps no rows and no densities.
 func TestWitnessOnlyEqualsWitness(t *testing.T) {
-	full := synth.NewProvingAssignment(synth.Sizes{})
-	shared := top(full)
-	var sizes []synth.Sizes
-	for k := uint64(0); k < 4; k++ {
-		before := synth.Sizes{Inputs: len(full.Inputs), Aux: len(full.Aux), Rows: full.NumRows()}
-		part(full, shared, 30+k)
-		sizes = append(sizes, synth.Sizes{Inputs: len(full.Inputs) - before.Inputs, Aux: len(full.Aux) - before.Aux, Rows: full.NumRows() - before.Rows})
-	}
+	full, sizes := sequential(30)
 	wrong := append([]synth.Sizes(nil), sizes...)
 	wrong[1].Aux -= 3
 	wrong[2].Rows += 5
