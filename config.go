@@ -120,6 +120,13 @@ const (
 	MatricesOff MatricesMode = "off"
 )
 
+// heapABC says whether a GPU proof may take a, b, c evaluated on the host
+// into heap vectors: with MatricesOn, where a streaming GPU does not
+// evaluate them. Only then does c need a streaming GPU's pinned stage
+// (groth16.NoVectorStage otherwise): the pipeline synthesizes every other
+// assignment into pinned memory, or the GPU evaluates a, b, c.
+func (c Config) heapABC() bool { return c.ConstraintMatrices == MatricesOn }
+
 // withDefaults returns c with its defaults resolved: the one place they are,
 // for New to run with and Requirements to size a proof by. It sets ParamsDir,
 // Logger, Backend (auto: cuda when the native library loads, else cpu; cuda

@@ -52,6 +52,7 @@ type keyCache struct {
 	paramsDir, testParamsDir string
 	log                      *slog.Logger
 	devices                  []*groth16.CUDAProver // the GPUs that may hold a copy of a key
+	vectorStage              bool                  // streaming GPUs ready c's pinned stage (Config.heapABC)
 	closing                  <-chan struct{}       // closed when the Prover closes: no more loads
 	// resident, if set, is told the host bytes of the loaded keys (an
 	// automatic host budget leaves room for them).
@@ -65,7 +66,7 @@ type keyCache struct {
 
 func newKeyCache(cfg Config, devices []*groth16.CUDAProver, closing <-chan struct{}) *keyCache {
 	return &keyCache{paramsDir: cfg.ParamsDir, testParamsDir: cfg.TestParamsDir, log: cfg.Logger, devices: devices,
-		closing: closing, byType: map[abi.RegisteredSealProof]*keyEntry{}, byFile: map[string]*keyEntry{}}
+		vectorStage: cfg.heapABC(), closing: closing, byType: map[abi.RegisteredSealProof]*keyEntry{}, byFile: map[string]*keyEntry{}}
 }
 
 func (c *keyCache) closed() bool {
@@ -284,6 +285,9 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 		var opts []groth16.PreloadOption
 		if i == len(c.devices)-1 {
 			opts = append(opts, groth16.DropHostSections())
+		}
+		if !c.vectorStage {
+			opts = append(opts, groth16.NoVectorStage())
 		}
 		if err := d.Preload(ctx, e.pk, opts...); err != nil {
 			return paramsError(e.path, err)

@@ -67,11 +67,13 @@ type Resources struct {
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
 	// staging chunks of each GPU worker; the vectors of the working sets
-	// held at once (in HostBytes too: they are synthesized into it), with
-	// MatricesOnGPU the witnesses' aux, else each one's aux, a, b and c;
+	// held at once (in HostBytes too: they are synthesized into it), when
+	// proofs use the matrices the witnesses' aux, else each one's aux, a, b
+	// and c;
 	// and in streaming mode the key's points (once per process, shared
-	// by the GPUs) and the GPU's copy of H's last vector (a domain of Fr;
-	// also in HostBytes); 0 on the CPU.
+	// by the GPUs), the matrices' copy with MatricesOnGPU, and with
+	// MatricesOn the GPU's copy of H's last vector (a domain of Fr: a, b, c
+	// may then be evaluated into the heap; also in HostBytes); 0 on the CPU.
 	PinnedBytes int64
 	// VRAMBytes is memory per GPU in Mode: resident, the key (the sections'
 	// points as affine G1/G2) plus each of the device's workers' working
@@ -145,7 +147,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	if cfg.ConstraintMatrices == MatricesOn {
 		r.MatricesBytes = matrices // on the host, unless a GPU holds them below
 	}
-	var pinnedHost int64 // streaming: c's stage and the matrices' copy, pinned host memory beyond the key
+	var pinnedHost int64 // streaming: the matrices' copy and c's stage, pinned host memory beyond the key
 	if cuda {
 		m := sh.domain
 		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
@@ -176,7 +178,9 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 				r.PartitionHostBytes = sh.witnessBytes
 			}
 		case groth16.ModeStreaming:
-			pinnedHost = groth16.StreamingStageBytes(int(m))
+			if cfg.heapABC() {
+				pinnedHost = groth16.StreamingStageBytes(int(m))
+			}
 			if cfg.ConstraintMatrices != MatricesOff {
 				if fit, proof := groth16.PlanStreamingMatrices(limit, counts, int(m), nAux, nIn); fit {
 					r.MatricesOnGPU, r.MatricesBytes, r.ProofVRAMBytes = true, matrices, proof
@@ -197,7 +201,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	}
 	if cuda { // the working sets at once are synthesized into pinned memory
 		pinned := groth16.PinnedAssignmentBytes(sh.sizes)
-		if r.MatricesOnGPU {
+		if r.MatricesBytes > 0 { // witness-only partitions: only their aux is pinned
 			pinned = groth16.PinnedWitnessBytes(sh.sizes)
 		}
 		r.PinnedBytes += held / r.PartitionHostBytes * pinned

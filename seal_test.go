@@ -333,7 +333,7 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 		assert.Equal(t, groth16.ModeStreaming, st.Mode)
 		assert.LessOrEqual(t, st.VRAMBytes, limit)
 		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282}                       // FILECOIN-C2-FACTS §5
-		pinned := int64(groth16.UploadStagingBytes) + groth16.KeyBytes(counts) + groth16.StreamingStageBytes(int(st.Domain)) // one worker
+		pinned := int64(groth16.UploadStagingBytes) + groth16.KeyBytes(counts) // one worker
 		switch limit {
 		case 16 << 30:
 			// One streamed proof at a time either way: it may hold its
@@ -341,11 +341,11 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			// pinned on the host.
 			assert.True(t, st.MatricesOnGPU, "auto: matrices streamed where they cost no overlap")
 			assert.InEpsilon(t, 5.90e9, float64(st.MatricesBytes), 0.01)
-			witnesses := (st.HostBytes - st.ParamsBytes - st.MatricesBytes - groth16.StreamingStageBytes(int(st.Domain)) -
-				groth16.PinnedMatricesBytes(st.MatricesBytes) - 512<<20) / st.PartitionHostBytes
+			witnesses := (st.HostBytes - st.ParamsBytes - st.MatricesBytes - groth16.PinnedMatricesBytes(st.MatricesBytes) -
+				512<<20) / st.PartitionHostBytes
 			assert.Positive(t, witnesses)
 			assert.Equal(t, pinned+groth16.PinnedMatricesBytes(st.MatricesBytes)+witnesses*groth16.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893}),
-				st.PinnedBytes, "the key, c's stage, the matrices and the witnesses' aux pinned on the host")
+				st.PinnedBytes, "the key, the matrices and the witnesses' aux pinned on the host")
 			assert.Less(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "the witness held besides")
 			assert.Less(t, st.PartitionHostBytes, int64(4<<30), "a partition holds its witness alone")
 		case 24 << 30:
@@ -353,11 +353,25 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			assert.False(t, st.MatricesOnGPU)
 			assert.Zero(t, st.MatricesBytes, "auto: no matrices where they would cost the GPU its overlap")
 			assert.Equal(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "one worker: the least limit is its proof")
-			assignments := (st.HostBytes - st.ParamsBytes - groth16.StreamingStageBytes(int(st.Domain)) - 512<<20) / st.PartitionHostBytes
+			assignments := (st.HostBytes - st.ParamsBytes - 512<<20) / st.PartitionHostBytes
 			assert.Positive(t, assignments)
 			perAssignment := (int64(130_169_893) + 3<<27) * 32 // aux, and a, b, c over the domain
 			assert.Equal(t, pinned+assignments*perAssignment, st.PinnedBytes,
-				"the key, c's stage and the full assignments' aux, a, b, c pinned on the host")
+				"the key and the full assignments' aux, a, b, c pinned on the host: c needs no stage")
+
+			// MatricesOn: a, b, c evaluated on the host into the heap, so
+			// the GPU stages c in pinned memory; only the witnesses' aux is
+			// pinned.
+			on := cfg
+			on.ConstraintMatrices = gpuc2.MatricesOn
+			hm, err := gpuc2.Requirements(t32, on)
+			require.NoError(t, err)
+			assert.False(t, hm.MatricesOnGPU)
+			stage := groth16.StreamingStageBytes(int(hm.Domain))
+			witnesses := (hm.HostBytes - hm.ParamsBytes - hm.MatricesBytes - stage - 512<<20) / hm.PartitionHostBytes
+			assert.Positive(t, witnesses)
+			assert.Equal(t, pinned+stage+witnesses*groth16.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893}), hm.PinnedBytes,
+				"the key, c's stage and the witnesses' aux pinned on the host")
 		}
 		assert.Equal(t, st.HostBytes, st.PreloadedHostBytes, "a pinned key stays on the host")
 	}

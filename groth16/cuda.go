@@ -142,6 +142,16 @@ type PreloadOption func(*preloadConfig)
 
 type preloadConfig struct {
 	dropHost bool
+	noStage  bool
+}
+
+// NoVectorStage tells a streaming preload that the proofs' c will not need
+// the device's pinned stage (StreamingStageBytes, 4 GiB at 32 GiB): their
+// full assignments lie in PinnedVectors' memory, or a, b, c are evaluated
+// on the device (WithMatrices). A proof whose c is on the heap after all
+// allocates the stage when it first needs it.
+func NoVectorStage() PreloadOption {
+	return func(c *preloadConfig) { c.noStage = true }
 }
 
 // DropHostSections makes a resident upload drop each decoded host section
@@ -170,6 +180,9 @@ func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey, cfg preloadCon
 			return err
 		}
 		release()
+		if cfg.noStage {
+			return nil
+		}
 		return p.lastStage.ready(ctx, StreamingStageBytes(pk.Counts().H+1)) // off the first proof's path
 	}
 	_, release, _, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {

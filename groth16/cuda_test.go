@@ -297,6 +297,31 @@ func TestCUDAProverMemoryLimitStreams(t *testing.T) {
 	assert.ErrorIs(t, err, groth16.ErrInvalidInput, "a limit above the device's memory")
 }
 
+// A streaming Preload readies c's pinned stage unless NoVectorStage says
+// the proofs' c will not need it; a proof whose c is on the heap after all
+// then allocates the stage itself, and equals the CPU's.
+func TestCUDAProverNoVectorStage(t *testing.T) {
+	ctx := context.Background()
+	c := &testcircuit.Chain{N: 5000, Seed: 9, Inputs: 2}
+	pk := setup(t, c, 33)
+	stage := groth16.StreamingStageBytes(pk.Counts().H + 1)
+	without := gpuProver(t, groth16.CUDAConfig{NoResident: true})
+	require.NoError(t, without.Preload(ctx, pk, groth16.NoVectorStage())) // pins the key, once per process
+	before := groth16.PinnedHostBytes()
+	with := gpuProver(t, groth16.CUDAConfig{NoResident: true})
+	require.NoError(t, with.Preload(ctx, pk))
+	assert.Equal(t, stage, groth16.PinnedHostBytes()-before, "the stage alone: the key was pinned already")
+
+	var r, s fr.Element
+	r.SetUint64(21)
+	s.SetUint64(22)
+	rs := groth16.WithRandomness(r, s)
+	got, err := groth16.Prove(ctx, without, pk, c, rs)
+	require.NoError(t, err)
+	assert.Equal(t, prove(t, pk, c, rs), got)
+	assert.Greater(t, groth16.PinnedHostBytes()-before, stage, "c on the heap: the proof made a stage")
+}
+
 func bitsLen(n int) int {
 	k := 0
 	for 1<<k < n {
