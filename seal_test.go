@@ -332,8 +332,8 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			float64(st.PinnedBytes)/(1<<30), float64(st.HostBytes)/(1<<30))
 		assert.Equal(t, groth16.ModeStreaming, st.Mode)
 		assert.LessOrEqual(t, st.VRAMBytes, limit)
-		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282}                       // FILECOIN-C2-FACTS §5
-		pinned := int64(groth16.UploadStagingBytes) + groth16.KeyBytes(counts) // one worker
+		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
+		pinned := int64(groth16.UploadStagingBytes) + groth16.KeyBytes(counts)                         // one worker
 		switch limit {
 		case 16 << 30:
 			// One streamed proof at a time either way: it may hold its
