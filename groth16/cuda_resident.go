@@ -75,9 +75,13 @@ func (rp *residentProof) upload() error {
 	begin := time.Now()
 	w := rp.w
 	bytes := int64(len(w.A)+len(w.B)+len(w.C)+len(w.Aux)+len(w.Inputs)) * frSize
-	pinnedABC, pinnedAux := w.A != nil, false
+	pinnedABC, pinnedAux := true, false
 	defer func() {
-		rp.cfg.report("upload", begin, "device", rp.device, "bytes", bytes, "pinned_abc", pinnedABC, "pinned_aux", pinnedAux)
+		args := []any{"device", rp.device, "bytes", bytes, "pinned_aux", pinnedAux}
+		if w.A != nil { // uploaded, not evaluated on the device
+			args = append(args, "pinned_abc", pinnedABC)
+		}
+		rp.cfg.report("upload", begin, args...)
 	}()
 	domainBytes := int64(rp.m) * frSize
 	for i, v := range [][]fr.Element{w.A, w.B, w.C} {
