@@ -31,7 +31,8 @@ type Resources struct {
 	// until every GPU has its copy, then their sizes and densities: pce's
 	// WithoutArrays). MatricesOnGPU says the
 	// GPUs evaluate a, b, c from them: in resident mode when they fit
-	// beside the key and the workers, on each GPU (in VRAMBytes); in
+	// beside the key and one proof (groth16.ResidentMatricesFit; more
+	// workers take turns), on each GPU (in VRAMBytes); in
 	// streaming mode when a proof that holds its witness throughout costs
 	// the GPU none of its overlap, streamed from a pinned copy (in
 	// PinnedBytes and HostBytes, as groth16.PinnedMatricesBytes).
@@ -172,9 +173,9 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		case groth16.ModeResident:
 			r.ProofVRAMBytes -= groth16.KeyBytes(counts)
 			r.VRAMBytes = groth16.KeyBytes(counts) + int64(workers)*r.ProofVRAMBytes
-			if cfg.ConstraintMatrices != MatricesOff && r.VRAMBytes+matrices <= limit {
+			if cfg.ConstraintMatrices != MatricesOff && groth16.ResidentMatricesFit(limit, counts, int(m), nAux, matrices) {
 				r.MatricesOnGPU, r.MatricesBytes = true, matrices
-				r.VRAMBytes += matrices
+				r.VRAMBytes += groth16.MatricesDeviceBytes(matrices)
 				r.PartitionHostBytes = sh.witnessBytes
 			}
 		case groth16.ModeStreaming:

@@ -323,6 +323,22 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 	assert.Equal(t, int64(100<<30), res.DeviceMemoryLimit)
 	assert.Greater(t, res.VRAMBytes, int64(40<<30), "the key on the device")
 	assert.Less(t, res.LeastDeviceMemory, int64(16<<30), "a 16 GiB card can stream a 32 GiB sector")
+	// Resident, the matrices go on the GPU where they fit beside the key and
+	// one proof, as the device decides (MatricesFit): two workers then take
+	// turns.
+	require.True(t, res.MatricesOnGPU)
+	two := cfg
+	two.WorkersPerDevice = 2
+	two.DeviceMemoryLimit = res.VRAMBytes + 1<<20 // one worker's need, and a little
+	tight, err := gpuc2.Requirements(t32, two)
+	require.NoError(t, err)
+	assert.Equal(t, groth16.ModeResident, tight.Mode)
+	assert.True(t, tight.MatricesOnGPU, "the device evaluates a, b, c with one proof beside the key")
+	assert.Greater(t, tight.VRAMBytes, two.DeviceMemoryLimit, "two workers' needs: they take turns")
+	two.DeviceMemoryLimit = res.VRAMBytes - 16<<20
+	tighter, err := gpuc2.Requirements(t32, two)
+	require.NoError(t, err)
+	assert.False(t, tighter.MatricesOnGPU, "no room for them beside the key and one proof")
 	for _, limit := range []int64{16 << 30, 24 << 30} {
 		cfg.DeviceMemoryLimit = limit
 		st, err := gpuc2.Requirements(t32, cfg)

@@ -23,12 +23,12 @@ type deviceMatrices struct {
 	job               *gpulock.Job
 }
 
-// matricesDeviceBytes is what ms takes on a device: its arrays, each
-// rounded up to the allocator's 2 MiB.
-func matricesDeviceBytes(ms *pce.Matrices) int64 { return matricesArraysBytes(ms.Bytes()) }
+// matricesDeviceBytes is what ms takes on a device (MatricesDeviceBytes).
+func matricesDeviceBytes(ms *pce.Matrices) int64 { return MatricesDeviceBytes(ms.Bytes()) }
 
-// matricesArraysBytes is matrices of bytes bytes on a device.
-func matricesArraysBytes(bytes int64) int64 {
+// MatricesDeviceBytes is what compiled matrices of bytes (pce's Bytes)
+// take on a device: their arrays, each rounded up to the allocator's 2 MiB.
+func MatricesDeviceBytes(bytes int64) int64 {
 	const arrays, granule = 10, 2 << 20 // the coefficients, three per matrix
 	return bytes + arrays*granule
 }
@@ -52,9 +52,24 @@ func (p *CUDAProver) MatricesFit(pk *ProvingKey, bytes int64) bool {
 }
 
 // matricesFit says whether matrices of bytes fit beside pk's resident key
-// and one proof: otherwise that proof would never find room.
+// and one proof (residentMatricesFit).
 func (p *CUDAProver) matricesFit(pk *ProvingKey, bytes int64) bool {
-	return p.plan(pk).resident+matricesArraysBytes(bytes) <= p.gate.Budget()
+	return residentMatricesFit(p.gate.Budget(), p.plan(pk).resident, bytes)
+}
+
+// ResidentMatricesFit says whether a device of memory limit limit that
+// holds a key of counts c resident evaluates a, b, c from matrices of bytes
+// (pce's Bytes): what MatricesFit decides for a resident key, before the
+// device exists (domain m, nAux aux variables).
+func ResidentMatricesFit(limit int64, c SectionCounts, m, nAux int, bytes int64) bool {
+	return residentMatricesFit(limit, KeyBytes(c)+proofDeviceBytes(anyDevice, c, m, nAux), bytes)
+}
+
+// residentMatricesFit says whether matrices of bytes fit a device budget
+// beside a resident key and one proof (resident bytes together): otherwise
+// that proof would never find room. More workers take turns.
+func residentMatricesFit(budget, resident, bytes int64) bool {
+	return resident+MatricesDeviceBytes(bytes) <= budget
 }
 
 // PreloadMatrices readies ms, the compiled matrices of pk's circuit, for
