@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -154,5 +155,28 @@ func TestMSMScratchCoversPeak(t *testing.T) {
 	got := measurePeak(t, func() error { _, err := native.MSMG1(0, pts, random[:n], nil); return err })
 	if got > want {
 		t.Errorf("MSMG1 over 2^%d host points took %d bytes, want at most %d", logs[len(logs)-1], got, want)
+	}
+}
+
+// The scratch queries refuse a group that is neither G1 nor G2, and say
+// which query did.
+func TestMSMScratchUnknownGroup(t *testing.T) {
+	requireGPU(t)
+	const other = native.Group(3)
+	queries := map[string]func() error{
+		"msm_scratch_bytes": func() error {
+			_, err := native.MSMScratchBytes(0, other, native.DeviceMSM{NBases: 100, NScalars: 100})
+			return err
+		},
+		"msm_stream_scratch_bytes": func() error {
+			_, err := native.MSMStreamScratchBytes(0, other, native.StreamedMSM{NBases: 100, NScalars: 100, ChunkPoints: 64})
+			return err
+		},
+	}
+	for name, q := range queries {
+		err := q()
+		if !errors.Is(err, native.ErrInvalidArgument) || !strings.Contains(err.Error(), name+": unknown group") {
+			t.Errorf("%s: group 3 gave %v, want ErrInvalidArgument naming it", name, err)
+		}
 	}
 }

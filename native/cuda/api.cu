@@ -2,6 +2,7 @@
 // it into a status code plus message.
 #include <cstring>
 #include <new>
+#include <string>
 #include <exception>
 #include <mutex>
 #include "common.cuh"
@@ -40,7 +41,30 @@ int guard(char* msg, size_t msg_len, Fn&& fn) {
   }
 }
 
-const char* api_version() { return "gpuc2cuda 0.4 (abi 4)"; }
+// GroupTag names a curve group by its base field, for by_group's callers.
+template <class F>
+struct GroupTag {
+  typedef F Field;
+};
+
+// by_group returns f(GroupTag<Fp>{}) for GPUC2_G1 and f(GroupTag<Fp2>{})
+// for GPUC2_G2, and fails for any other group (call names the entry).
+template <class Fn>
+uint64_t by_group(int32_t group, const char* call, Fn f) {
+  switch (group) {
+    case GPUC2_G1:
+      return f(GroupTag<Fp>{});
+    case GPUC2_G2:
+      return f(GroupTag<Fp2>{});
+  }
+  fail(GPUC2_ERR_INVALID_ARGUMENT, std::string(call) + ": unknown group");
+}
+
+// The version names the ABI from GPUC2_ABI_VERSION, so it cannot go stale.
+const char* api_version() {
+  static const std::string v = "gpuc2cuda (abi " + std::to_string(GPUC2_ABI_VERSION) + ")";
+  return v.c_str();
+}
 
 int api_device_count(int32_t* count, char* msg, size_t msg_len) {
   return guard(msg, msg_len, [&] {
@@ -303,16 +327,9 @@ int api_msm_scratch_bytes(int32_t device, int32_t group, uint64_t n_bases, uint6
                           uint64_t* bytes, char* msg, size_t msg_len) {
   return guard(msg, msg_len, [&] {
     if (!bytes) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm_scratch_bytes: bytes is NULL");
-    switch (group) {
-      case GPUC2_G1:
-        *bytes = msm_scratch<Fp>(device, n_bases, n_scalars, flags);
-        break;
-      case GPUC2_G2:
-        *bytes = msm_scratch<Fp2>(device, n_bases, n_scalars, flags);
-        break;
-      default:
-        fail(GPUC2_ERR_INVALID_ARGUMENT, "msm_scratch_bytes: unknown group");
-    }
+    *bytes = by_group(group, "msm_scratch_bytes", [&](auto g) {
+      return msm_scratch<typename decltype(g)::Field>(device, n_bases, n_scalars, flags);
+    });
   });
 }
 
@@ -351,16 +368,9 @@ int api_msm_stream_scratch_bytes(int32_t device, int32_t group, uint64_t n_bases
                                  uint64_t chunk_points, uint64_t* bytes, char* msg, size_t msg_len) {
   return guard(msg, msg_len, [&] {
     if (!bytes) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm_stream_scratch_bytes: bytes is NULL");
-    switch (group) {
-      case GPUC2_G1:
-        *bytes = msm_stream_scratch<Fp>(device, n_bases, n_scalars, flags, chunk_points);
-        break;
-      case GPUC2_G2:
-        *bytes = msm_stream_scratch<Fp2>(device, n_bases, n_scalars, flags, chunk_points);
-        break;
-      default:
-        fail(GPUC2_ERR_INVALID_ARGUMENT, "msm_stream_scratch_bytes: unknown group");
-    }
+    *bytes = by_group(group, "msm_stream_scratch_bytes", [&](auto g) {
+      return msm_stream_scratch<typename decltype(g)::Field>(device, n_bases, n_scalars, flags, chunk_points);
+    });
   });
 }
 
