@@ -68,11 +68,10 @@ type Resources struct {
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
 	// staging chunks of each GPU worker; the vectors of the working sets
-	// held at once (in HostBytes too: they are synthesized into it), when
-	// proofs use the matrices the witnesses' aux, else each one's aux, a, b
-	// and c;
-	// and in streaming mode the key's points (once per process, shared
-	// by the GPUs), the matrices' copy with MatricesOnGPU, and with
+	// held at once (in HostBytes too: they are synthesized into it), the
+	// witnesses' aux when proofs use the matrices, else each one's aux, a,
+	// b and c; and in streaming mode the key's points (once per process,
+	// shared by the GPUs), the matrices' copy with MatricesOnGPU, and with
 	// MatricesOn the GPU's copy of H's last vector (a domain of Fr: a, b, c
 	// may then be evaluated into the heap; also in HostBytes); 0 on the CPU.
 	PinnedBytes int64
@@ -173,7 +172,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		case groth16.ModeResident:
 			r.ProofVRAMBytes -= groth16.KeyBytes(counts)
 			r.VRAMBytes = groth16.KeyBytes(counts) + int64(workers)*r.ProofVRAMBytes
-			if cfg.ConstraintMatrices != MatricesOff && groth16.ResidentMatricesFit(limit, counts, int(m), nAux, matrices) {
+			if cfg.ConstraintMatrices != MatricesOff && groth16.ResidentMatricesFit(limit, proof, matrices) {
 				r.MatricesOnGPU, r.MatricesBytes = true, matrices
 				r.VRAMBytes += groth16.MatricesDeviceBytes(matrices)
 				r.PartitionHostBytes = sh.witnessBytes

@@ -52,24 +52,18 @@ func (p *CUDAProver) MatricesFit(pk *ProvingKey, bytes int64) bool {
 }
 
 // matricesFit says whether matrices of bytes fit beside pk's resident key
-// and one proof (residentMatricesFit).
+// and one proof (ResidentMatricesFit).
 func (p *CUDAProver) matricesFit(pk *ProvingKey, bytes int64) bool {
-	return residentMatricesFit(p.gate.Budget(), p.plan(pk).resident, bytes)
+	return ResidentMatricesFit(p.gate.Budget(), p.plan(pk).resident, bytes)
 }
 
-// ResidentMatricesFit says whether a device of memory limit limit that
-// holds a key of counts c resident evaluates a, b, c from matrices of bytes
-// (pce's Bytes): what MatricesFit decides for a resident key, before the
-// device exists (domain m, nAux aux variables).
-func ResidentMatricesFit(limit int64, c SectionCounts, m, nAux int, bytes int64) bool {
-	return residentMatricesFit(limit, KeyBytes(c)+proofDeviceBytes(anyDevice, c, m, nAux), bytes)
-}
-
-// residentMatricesFit says whether matrices of bytes fit a device budget
-// beside a resident key and one proof (resident bytes together): otherwise
-// that proof would never find room. More workers take turns.
-func residentMatricesFit(budget, resident, bytes int64) bool {
-	return resident+MatricesDeviceBytes(bytes) <= budget
+// ResidentMatricesFit says whether compiled matrices of bytes (pce's
+// Bytes) fit a device memory limit beside a resident key and one proof,
+// resident bytes together (PlanMode's figure for ModeResident): there the
+// device evaluates a, b, c from them (MatricesFit); otherwise that proof
+// would never find room. More workers take turns.
+func ResidentMatricesFit(limit, resident, bytes int64) bool {
+	return resident+MatricesDeviceBytes(bytes) <= limit
 }
 
 // PreloadMatrices readies ms, the compiled matrices of pk's circuit, for

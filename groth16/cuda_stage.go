@@ -141,11 +141,16 @@ func newVectorStage() *vectorStage {
 	return vs
 }
 
-// hold waits for the stage (or ctx) and fills it with v. When the pinned
-// copy cannot be had (the allocation fails, or the prover is closing) it
-// returns nil and holds nothing: the caller uploads v through the staging
-// chunks instead, slower but the same.
+// hold waits for the stage (or ctx) and fills it with v. It returns nil
+// and holds nothing when v is pinned already (synthesized into
+// PinnedVectors: its upload is one DMA as it is), or when the pinned copy
+// cannot be had (the allocation fails, or the prover is closing): the
+// caller uploads v itself, through the staging chunks in that case,
+// slower but the same.
 func (vs *vectorStage) hold(ctx context.Context, v []fr.Element) (*native.Pinned, error) {
+	if _, _, pinned := pinnedVectors.find(v); pinned {
+		return nil, nil
+	}
 	select {
 	case <-vs.slot:
 	case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/assert"
@@ -45,4 +46,25 @@ func TestVectorStage(t *testing.T) {
 	buf, err = vs.hold(ctx, v)
 	require.NoError(t, err)
 	assert.Nil(t, buf, "closed: no stage")
+}
+
+// A vector already pinned (inside a PinnedVectors block) is not staged:
+// hold returns at once, holding nothing, even while another holds the
+// stage.
+func TestVectorStageSkipsPinned(t *testing.T) {
+	v := make([]fr.Element, 64)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(v)))
+	pinnedVectors.addBlock(start, pinnedBlock{size: int64(len(v)) * frSize})
+	defer pinnedVectors.remove(start)
+	vs := newVectorStage()
+	defer vs.close()
+	<-vs.slot // another proof holds the stage
+	defer func() { vs.slot <- struct{}{} }()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	buf, err := vs.hold(ctx, v[8:])
+	require.NoError(t, err, "a pinned vector does not wait for the stage")
+	assert.Nil(t, buf)
+	_, err = vs.hold(ctx, make([]fr.Element, 64))
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "a heap vector does")
 }

@@ -269,20 +269,18 @@ func (sp *streamedProof) evalC() error {
 }
 
 // stageC brings c into x once b's step is done: the cores copy it into the
-// device's pinned stage while the step runs (unless it is pinned already,
-// synthesized into PinnedVectors), then the copy stream uploads it with
-// the compute lock suspended.
+// device's pinned stage while the step runs (unless it is pinned already:
+// vectorStage.hold), then the copy stream uploads it with the compute lock
+// suspended.
 func (sp *streamedProof) stageC(ctx context.Context) error {
-	if _, _, pinned := pinnedVectors.find(sp.w.C); !pinned {
-		begin := time.Now()
-		staged, err := sp.p.lastStage.hold(ctx, sp.w.C)
-		if err != nil {
-			return err
-		}
-		if staged != nil {
-			sp.stagedC = staged
-			sp.cfg.report("stage_c", begin, "device", sp.device, "bytes", int64(len(sp.w.C))*frSize)
-		}
+	begin := time.Now()
+	staged, err := sp.p.lastStage.hold(ctx, sp.w.C)
+	if err != nil {
+		return err
+	}
+	if staged != nil {
+		sp.stagedC = staged
+		sp.cfg.report("stage_c", begin, "device", sp.device, "bytes", int64(len(sp.w.C))*frSize)
 	}
 	if err := sp.st.Sync(); err != nil { // x is free again
 		return err

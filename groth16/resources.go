@@ -86,7 +86,7 @@ func PinnedWitnessBytes(sz synth.Sizes) int64 {
 // the GPUs (part of PartitionHostBytes): its aux, and a, b, c with room for
 // the domain (the input rows and the quotient's work in place).
 func PinnedAssignmentBytes(sz synth.Sizes) int64 {
-	return (int64(sz.Aux) + 3*int64(sz.Domain())) * frSize
+	return PinnedWitnessBytes(sz) + 3*int64(sz.Domain())*frSize
 }
 
 // ProofDeviceBytes is the device memory one proof reserves beside its

@@ -181,8 +181,8 @@ const (
 var poRepTermsPerRowABC = [3]float64{2.4417, 1.0008, 2.1695}
 
 // RecordingTerms is room for the terms of a PoRep partition circuit of
-// sizes sz (its input rows included) in each of A, B and C, with 1 % to
-// spare: the hint of synth.NewRecorderSized.
+// sizes sz (rows without the input rows, which it adds) in each of A, B
+// and C, with 1 % to spare: the hint of synth.NewRecorderSized.
 func RecordingTerms(sz synth.Sizes) [3]int {
 	rows := sz.Rows + sz.Inputs
 	var t [3]int
