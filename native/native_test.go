@@ -230,7 +230,7 @@ func benchMSMOptions(t *testing.T) []native.MSMOption {
 // TestBenchTable times the kernels and writes a markdown table to the file
 // named by GPUC2_BENCH_OUT. It runs only when that variable is set.
 // GPUC2_BENCH_SIZES can shrink it ("small", "quick", "ntt", "ntt-K", "msm",
-// "streamed", "g1-K", "g2-K": see the switch); benchMSMOptions tunes its
+// "streamed", "g1-K", "g2-K", "bits-K": see the switch); benchMSMOptions tunes its
 // MSMs.
 func TestBenchTable(t *testing.T) {
 	out := os.Getenv("GPUC2_BENCH_OUT")
@@ -287,6 +287,16 @@ func TestBenchTable(t *testing.T) {
 			t.Fatalf("GPUC2_BENCH_SIZES=%s", sizes)
 		}
 		g1Logs, g2Logs, nttLogs, hLog = nil, nil, []int{n}, n
+	}
+	// "bits-K": G1 at 2^K over an assignment's scalars, resident and
+	// streamed, with and without the 0/1 split (the aux MSMs' path).
+	if k, ok := strings.CutPrefix(sizes, "bits-"); ok {
+		n, err := strconv.Atoi(k)
+		if err != nil {
+			t.Fatalf("GPUC2_BENCH_SIZES=%s", sizes)
+		}
+		benchAssignmentMSM(t, 1<<n, runs, msmOpts, report)
+		return
 	}
 	pinnedRows := sizes == "" || sizes == "streamed"
 	// "g1-K" / "g2-K": one MSM size, device times only (window-size
@@ -408,6 +418,33 @@ func TestBenchTable(t *testing.T) {
 	}
 	// keep the G1 generator referenced for vet on unused imports
 	_ = bls12381.G1Affine{}
+}
+
+// benchAssignmentMSM reports G1 MSMs of n points over scalars shaped like
+// a PoRep assignment's (15 of 16 are 0 or 1, the rest random): resident
+// (device ms) and streamed from pinned memory in the prover's 1 GiB chunks
+// (wall ms), each with the 0/1 split and without.
+func benchAssignmentMSM(t *testing.T, n, runs int, opts []native.MSMOption, report func(string, int, []float32, []float64)) {
+	pts := nativetest.G1(n, 1<<16)
+	scal := nativetest.Scalars(n)
+	for i := range scal {
+		if i%16 != 0 {
+			scal[i].SetUint64(uint64(scal[i][0] & 1))
+		}
+	}
+	for _, split := range []bool{true, false} {
+		o, how := slices.Clone(opts), "with the 0/1 split"
+		if !split {
+			o, how = append(o, native.WithoutSplit()), "without the split"
+		}
+		ms, err := native.BenchMSMG1(0, pts, scal, runs+1, o...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		report("G1 MSM, assignment scalars, "+how, n, ms[1:], nil)
+		report("G1 MSM, assignment scalars, streamed in 1024 MiB chunks, "+how, n, nil,
+			streamedMSM(t, pts, scal, runs, 1<<30/96, o))
+	}
 }
 
 // benchChunks are the chunk sizes (MiB) of the streamed MSM rows:
