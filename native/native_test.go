@@ -422,8 +422,8 @@ func TestBenchTable(t *testing.T) {
 
 // benchAssignmentMSM reports G1 MSMs of n points over scalars shaped like
 // a PoRep assignment's (15 of 16 are 0 or 1, the rest random): resident
-// (device ms) and streamed from pinned memory in the prover's 1 GiB chunks
-// (wall ms), each with the 0/1 split and without.
+// (device ms) and streamed from pinned memory in benchChunks' chunks (wall
+// ms), each with the 0/1 split and without.
 func benchAssignmentMSM(t *testing.T, n, runs int, opts []native.MSMOption, report func(string, int, []float32, []float64)) {
 	pts := nativetest.G1(n, 1<<16)
 	scal := nativetest.Scalars(n)
@@ -442,8 +442,10 @@ func benchAssignmentMSM(t *testing.T, n, runs int, opts []native.MSMOption, repo
 			t.Fatal(err)
 		}
 		report("G1 MSM, assignment scalars, "+how, n, ms[1:], nil)
-		report("G1 MSM, assignment scalars, streamed in 1024 MiB chunks, "+how, n, nil,
-			streamedMSM(t, pts, scal, runs, 1<<30/96, o))
+		for _, mib := range benchChunks(t) {
+			report(fmt.Sprintf("G1 MSM, assignment scalars, streamed in %d MiB chunks, %s", mib, how), n, nil,
+				streamedMSM(t, pts, scal, runs, mib<<20/96, o))
+		}
 	}
 }
 

@@ -60,7 +60,7 @@ func TestStreamedMSMEqualsDevice(t *testing.T) {
 		}
 	}
 	// random scalars then mostly bits: chunks of both kinds in one call
-	joined := append(slices.Clone(random[:n/2]), bits[n/2:]...)
+	mixed := append(slices.Clone(random[:n/2]), bits[n/2:]...)
 	density, nb := nativetest.Density(n, 3)
 	g1, g2 := nativetest.G1(n, 257), nativetest.G2(n, 33)
 	const off = 4096 // bases start past the beginning of the pinned block
@@ -71,7 +71,7 @@ func TestStreamedMSMEqualsDevice(t *testing.T) {
 	for _, sc := range []struct {
 		name string
 		v    []fr.Element
-	}{{"random", random}, {"bits", bits}, {"random then bits", joined}} {
+	}{{"random", random}, {"bits", bits}, {"random then bits", mixed}} {
 		mont, canon := upload(t, s, sc.v), upload(t, s, sc.v)
 		defer mont.Free()
 		defer canon.Free()
