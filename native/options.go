@@ -3,7 +3,10 @@ package native
 import "fmt"
 
 // MSMOption tunes one MSM. The options are knobs for experiments and
-// benchmarks; a prover passes none and gets the library's choices.
+// benchmarks; a prover passes none and gets the library's choices, but
+// WithoutSplit for scalars it knows to be random (the quotient's), whose
+// streamed MSM's scratch then holds no split arrays
+// (MSMStreamScratchBytes with the option).
 type MSMOption func(*msmOptions)
 
 type msmOptions struct {

@@ -106,6 +106,13 @@ func TestStreamedMSMEqualsDevice(t *testing.T) {
 							t.Fatal("G1 streamed differs")
 						}
 						checkStreamScratch(t, native.G1, sm, peak)
+						// without the split (as h's MSM runs): the same sum, within its own,
+						// smaller scratch figure
+						peak = measurePeak(t, func() error { got1, err = hs.MSMG1Streamed(cs, sm, native.WithoutSplit()); return err })
+						if !got1.Equal(&want1) {
+							t.Fatal("G1 streamed without the split differs")
+						}
+						checkStreamScratch(t, native.G1, sm, peak, native.WithoutSplit())
 
 						dm.Bases, sm.Bases = d2, h2
 						want2, err := s.MSMG2(dm)
@@ -149,11 +156,20 @@ func TestStreamedMSMEqualsDevice(t *testing.T) {
 	}
 }
 
-func checkStreamScratch(t *testing.T, g native.Group, m native.StreamedMSM, peak int64) {
+func checkStreamScratch(t *testing.T, g native.Group, m native.StreamedMSM, peak int64, opts ...native.MSMOption) {
 	t.Helper()
-	want, err := native.MSMStreamScratchBytes(0, g, m)
+	want, err := native.MSMStreamScratchBytes(0, g, m, opts...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(opts) > 0 {
+		split, err := native.MSMStreamScratchBytes(0, g, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want > split {
+			t.Errorf("G%d: MSMStreamScratchBytes %d with options, above its %d without", g, want, split)
+		}
 	}
 	bound := native.MSMStreamScratchBound(g, m)
 	if peak > want {

@@ -593,8 +593,8 @@ void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases
 // msm_stream_scratch bounds msm_stream's pool use for any scalars and
 // bitmap: the converted scalars, the bitmap's copies, the two chunk
 // buffers, the bucket table and the sort buffers kept across chunks, and a
-// chunk's split arrays (counted whether or not the split runs), then the
-// bucket reduction.
+// chunk's split arrays (counted whether or not the split runs, unless
+// GPUC2_MSM_NO_SPLIT rules it out), then the bucket reduction.
 template <class F>
 uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars, uint32_t flags,
                             uint64_t chunk_points) {
@@ -610,8 +610,10 @@ uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars
   const uint64_t words = (n_scalars + 63) / 64;
   pm.alloc<uint64_t>(words);
   pm.alloc<uint32_t>(words);
-  const uint64_t counts = pm.alloc<unsigned long long>(2);
-  pm.free(counts);
+  if (!o.no_split) {
+    const uint64_t counts = pm.alloc<unsigned long long>(2);
+    pm.free(counts);
+  }
   const uint64_t nb = std::min(cp, n_bases);  // bases of a chunk
   const uint64_t ns = std::min(n_scalars, stream_scalars_max(cp));  // scalars of a chunk
   for (int i = 0; i < (n_bases > cp ? 2 : 1); i++) pm.alloc<Affine<F>>(nb);
@@ -627,18 +629,22 @@ uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars
   sort += pm.alloc<uint8_t>(sort_temp_bytes(N, p.end_bit(p.W)));  // the most key bits any add sorts
   const auto runs = RunAccumulator<F>::model(pm, N);
   const uint64_t fresh = pm.alloc<P>((uint64_t)std::min(p.W, Pippenger<F>::MERGE_WINDOWS) * p.H);
-  pm.alloc<P>(1);                                    // the ones' bucket
-  const auto ones = RunAccumulator<F>::model(pm, nb);  // kept across chunks
-  // one chunk's split
-  uint64_t pos = pm.alloc<uint32_t>(ns + 1);
-  pos += pm.alloc<uint32_t>(ns + 1);
-  const uint64_t scan = pm.alloc<uint8_t>(scan_temp_bytes(ns + 1));
-  uint64_t idx = pm.alloc<uint32_t>(nb);
-  idx += pm.alloc<uint32_t>(nb);
-  uint64_t others = pm.alloc<Fr>(nb);
-  others += pm.alloc<Affine<F>>(nb);
-  pm.free(pos + scan + idx + others);
-  pm.free(sort + runs.released + runs.kept + ones.released + ones.kept + fresh);
+  pm.alloc<P>(1);  // the ones' bucket
+  uint64_t ones = 0;
+  if (!o.no_split) {
+    const auto acc = RunAccumulator<F>::model(pm, nb);  // kept across chunks
+    ones = acc.released + acc.kept;
+    // one chunk's split
+    uint64_t pos = pm.alloc<uint32_t>(ns + 1);
+    pos += pm.alloc<uint32_t>(ns + 1);
+    const uint64_t scan = pm.alloc<uint8_t>(scan_temp_bytes(ns + 1));
+    uint64_t idx = pm.alloc<uint32_t>(nb);
+    idx += pm.alloc<uint32_t>(nb);
+    uint64_t others = pm.alloc<Fr>(nb);
+    others += pm.alloc<Affine<F>>(nb);
+    pm.free(pos + scan + idx + others);
+  }
+  pm.free(sort + runs.released + runs.kept + ones + fresh);
   window_sums_model<F>(pm, p.H, (uint32_t)p.W);
   pm.free(buckets);
   return pm.peak;
