@@ -321,7 +321,7 @@ func (sp *streamedProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
 		return bls12381.G1Jac{}, err
 	}
 	n := sp.m - 1
-	r, err := sp.st.MSMG1Streamed(sp.cs, sp.hk.msm(secH, 0, n, sp.acc, n, nil))
+	r, err := sp.st.MSMG1Streamed(sp.cs, sp.hk.msm(secH, 0, n, sp.acc, n, nil), hMSMOptions...)
 	sp.acc.Free() // h is done: room for the assignment
 	if err != nil {
 		return r, fmt.Errorf("streamed G1 MSM on GPU %d: %w", sp.device, err)

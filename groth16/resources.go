@@ -177,6 +177,13 @@ func streamChunkPoints(pointBytes int64) int {
 	return int(streamChunkBytesG1 / pointBytes)
 }
 
+// hMSMOptions are the streamed h MSM's: h's coefficients are random, so
+// the 0/1 split never runs, and without it the MSM's scratch holds none of
+// the split's arrays. At 32 GiB the h MSM's phase then no longer sets a
+// streamed proof's least limit: 10.8 GiB on an H200 (the aux MSMs'
+// phase), against 10.9 with them (BENCHMARKS.md, issue 17).
+var hMSMOptions = []native.MSMOption{native.WithoutSplit()}
+
 // StreamingProofBytes is the device memory one proof reserves on the
 // streaming path (the key in pinned host memory) with a key of counts c,
 // domain m, nAux aux and nIn input variables: the largest of its three
@@ -200,7 +207,7 @@ func streamingProofBytes(device int, c SectionCounts, m, nAux, nIn int) (plain, 
 	domain := int64(m) * frSize
 	assignment := int64(nAux+max(nIn, 1)) * frSize
 	hPhase := 2*domain + hScratchBytes(m)
-	hMSM := domain + streamScratchBytes(device, native.G1, c.H, c.H)
+	hMSM := domain + streamScratchBytes(device, native.G1, c.H, c.H, hMSMOptions...)
 	var aux int64
 	for _, x := range []struct {
 		g native.Group
@@ -263,9 +270,9 @@ func hScratchBytes(m int) int64 {
 
 // streamScratchBytes is the device memory of a streamed MSM over n points
 // and ns canonical scalars beyond the scalars (its chunk buffers
-// included): the library's answer on device (anyDevice: the most over the
-// devices), native.MSMStreamScratchBound without it.
-func streamScratchBytes(device int, g native.Group, n, ns int) int64 {
+// included), with opts: the library's answer on device (anyDevice: the
+// most over the devices), native.MSMStreamScratchBound without it.
+func streamScratchBytes(device int, g native.Group, n, ns int, opts ...native.MSMOption) int64 {
 	pointBytes := g1Bytes
 	if g == native.G2 {
 		pointBytes = g2Bytes
@@ -273,7 +280,7 @@ func streamScratchBytes(device int, g native.Group, n, ns int) int64 {
 	m := native.StreamedMSM{NBases: n, NScalars: ns, Canonical: true, ChunkPoints: streamChunkPoints(pointBytes)}
 	var most int64
 	for _, d := range devicesFor(device) {
-		b, err := native.MSMStreamScratchBytes(d, g, m)
+		b, err := native.MSMStreamScratchBytes(d, g, m, opts...)
 		if err != nil {
 			return native.MSMStreamScratchBound(g, m)
 		}
