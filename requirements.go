@@ -75,13 +75,19 @@ type Resources struct {
 	// MatricesOn the GPU's copy of H's last vector (a domain of Fr: a, b, c
 	// may then be evaluated into the heap; also in HostBytes); 0 on the CPU.
 	PinnedBytes int64
-	// VRAMBytes is memory per GPU in Mode: resident, the key (the sections'
-	// points as affine G1/G2) plus each of the device's workers' working
-	// set (a, b, c, aux and input scalars, MSM temporaries); streaming, each
-	// worker's largest phase (groth16.StreamingProofBytes). It is what the
-	// workers would reserve at once; a DeviceMemoryLimit below it makes
-	// workers take turns, not fail.
+	// VRAMBytes is memory per GPU in Mode at its peak: resident, the key
+	// (the sections' points as affine G1/G2), the matrices with
+	// MatricesOnGPU, and ProofsPerGPU workers' working sets (a, b, c, aux
+	// and input scalars, MSM temporaries); streaming, ProofsPerGPU proofs'
+	// largest phase (ProofVRAMBytes). It stays within DeviceMemoryLimit:
+	// workers beyond ProofsPerGPU take turns, not fail.
 	VRAMBytes int64
+	// ProofsPerGPU is how many of a GPU's WorkersPerDevice prove on it at
+	// once under DeviceMemoryLimit: as many working sets as the limit holds
+	// (beside a resident key and matrices), at least one, at most the
+	// workers; 0 on the CPU. At 32 GiB on an H200: 2 of 2 unlimited, 2
+	// under 24 GiB, 1 under 16 GiB (BENCHMARKS.md, issue 17).
+	ProofsPerGPU int
 	// Mode is how each GPU proves under DeviceMemoryLimit: "resident" when
 	// the key and one proof fit it, else "streaming" (the key in pinned host
 	// memory); empty on the CPU.
@@ -171,12 +177,14 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		switch mode {
 		case groth16.ModeResident:
 			r.ProofVRAMBytes -= groth16.KeyBytes(counts)
-			r.VRAMBytes = groth16.KeyBytes(counts) + int64(workers)*r.ProofVRAMBytes
+			held := groth16.KeyBytes(counts) // for good, beside the proofs
 			if cfg.ConstraintMatrices != MatricesOff && groth16.ResidentMatricesFit(limit, proof, matrices) {
 				r.MatricesOnGPU, r.MatricesBytes = true, matrices
-				r.VRAMBytes += groth16.MatricesDeviceBytes(matrices)
+				held += groth16.MatricesDeviceBytes(matrices)
 				r.PartitionHostBytes = sh.witnessBytes
 			}
+			r.ProofsPerGPU = proofsAtOnce(workers, limit-held, r.ProofVRAMBytes)
+			r.VRAMBytes = held + int64(r.ProofsPerGPU)*r.ProofVRAMBytes
 		case groth16.ModeStreaming:
 			if cfg.heapABC() {
 				pinnedHost = groth16.StreamingStageBytes(int(m))
@@ -189,7 +197,8 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 				}
 			}
 			r.PinnedBytes += groth16.KeyBytes(counts) + pinnedHost
-			r.VRAMBytes = int64(workers) * r.ProofVRAMBytes
+			r.ProofsPerGPU = proofsAtOnce(workers, limit, r.ProofVRAMBytes)
+			r.VRAMBytes = int64(r.ProofsPerGPU) * r.ProofVRAMBytes
 		}
 	}
 	if r.MatricesBytes > 0 {
@@ -215,6 +224,13 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		r.PreloadedHostBytes = max(groth16.LargestSectionBytes(counts), held) + r.MatricesBytes + 512<<20
 	}
 	return r, cfg, nil
+}
+
+// proofsAtOnce is how many of workers reserve a proof's bytes at once in
+// room bytes of a device's ledger: the rest wait for memory (gpulock).
+// The mode was chosen so that one fits.
+func proofsAtOnce(workers int, room, proof int64) int {
+	return int(max(1, min(int64(workers), room/max(proof, 1))))
 }
 
 // firstDeviceLimit is the default device memory limit of the first GPU

@@ -334,7 +334,8 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, groth16.ModeResident, tight.Mode)
 	assert.True(t, tight.MatricesOnGPU, "the device evaluates a, b, c with one proof beside the key")
-	assert.Greater(t, tight.VRAMBytes, two.DeviceMemoryLimit, "two workers' needs: they take turns")
+	assert.Equal(t, 1, tight.ProofsPerGPU, "room for one proof beside the key: the two workers take turns")
+	assert.Equal(t, res.VRAMBytes, tight.VRAMBytes, "the key, the matrices and one working set")
 	two.DeviceMemoryLimit = res.VRAMBytes - 16<<20
 	tighter, err := gpuc2.Requirements(t32, two)
 	require.NoError(t, err)
@@ -348,6 +349,16 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			float64(st.PinnedBytes)/(1<<30), float64(st.HostBytes)/(1<<30))
 		assert.Equal(t, groth16.ModeStreaming, st.Mode)
 		assert.LessOrEqual(t, st.VRAMBytes, limit)
+		assert.Equal(t, 1, st.ProofsPerGPU, "one worker")
+		// Two workers prove at once where the limit holds two proofs, and take
+		// turns where it holds one; the VRAM stays within the limit either way.
+		cfg2 := cfg
+		cfg2.WorkersPerDevice = 2
+		st2, err := gpuc2.Requirements(t32, cfg2)
+		require.NoError(t, err)
+		assert.Equal(t, int(min(2, limit/st2.ProofVRAMBytes)), st2.ProofsPerGPU)
+		assert.Equal(t, int64(st2.ProofsPerGPU)*st2.ProofVRAMBytes, st2.VRAMBytes)
+		assert.LessOrEqual(t, st2.VRAMBytes, limit)
 		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
 		pinned := int64(groth16.UploadStagingBytes) + groth16.KeyBytes(counts)                         // one worker
 		switch limit {

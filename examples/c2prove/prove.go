@@ -57,8 +57,8 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 		len(reqs), porep.ProofName(o.spt), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
 		gib(need.MatricesLoadBytes), gib(need.VRAMBytes), need.GPUs)
 	if need.GPUs > 0 {
-		d.printf("device memory: %s mode under a limit of %.1f GiB per GPU (a proof %.1f GiB of VRAM; least limit %.1f GiB), %.1f GiB pinned host memory",
-			need.Mode, gib(need.DeviceMemoryLimit), gib(need.ProofVRAMBytes), gib(need.LeastDeviceMemory), gib(need.PinnedBytes))
+		d.printf("device memory: %s mode under a limit of %.1f GiB per GPU (a proof %.1f GiB of VRAM, %d at once; least limit %.1f GiB), %.1f GiB pinned host memory",
+			need.Mode, gib(need.DeviceMemoryLimit), gib(need.ProofVRAMBytes), need.ProofsPerGPU, gib(need.LeastDeviceMemory), gib(need.PinnedBytes))
 	}
 	if need.MatricesBytes > 0 {
 		where := "a, b, c evaluated on the host"
