@@ -230,8 +230,8 @@ func benchMSMOptions(t *testing.T) []native.MSMOption {
 // TestBenchTable times the kernels and writes a markdown table to the file
 // named by GPUC2_BENCH_OUT. It runs only when that variable is set.
 // GPUC2_BENCH_SIZES can shrink it ("small", "quick", "ntt", "ntt-K", "msm",
-// "streamed", "g1-K", "g2-K", "bits-K": see the switch); benchMSMOptions tunes its
-// MSMs.
+// "streamed", "g1-K", "g2-K", "bits-K", "bits-g2-K": see the switch);
+// benchMSMOptions tunes its MSMs.
 func TestBenchTable(t *testing.T) {
 	out := os.Getenv("GPUC2_BENCH_OUT")
 	if out == "" {
@@ -288,14 +288,20 @@ func TestBenchTable(t *testing.T) {
 		}
 		g1Logs, g2Logs, nttLogs, hLog = nil, nil, []int{n}, n
 	}
-	// "bits-K": G1 at 2^K over an assignment's scalars, resident and
-	// streamed, with and without the 0/1 split (the aux MSMs' path).
+	// "bits-K" / "bits-g2-K": G1 / G2 at 2^K over an assignment's
+	// scalars, resident and streamed, with and without the 0/1 split (the
+	// aux MSMs' path).
 	if k, ok := strings.CutPrefix(sizes, "bits-"); ok {
+		k, g2 := strings.CutPrefix(k, "g2-")
 		n, err := strconv.Atoi(k)
 		if err != nil {
 			t.Fatalf("GPUC2_BENCH_SIZES=%s", sizes)
 		}
-		benchAssignmentMSM(t, 1<<n, runs, msmOpts, report)
+		if g2 {
+			benchAssignmentMSM(t, nativetest.G2(1<<n, 1<<14), runs, msmOpts, report)
+		} else {
+			benchAssignmentMSM(t, nativetest.G1(1<<n, 1<<16), runs, msmOpts, report)
+		}
 		return
 	}
 	pinnedRows := sizes == "" || sizes == "streamed"
@@ -420,31 +426,39 @@ func TestBenchTable(t *testing.T) {
 	_ = bls12381.G1Affine{}
 }
 
-// benchAssignmentMSM reports G1 MSMs of n points over scalars shaped like
-// a PoRep assignment's (15 of 16 are 0 or 1, the rest random): resident
-// (device ms) and streamed from pinned memory in benchChunks' chunks (wall
-// ms), each with the 0/1 split and without.
-func benchAssignmentMSM(t *testing.T, n, runs int, opts []native.MSMOption, report func(string, int, []float32, []float64)) {
-	pts := nativetest.G1(n, 1<<16)
+// benchAssignmentMSM reports MSMs over pts (G1 or G2) with scalars shaped
+// like a PoRep assignment's (15 of 16 are 0 or 1, the rest random):
+// resident (device ms) and streamed from pinned memory in benchChunks'
+// chunks of points (wall ms), each with the 0/1 split and without.
+func benchAssignmentMSM[P bls12381.G1Affine | bls12381.G2Affine](t *testing.T, pts []P, runs int, opts []native.MSMOption,
+	report func(string, int, []float32, []float64)) {
+	n := len(pts)
 	scal := nativetest.Scalars(n)
 	for i := range scal {
 		if i%16 != 0 {
 			scal[i].SetUint64(uint64(scal[i][0] & 1))
 		}
 	}
+	group, bench := "G1", func(o []native.MSMOption) ([]float32, error) {
+		return native.BenchMSMG1(0, any(pts).([]bls12381.G1Affine), scal, runs+1, o...)
+	}
+	if g2, ok := any(pts).([]bls12381.G2Affine); ok {
+		group, bench = "G2", func(o []native.MSMOption) ([]float32, error) { return native.BenchMSMG2(0, g2, scal, runs+1, o...) }
+	}
+	point := len(native.AsBytes(pts[:1]))
 	for _, split := range []bool{true, false} {
 		o, how := slices.Clone(opts), "with the 0/1 split"
 		if !split {
 			o, how = append(o, native.WithoutSplit()), "without the split"
 		}
-		ms, err := native.BenchMSMG1(0, pts, scal, runs+1, o...)
+		ms, err := bench(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		report("G1 MSM, assignment scalars, "+how, n, ms[1:], nil)
+		report(group+" MSM, assignment scalars, "+how, n, ms[1:], nil)
 		for _, mib := range benchChunks(t) {
-			report(fmt.Sprintf("G1 MSM, assignment scalars, streamed in %d MiB chunks, %s", mib, how), n, nil,
-				streamedMSM(t, pts, scal, runs, mib<<20/96, o))
+			report(fmt.Sprintf("%s MSM, assignment scalars, streamed in %d MiB chunks, %s", group, mib, how), n, nil,
+				streamedMSM(t, pts, scal, runs, mib<<20/point, o))
 		}
 	}
 }
@@ -467,10 +481,11 @@ func benchChunks(t *testing.T) []int {
 	return out
 }
 
-// streamedMSM times, in ms, MSMs whose bases stream from pinned host memory
-// in chunks of chunk points (MSMG1Streamed) with the scalars on the device,
-// as the streaming prover runs them: the wall time of each call.
-func streamedMSM(t *testing.T, pts []bls12381.G1Affine, scal []fr.Element, runs, chunk int, opts []native.MSMOption) []float64 {
+// streamedMSM times, in ms, MSMs whose bases (G1 or G2) stream from pinned
+// host memory in chunks of chunk points (MSMG1Streamed, MSMG2Streamed) with
+// the scalars on the device, as the streaming prover runs them: the wall
+// time of each call.
+func streamedMSM[P bls12381.G1Affine | bls12381.G2Affine](t *testing.T, pts []P, scal []fr.Element, runs, chunk int, opts []native.MSMOption) []float64 {
 	bases := pin(t, pts, 0)
 	s, cs := newStream(t, native.NewStream), newStream(t, native.NewStream)
 	sc, err := native.Alloc(0, s, int64(len(native.AsBytes(scal))))
@@ -485,10 +500,14 @@ func streamedMSM(t *testing.T, pts []bls12381.G1Affine, scal []fr.Element, runs,
 		t.Fatal(err)
 	}
 	m := native.StreamedMSM{Bases: bases, NBases: len(pts), Scalars: sc, NScalars: len(scal), Canonical: true, ChunkPoints: chunk}
+	msm := func() (err error) { _, err = s.MSMG1Streamed(cs, m, opts...); return err }
+	if _, ok := any(pts).([]bls12381.G2Affine); ok {
+		msm = func() (err error) { _, err = s.MSMG2Streamed(cs, m, opts...); return err }
+	}
 	var out []float64
 	for i := 0; i <= runs; i++ {
 		t0 := time.Now()
-		if _, err := s.MSMG1Streamed(cs, m, opts...); err != nil {
+		if err := msm(); err != nil {
 			t.Fatal(err)
 		}
 		if i > 0 {
