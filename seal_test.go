@@ -356,7 +356,7 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 		cfg2.WorkersPerDevice = 2
 		st2, err := gpuc2.Requirements(t32, cfg2)
 		require.NoError(t, err)
-		assert.Equal(t, int(min(2, limit/st2.ProofVRAMBytes)), st2.ProofsPerGPU)
+		assert.Equal(t, map[int64]int{16 << 30: 1, 24 << 30: 2}[limit], st2.ProofsPerGPU)
 		assert.Equal(t, int64(st2.ProofsPerGPU)*st2.ProofVRAMBytes, st2.VRAMBytes)
 		assert.LessOrEqual(t, st2.VRAMBytes, limit)
 		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5

@@ -179,9 +179,8 @@ func streamChunkPoints(pointBytes int64) int {
 
 // hMSMOptions are the streamed h MSM's: h's coefficients are random, so
 // the 0/1 split never runs, and without it the MSM's scratch holds none of
-// the split's arrays. At 32 GiB the h MSM's phase then no longer sets a
-// streamed proof's least limit: 10.8 GiB on an H200 (the aux MSMs'
-// phase), against 10.9 with them (BENCHMARKS.md, issue 17).
+// the split's arrays. At 32 GiB a streamed proof's least limit on an H200
+// drops from 10.9 to 10.8 GiB (BENCHMARKS.md, issue 17).
 var hMSMOptions = []native.MSMOption{native.WithoutSplit()}
 
 // StreamingProofBytes is the device memory one proof reserves on the

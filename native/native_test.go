@@ -439,11 +439,13 @@ func benchAssignmentMSM[P bls12381.G1Affine | bls12381.G2Affine](t *testing.T, p
 			scal[i].SetUint64(uint64(scal[i][0] & 1))
 		}
 	}
-	group, bench := "G1", func(o []native.MSMOption) ([]float32, error) {
-		return native.BenchMSMG1(0, any(pts).([]bls12381.G1Affine), scal, runs+1, o...)
-	}
-	if g2, ok := any(pts).([]bls12381.G2Affine); ok {
-		group, bench = "G2", func(o []native.MSMOption) ([]float32, error) { return native.BenchMSMG2(0, g2, scal, runs+1, o...) }
+	var group string
+	var bench func(o []native.MSMOption) ([]float32, error)
+	switch p := any(pts).(type) {
+	case []bls12381.G1Affine:
+		group, bench = "G1", func(o []native.MSMOption) ([]float32, error) { return native.BenchMSMG1(0, p, scal, runs+1, o...) }
+	case []bls12381.G2Affine:
+		group, bench = "G2", func(o []native.MSMOption) ([]float32, error) { return native.BenchMSMG2(0, p, scal, runs+1, o...) }
 	}
 	point := len(native.AsBytes(pts[:1]))
 	for _, split := range []bool{true, false} {
