@@ -227,10 +227,10 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 }
 
 // proofsAtOnce is how many of workers reserve a proof's bytes at once in
-// room bytes of a device's ledger: the rest wait for memory (gpulock).
-// The mode was chosen so that one fits.
+// room bytes of a device's ledger (groth16.ProofsFit): the mode was chosen
+// so that one fits.
 func proofsAtOnce(workers int, room, proof int64) int {
-	return int(max(1, min(int64(workers), room/max(proof, 1))))
+	return max(1, groth16.ProofsFit(room, proof, workers))
 }
 
 // firstDeviceLimit is the default device memory limit of the first GPU

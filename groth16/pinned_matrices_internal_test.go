@@ -81,3 +81,20 @@ func TestStreamedMatricesFit(t *testing.T) {
 		assert.Equal(t, tc.fit, streamedMatricesFit(tc.budget, tc.plain, tc.withABC), "%+v", tc)
 	}
 }
+
+// ProofsFit counts whole proofs in a budget, up to most.
+func TestProofsFit(t *testing.T) {
+	for _, tc := range []struct {
+		budget, proof int64
+		most, want    int
+	}{
+		{16, 10, 2, 1},
+		{24, 10, 2, 2},
+		{48, 10, 2, 2}, // capped
+		{48, 10, 8, 4}, // by the budget
+		{8, 10, 2, 0},  // not even one
+		{16, 0, 3, 3},  // a proof of no bytes: as many as asked
+	} {
+		assert.Equal(t, tc.want, ProofsFit(tc.budget, tc.proof, tc.most), "%+v", tc)
+	}
+}

@@ -247,7 +247,14 @@ const streamedOverlap = 2
 // as plain streamed ones (plain bytes each), counting up to
 // streamedOverlap: holding the witness must not cost a device its overlap.
 func streamedMatricesFit(budget, plain, withABC int64) bool {
-	return withABC <= budget && min(budget/withABC, streamedOverlap) >= min(budget/plain, streamedOverlap)
+	return withABC <= budget && ProofsFit(budget, withABC, streamedOverlap) >= ProofsFit(budget, plain, streamedOverlap)
+}
+
+// ProofsFit is how many proofs of proof bytes a device ledger of budget
+// bytes holds at once, counting up to most; the others wait for memory
+// (gpulock). 0 when not even one fits.
+func ProofsFit(budget, proof int64, most int) int {
+	return int(min(int64(most), budget/max(proof, 1)))
 }
 
 // PlanStreamingMatrices says whether a device of memory limit limit in
