@@ -247,7 +247,8 @@ const streamedOverlap = 2
 // as plain streamed ones (plain bytes each), counting up to
 // streamedOverlap: holding the witness must not cost a device its overlap.
 func streamedMatricesFit(budget, plain, withABC int64) bool {
-	return withABC <= budget && ProofsFit(budget, withABC, streamedOverlap) >= ProofsFit(budget, plain, streamedOverlap)
+	n := ProofsFit(budget, withABC, streamedOverlap)
+	return n > 0 && n >= ProofsFit(budget, plain, streamedOverlap)
 }
 
 // ProofsFit is how many proofs of proof bytes a device ledger of budget
