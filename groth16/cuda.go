@@ -294,7 +294,25 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait, dropHo
 // key was found too large to be resident.
 type keyPlan struct {
 	resident, streamed, streamedABC int64
-	unfit                           bool
+	// beside, besideABC: the layouts of streamed proofs (plain, and with
+	// a, b, c evaluated on the device) that run their aux MSMs beside the
+	// h MSM (nil: after it, reserving streamed or streamedABC).
+	beside, besideABC *besideLayout
+	unfit             bool
+}
+
+// streamedReservation is what a streamed proof with pk reserves (withABC:
+// one that evaluates a, b, c on the device) and its beside layout (nil:
+// none).
+func (kp *keyPlan) streamedReservation(withABC bool) (int64, *besideLayout) {
+	bytes, beside := kp.streamed, kp.beside
+	if withABC {
+		bytes, beside = kp.streamedABC, kp.besideABC
+	}
+	if beside != nil {
+		bytes = beside.bytes
+	}
+	return bytes, beside
 }
 
 // plan returns pk's plan on p's device, computing it on first use.
@@ -305,7 +323,10 @@ func (p *CUDAProver) plan(pk *ProvingKey) *keyPlan {
 	if kp == nil {
 		c := pk.Counts()
 		kp = &keyPlan{resident: KeyBytes(c) + residentProofBytes(p.device, c)}
-		kp.streamed, kp.streamedABC = streamingProofBytes(p.device, c, c.H+1, c.L, len(pk.VerifyingKey().IC))
+		m, nIn, budget := c.H+1, len(pk.VerifyingKey().IC), p.gate.Budget()
+		kp.streamed, kp.streamedABC = streamingProofBytes(p.device, c, m, c.L, nIn)
+		_, kp.beside = streamedReservation(p.device, budget, c, m, c.L, nIn, false, kp.streamed)
+		_, kp.besideABC = streamedReservation(p.device, budget, c, m, c.L, nIn, true, kp.streamedABC)
 		p.plans[pk] = kp
 	}
 	return kp

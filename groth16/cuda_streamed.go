@@ -10,6 +10,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 )
@@ -55,10 +56,7 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 	if err != nil {
 		return nil, err
 	}
-	bytes := p.plan(pk).streamed // checkCounts ties m, the aux and inputs to the key
-	if hm != nil {
-		bytes = p.plan(pk).streamedABC
-	}
+	bytes, beside := p.plan(pk).streamedReservation(hm != nil) // checkCounts ties m, the aux and inputs to the key
 	if bytes > p.gate.Budget() {
 		return nil, fmt.Errorf("%w: GPU %d: a streamed proof needs %d bytes, the device's limit allows %d: %w",
 			ErrOutOfDeviceMemory, p.device, bytes, p.gate.Budget(), gpulock.ErrTooLarge)
@@ -70,13 +68,14 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 	}
 	defer release()
 	cfg.report("key_pin", begin, "device", p.device, "bytes", KeyBytes(c))
-	return p.proveStreamed(ctx, hk, hm, vk, w, m, bytes, cfg)
+	return p.proveStreamed(ctx, hk, hm, vk, w, m, bytes, beside, cfg)
 }
 
 // proveStreamed proves w over domain m with hk (and hm's matrices when not
-// nil), reserving bytes.
-func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinnedMatrices, vk *VerifyingKey, w *synth.ProvingAssignment, m int, bytes int64, cfg *proveConfig) (*Proof, error) {
-	sp := &streamedProof{deviceJob: p.deviceJob(cfg), p: p, hk: hk, hm: hm, w: w, m: m, bytes: bytes}
+// nil), reserving bytes, its aux MSMs beside the h MSM in layout beside
+// (nil: after it).
+func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinnedMatrices, vk *VerifyingKey, w *synth.ProvingAssignment, m int, bytes int64, beside *besideLayout, cfg *proveConfig) (*Proof, error) {
+	sp := &streamedProof{deviceJob: p.deviceJob(cfg), p: p, hk: hk, hm: hm, w: w, m: m, bytes: bytes, beside: beside}
 	defer sp.close()
 	return proveWith(ctx, cfg, vk, hk.counts, sp, "device", p.device, "mode", "streaming")
 }
@@ -96,21 +95,28 @@ func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinne
 // sort and merge, each waited for) then take SMs as the next proof's long
 // H and h MSM kernels free them instead of queueing behind each one (at
 // normal priority, a 32 GiB partition's b_g2 MSM took 1.0 s beside another
-// proof against 0.22 s alone: BENCHMARKS.md, issue 17).
+// proof against 0.22 s alone: BENCHMARKS.md, issue 17). On a device that
+// holds one streamed proof at a time nothing else would hide the aux MSMs'
+// copies: there they run beside the same proof's h MSM, under its lock, on
+// the high-priority stream with a copy stream of their own (besideLayout).
 type streamedProof struct {
 	deviceJob
-	p     *CUDAProver
-	hk    *pinnedKey
-	hm    *pinnedMatrices // a, b, c evaluated on the device from these (nil: w's)
-	w     *synth.ProvingAssignment
-	m     int   // the domain
-	bytes int64 // the reservation: the largest phase
+	p      *CUDAProver
+	hk     *pinnedKey
+	hm     *pinnedMatrices // a, b, c evaluated on the device from these (nil: w's)
+	w      *synth.ProvingAssignment
+	m      int           // the domain
+	bytes  int64         // the reservation: the largest phase
+	beside *besideLayout // the aux MSMs beside the h MSM (nil: after it)
 
 	proofMemory                // the locked phase's kernel stream and every buffer
 	cs          *native.Stream // the copies'
 	hs          *native.Stream // the aux phase's kernels (high priority)
+	bs          *native.Stream // the copies of the aux MSMs beside the h MSM
+	sums        *auxSums       // the aux MSMs' sums, once run beside the h MSM
 	acc, x      *native.Buffer // H's two vectors: a, then h (canonical); b, then c
 	aux, inputs *native.Buffer // the assignment, made canonical by the first aux MSM
+	uploaded    bool           // aux and inputs hold the assignment
 	canonical   bool           // aux and inputs are canonical
 	slots       *spmvSlots     // hm's evaluation, until c's
 	stagedC     *native.Pinned // c's pinned copy, held until its upload (nil: none)
@@ -130,6 +136,11 @@ func (sp *streamedProof) prepare(ctx context.Context) error {
 	}
 	if sp.hs, err = native.NewHighPriorityStream(sp.device); err != nil {
 		return err
+	}
+	if sp.beside != nil {
+		if sp.bs, err = native.NewStream(sp.device); err != nil {
+			return err
+		}
 	}
 	// a and b before the lock: H's peak holds both vectors anyway.
 	upload := sp.uploadAB
@@ -320,13 +331,87 @@ func (sp *streamedProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
 	if err := ctx.Err(); err != nil {
 		return bls12381.G1Jac{}, err
 	}
+	if sp.beside != nil {
+		return sp.msmHBeside(ctx)
+	}
+	return sp.msmHAlone(defaultChunks)
+}
+
+// msmHAlone runs the h MSM with chunks, then frees h.
+func (sp *streamedProof) msmHAlone(chunks streamChunks) (bls12381.G1Jac, error) {
 	n := sp.m - 1
-	r, err := sp.st.MSMG1Streamed(sp.cs, sp.hk.msm(secH, 0, n, sp.acc, n, nil), hMSMOptions...)
+	r, err := sp.st.MSMG1Streamed(sp.cs, sp.hk.msm(secH, 0, n, sp.acc, n, nil, chunks), hMSMOptions...)
 	sp.acc.Free() // h is done: room for the assignment
 	if err != nil {
 		return r, fmt.Errorf("streamed G1 MSM on GPU %d: %w", sp.device, err)
 	}
 	return r, nil
+}
+
+// auxSums are the aux MSMs' sums, run beside the h MSM (b2 unless b's G2
+// MSM runs after it).
+type auxSums struct {
+	l, a, b1 bls12381.G1Jac
+	b2       bls12381.G2Jac
+}
+
+// msmHBeside runs the aux MSMs (all but b's G2 MSM when the layout runs it
+// after) on the aux phase's stream and a copy stream of their own, from a
+// goroutine, while the h MSM runs on the proof's streams; both hold the
+// compute lock, and the reservation covers both (besideLayout). The
+// assignment's buffers are allocated first, on the proof's stream.
+func (sp *streamedProof) msmHBeside(ctx context.Context) (bls12381.G1Jac, error) {
+	if sp.aux == nil {
+		if err := sp.allocAssignment(); err != nil {
+			return bls12381.G1Jac{}, err
+		}
+	}
+	var sums auxSums
+	done := make(chan error, 1)
+	go func() {
+		done <- par.Recover(func() error { return sp.auxBeside(ctx, &sums) })
+	}()
+	r, err := sp.msmHAlone(sp.beside.h)
+	if aerr := <-done; err == nil {
+		err = aerr
+	}
+	if err != nil {
+		return r, err
+	}
+	sp.sums = &sums
+	return r, nil
+}
+
+// auxBeside readies the assignment and runs the aux MSMs beside the h MSM
+// into sums, reported as one phase.
+func (sp *streamedProof) auxBeside(ctx context.Context, sums *auxSums) error {
+	begin := time.Now()
+	if err := sp.assignment(); err != nil {
+		return err
+	}
+	g1 := func(s int, dst *bls12381.G1Jac) (err error) {
+		*dst, err = sumMSMs(ctx, sp, "G1", (*native.Stream).MSMG1Streamed, sp.bs, sp.auxParts(s, sp.beside.aux),
+			besideMSMOptions...)
+		return err
+	}
+	for _, x := range []struct {
+		s   int
+		dst *bls12381.G1Jac
+	}{{secL, &sums.l}, {secA, &sums.a}, {secBG1, &sums.b1}} {
+		if err := g1(x.s, x.dst); err != nil {
+			return err
+		}
+	}
+	if !sp.beside.g2After {
+		var err error
+		if sums.b2, err = sumMSMs(ctx, sp, "G2", (*native.Stream).MSMG2Streamed, sp.bs, sp.auxParts(secBG2, sp.beside.aux),
+			besideMSMOptions...); err != nil {
+			return err
+		}
+	}
+	sp.cfg.report("aux_beside", begin, "device", sp.device, "h_chunk", sp.beside.h.g1, "aux_chunk", sp.beside.aux.g1,
+		"g2_after", sp.beside.g2After)
+	return nil
 }
 
 // assignment readies aux and the inputs for the aux MSMs once, in
@@ -337,7 +422,12 @@ func (sp *streamedProof) assignment() error {
 		return nil
 	}
 	if sp.aux == nil {
-		if err := sp.uploadAssignment(sp.hs); err != nil {
+		if err := sp.allocAssignment(); err != nil {
+			return err
+		}
+	}
+	if !sp.uploaded {
+		if err := sp.fillAssignment(sp.hs); err != nil {
 			return err
 		}
 	}
@@ -353,36 +443,47 @@ func (sp *streamedProof) assignment() error {
 	return sp.hs.Sync()
 }
 
-// uploadAssignment allocates aux and the inputs (on the proof's stream, so
-// that every buffer is freed alike) and uploads them on st in Montgomery
-// form: the proof's "upload" phase.
+// uploadAssignment allocates aux and the inputs and uploads them on st.
 func (sp *streamedProof) uploadAssignment(st *native.Stream) error {
-	begin := time.Now()
-	w := sp.w
-	pinnedAux := false
+	if err := sp.allocAssignment(); err != nil {
+		return err
+	}
+	return sp.fillAssignment(st)
+}
+
+// allocAssignment allocates aux and the inputs on the proof's stream (so
+// that every buffer is freed alike) and waits for it, so that another
+// stream may fill them.
+func (sp *streamedProof) allocAssignment() error {
 	for _, x := range []struct {
 		dst **native.Buffer
-		v   []fr.Element
-	}{{&sp.aux, w.Aux}, {&sp.inputs, w.Inputs}} {
-		b, err := sp.alloc(max(int64(len(x.v)), 1) * frSize)
+		n   int
+	}{{&sp.aux, len(sp.w.Aux)}, {&sp.inputs, len(sp.w.Inputs)}} {
+		b, err := sp.alloc(max(int64(x.n), 1) * frSize)
 		if err != nil {
 			return err
-		}
-		if err := sp.st.Sync(); err != nil { // the allocation, before st uses it
-			return err
-		}
-		pinned, err := sp.p.stage.uploadFr(st, b, 0, x.v)
-		if err != nil {
-			return err
-		}
-		if x.dst == &sp.aux {
-			pinnedAux = pinned
 		}
 		*x.dst = b
+	}
+	return sp.st.Sync()
+}
+
+// fillAssignment uploads aux and the inputs on st in Montgomery form: the
+// proof's "upload" phase.
+func (sp *streamedProof) fillAssignment(st *native.Stream) error {
+	begin := time.Now()
+	w := sp.w
+	pinnedAux, err := sp.p.stage.uploadFr(st, sp.aux, 0, w.Aux)
+	if err != nil {
+		return err
+	}
+	if _, err := sp.p.stage.uploadFr(st, sp.inputs, 0, w.Inputs); err != nil {
+		return err
 	}
 	if err := st.Sync(); err != nil {
 		return err
 	}
+	sp.uploaded = true
 	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(w.Aux)+len(w.Inputs))*frSize,
 		"pinned_aux", pinnedAux)
 	return nil
@@ -407,73 +508,91 @@ func (sp *streamedProof) auxPhase(f func() error) error {
 	})
 }
 
-// g1 sums streamed G1 MSMs over the assignment: parts describes them once
-// it is on the device.
-func (sp *streamedProof) g1(ctx context.Context, parts func() []native.StreamedMSM) (bls12381.G1Jac, error) {
-	return streamedSum(ctx, sp, "G1", (*native.Stream).MSMG1Streamed, parts)
-}
-
-// streamedSum runs parts' MSMs with msm in the aux phase and adds them up.
+// streamedSum is section s's MSMs over the assignment (auxParts): their sum
+// from beside the h MSM when it is there (beside's ok), else run with msm
+// in the aux phase.
 func streamedSum[J any, PJ interface {
 	*J
 	AddAssign(*J) *J
-}](ctx context.Context, sp *streamedProof, group string,
+}](ctx context.Context, sp *streamedProof, s int, group string,
 	msm func(*native.Stream, *native.Stream, native.StreamedMSM, ...native.MSMOption) (J, error),
-	parts func() []native.StreamedMSM) (J, error) {
-	var sum J
-	err := sp.auxPhase(func() error {
-		for _, m := range parts() {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			r, err := msm(sp.hs, sp.cs, m)
-			if err != nil {
-				return fmt.Errorf("streamed %s MSM on GPU %d: %w", group, sp.device, err)
-			}
-			PJ(&sum).AddAssign(&r)
+	beside func(*auxSums) (J, bool)) (J, error) {
+	if sp.sums != nil {
+		if sum, ok := beside(sp.sums); ok {
+			return sum, nil
 		}
-		return nil
+	}
+	var sum J
+	err := sp.auxPhase(func() (err error) {
+		sum, err = sumMSMs[J, PJ](ctx, sp, group, msm, sp.cs, sp.auxParts(s, defaultChunks))
+		return err
 	})
 	return sum, err
 }
 
-// auxMSM and inputMSM describe MSMs over the aux and input scalars of
-// section s, the inputs' points first (count points, selected by density:
-// nil, all).
-func (sp *streamedProof) auxMSM(s, first, count int, density []uint64) native.StreamedMSM {
-	return sp.hk.msm(s, first, count, sp.aux, len(sp.w.Aux), density)
+// sumMSMs runs parts' MSMs with msm and opts on the aux phase's stream,
+// their copies on cs, and adds them up.
+func sumMSMs[J any, PJ interface {
+	*J
+	AddAssign(*J) *J
+}](ctx context.Context, sp *streamedProof, group string,
+	msm func(*native.Stream, *native.Stream, native.StreamedMSM, ...native.MSMOption) (J, error),
+	cs *native.Stream, parts []native.StreamedMSM, opts ...native.MSMOption) (J, error) {
+	var sum J
+	for _, m := range parts {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		r, err := msm(sp.hs, cs, m, opts...)
+		if err != nil {
+			return sum, fmt.Errorf("streamed %s MSM on GPU %d: %w", group, sp.device, err)
+		}
+		PJ(&sum).AddAssign(&r)
+	}
+	return sum, nil
 }
 
-func (sp *streamedProof) inputMSM(s, count int, density []uint64) native.StreamedMSM {
-	return sp.hk.msm(s, 0, count, sp.inputs, len(sp.w.Inputs), density)
+// auxParts describes section s's MSMs over the assignment, through chunk
+// buffers of chunks: the inputs' points come first in each section, then
+// the aux's. Inputs are dense in A (the input rows) and l has none; the
+// aux follow the A density in a, the B densities in b.
+func (sp *streamedProof) auxParts(s int, chunks streamChunks) []native.StreamedMSM {
+	w, nIn := sp.w, len(sp.w.Inputs)
+	aux := func(first, count int, density []uint64) native.StreamedMSM {
+		return sp.hk.msm(s, first, count, sp.aux, len(w.Aux), density, chunks)
+	}
+	inputs := func(count int, density []uint64) native.StreamedMSM {
+		return sp.hk.msm(s, 0, count, sp.inputs, nIn, density, chunks)
+	}
+	switch s {
+	case secL:
+		return []native.StreamedMSM{aux(0, len(w.Aux), nil)}
+	case secA:
+		return []native.StreamedMSM{inputs(nIn, nil), aux(nIn, w.AAux.Count(), w.AAux.Words)}
+	default: // secBG1, secBG2
+		bIn := w.BInput.Count()
+		return []native.StreamedMSM{inputs(bIn, w.BInput.Words), aux(bIn, w.BAux.Count(), w.BAux.Words)}
+	}
 }
 
 func (sp *streamedProof) msmL(ctx context.Context) (bls12381.G1Jac, error) {
-	return sp.g1(ctx, func() []native.StreamedMSM {
-		return []native.StreamedMSM{sp.auxMSM(secL, 0, len(sp.w.Aux), nil)}
-	})
+	return streamedSum(ctx, sp, secL, "G1", (*native.Stream).MSMG1Streamed,
+		func(s *auxSums) (bls12381.G1Jac, bool) { return s.l, true })
 }
 
-// Inputs are dense in A (the input rows); aux follow the A density.
 func (sp *streamedProof) msmA(ctx context.Context) (bls12381.G1Jac, error) {
-	w, nIn := sp.w, len(sp.w.Inputs)
-	return sp.g1(ctx, func() []native.StreamedMSM {
-		return []native.StreamedMSM{sp.inputMSM(secA, nIn, nil), sp.auxMSM(secA, nIn, w.AAux.Count(), w.AAux.Words)}
-	})
+	return streamedSum(ctx, sp, secA, "G1", (*native.Stream).MSMG1Streamed,
+		func(s *auxSums) (bls12381.G1Jac, bool) { return s.a, true })
 }
 
 func (sp *streamedProof) msmBG1(ctx context.Context) (bls12381.G1Jac, error) {
-	w, bIn := sp.w, sp.w.BInput.Count()
-	return sp.g1(ctx, func() []native.StreamedMSM {
-		return []native.StreamedMSM{sp.inputMSM(secBG1, bIn, w.BInput.Words), sp.auxMSM(secBG1, bIn, w.BAux.Count(), w.BAux.Words)}
-	})
+	return streamedSum(ctx, sp, secBG1, "G1", (*native.Stream).MSMG1Streamed,
+		func(s *auxSums) (bls12381.G1Jac, bool) { return s.b1, true })
 }
 
 func (sp *streamedProof) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
-	w, bIn := sp.w, sp.w.BInput.Count()
-	return streamedSum(ctx, sp, "G2", (*native.Stream).MSMG2Streamed, func() []native.StreamedMSM {
-		return []native.StreamedMSM{sp.inputMSM(secBG2, bIn, w.BInput.Words), sp.auxMSM(secBG2, bIn, w.BAux.Count(), w.BAux.Words)}
-	})
+	return streamedSum(ctx, sp, secBG2, "G2", (*native.Stream).MSMG2Streamed,
+		func(s *auxSums) (bls12381.G2Jac, bool) { return s.b2, !sp.beside.g2After })
 }
 
 // finish releases the compute lock if the aux phase has not, then frees
@@ -495,12 +614,16 @@ func (sp *streamedProof) close() {
 	if sp.cs != nil {
 		sp.cs.Sync() // no copy may still write a buffer freed below
 	}
+	if sp.bs != nil {
+		sp.bs.Sync() // nor any copy beside the h MSM
+	}
 	if sp.hs != nil {
 		sp.hs.Sync() // nor any aux-phase kernel read one
 	}
 	sp.releaseC() // after the copy stream's wait: no DMA reads it now
 	sp.freeBuffers()
 	sp.cs.Close()
+	sp.bs.Close()
 	sp.hs.Close()
 	sp.st.Close()
 	sp.done()

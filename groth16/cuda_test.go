@@ -297,6 +297,53 @@ func TestCUDAProverMemoryLimitStreams(t *testing.T) {
 	assert.ErrorIs(t, err, groth16.ErrInvalidInput, "a limit above the device's memory")
 }
 
+// Under a limit that holds one streamed proof at a time, a device runs the
+// aux MSMs beside the same proof's h MSM (the phase aux_beside), with the
+// witness's a, b, c from the host or from matrices: the proofs equal the
+// CPU prover's, and the pool stays within the limit.
+func TestCUDAProverAuxBeside(t *testing.T) {
+	if !groth16.CUDAAvailable() {
+		t.Skip("no native CUDA library")
+	}
+	ctx := context.Background()
+	c := &testcircuit.Chain{N: 1 << 14, Seed: 12, Inputs: 3}
+	pk, ms := setup(t, c, 50), compile(t, c)
+	counts := pk.Counts()
+	var r, s fr.Element
+	r.SetUint64(41)
+	s.SetUint64(42)
+	rs := groth16.WithRandomness(r, s)
+	want := prove(t, pk, c, rs)
+	for _, withABC := range []bool{false, true} {
+		t.Run(fmt.Sprintf("matrices=%v", withABC), func(t *testing.T) {
+			limit, ok := groth16.BesideLimit(counts, counts.H+1, counts.L, len(pk.VerifyingKey().IC), withABC)
+			require.True(t, ok, "some limit runs the aux MSMs beside")
+			p := gpuProver(t, groth16.CUDAConfig{MemoryLimit: limit, NoResident: true})
+			beside := 0
+			phases := groth16.WithPhases(func(name string, _, _ time.Time, _ ...any) {
+				if name == "aux_beside" {
+					beside++
+				}
+			})
+			_, err := native.PoolPeakSince(0) // a new interval
+			require.NoError(t, err)
+			var got *groth16.Proof
+			if withABC {
+				got, err = p.Prove(ctx, pk, witness(t, c), groth16.WithMatrices(ms), rs, phases)
+			} else {
+				got, err = groth16.Prove(ctx, p, pk, c, rs, phases)
+			}
+			require.NoError(t, err)
+			peak, err := native.PoolPeakSince(0)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			assert.Equal(t, 1, beside, "the aux MSMs ran beside the h MSM")
+			t.Logf("limit %d MiB, pool peak %d MiB", limit>>20, peak>>20)
+			assert.LessOrEqual(t, int64(peak), limit, "the pool's high-water mark within the limit")
+		})
+	}
+}
+
 // A streaming Preload readies c's pinned stage unless NoVectorStage says
 // the proofs' c will not need it; a proof whose c is on the heap after all
 // then allocates the stage itself, and equals the CPU's.

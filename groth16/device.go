@@ -97,7 +97,8 @@ func PlanMode(limit int64, c SectionCounts, m, nAux, nIn int) (DeviceMode, int64
 		return "", s, fmt.Errorf("%w: a device memory limit of %d bytes is below the %d bytes one streamed proof needs",
 			ErrOutOfDeviceMemory, limit, s)
 	}
-	return ModeStreaming, s, nil
+	r, _ := streamedReservation(anyDevice, limit, c, m, nAux, nIn, false, s)
+	return ModeStreaming, r, nil
 }
 
 // NewCUDAProver returns the prover of one GPU: its VRAM ledger and compute

@@ -78,7 +78,9 @@
 // that does not fit is decoded once into pinned host memory, shared by the
 // process's devices, and streamed through the device per proof (streaming
 // mode; PlanMode says which mode a limit gives, StreamingProofBytes the
-// least limit that works). A device out of memory is ErrOutOfDeviceMemory;
+// least limit that works). Where two streamed proofs fit, one's aux MSMs
+// run beside the other's H and h MSM; where one does, beside its own h MSM
+// when the limit holds both. A device out of memory is ErrOutOfDeviceMemory;
 // a closed prover, ErrProverClosed.
 //
 // # Constraint matrices

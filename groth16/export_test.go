@@ -114,7 +114,7 @@ func (p *CUDAProver) ProveStreamed(ctx context.Context, hk *PinnedKey, vk *Verif
 		return nil, err
 	}
 	bytes, _ := streamingProofBytes(p.device, hk.counts, m, len(w.Aux), len(w.Inputs))
-	proof, err := p.proveStreamed(ctx, hk, nil, vk, w, m, bytes, &cfg)
+	proof, err := p.proveStreamed(ctx, hk, nil, vk, w, m, bytes, nil, &cfg)
 	return proof, classifyDevice(err)
 }
 
@@ -232,3 +232,25 @@ func EvalStreamedOnDevice(device int, ms *pce.Matrices, inputs, aux []fr.Element
 // EvictSection drops section s (0–4: h, l, a, b_g1, b_g2) of pk's decoded
 // copy, reporting whether there was one.
 func EvictSection(pk *ProvingKey, s int) bool { return pk.evictSection(s) }
+
+// BesideLimit is the least device memory limit under which device 0 runs
+// a streamed proof's aux MSMs beside its h MSM (withABC: a proof that
+// evaluates a, b, c from matrices, which that limit then lets it do); ok
+// is false when no limit does.
+func BesideLimit(c SectionCounts, m, nAux, nIn int, withABC bool) (limit int64, ok bool) {
+	plain, abc := streamingProofBytes(0, c, m, nAux, nIn)
+	after := plain
+	if withABC {
+		after = abc
+	}
+	layouts := besideLayouts(0, c, m, nAux, nIn, withABC)
+	for _, l := range layouts {
+		if withABC && !streamedMatricesFit(l.bytes, plain, abc) {
+			continue
+		}
+		if _, yes := chooseBeside(l.bytes, after, layouts); yes && (!ok || l.bytes < limit) {
+			limit, ok = l.bytes, true
+		}
+	}
+	return limit, ok
+}

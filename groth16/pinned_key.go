@@ -152,10 +152,11 @@ func (hk *pinnedKey) free() {
 }
 
 // msm describes a streamed MSM over n points of section s from point
-// first on, with scalars n (or nScalars with a density) of buf.
-func (hk *pinnedKey) msm(s, first, n int, scalars *native.Buffer, nScalars int, density []uint64) native.StreamedMSM {
+// first on, with scalars n (or nScalars with a density) of buf, through
+// chunk buffers of chunks.
+func (hk *pinnedKey) msm(s, first, n int, scalars *native.Buffer, nScalars int, density []uint64, chunks streamChunks) native.StreamedMSM {
 	size := sectionPointBytes(s)
 	return native.StreamedMSM{Bases: hk.mem, BasesOff: hk.off[s] + int64(first)*size, NBases: n,
 		Scalars: scalars, NScalars: nScalars, Density: density, Canonical: true,
-		ChunkPoints: streamChunkPoints(size)}
+		ChunkPoints: chunks.points(size)}
 }

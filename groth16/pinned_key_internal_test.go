@@ -53,8 +53,8 @@ func TestPinnedLayout(t *testing.T) {
 	hk, size := pinnedLayout(c)
 	assert.Equal(t, KeyBytes(c), size)
 	assert.Equal(t, [numSections]int64{0, 7 * g1Bytes, 12 * g1Bytes, 21 * g1Bytes, 24 * g1Bytes}, hk.off)
-	m := hk.msm(secBG2, 1, 2, nil, 3, nil)
+	m := hk.msm(secBG2, 1, 2, nil, 3, nil, defaultChunks)
 	assert.Equal(t, 25*g1Bytes-g1Bytes+g2Bytes, m.BasesOff, "b_g2's second point")
-	assert.Equal(t, streamChunkPoints(g2Bytes), m.ChunkPoints)
+	assert.Equal(t, int(defaultChunks.g2/g2Bytes), m.ChunkPoints)
 	assert.True(t, m.Canonical)
 }

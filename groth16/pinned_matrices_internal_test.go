@@ -98,3 +98,56 @@ func TestProofsFit(t *testing.T) {
 		assert.Equal(t, tc.want, ProofsFit(tc.budget, tc.proof, tc.most), "%+v", tc)
 	}
 }
+
+// A device runs a streamed proof's aux MSMs beside its h MSM only when it
+// holds one streamed proof at a time either way: the first layout, in
+// order of preference, that fits.
+func TestChooseBeside(t *testing.T) {
+	layouts := []besideLayout{{bytes: 19}, {bytes: 15, g2After: true}, {bytes: 14}}
+	for _, tc := range []struct {
+		budget, after int64
+		want          int // index into layouts, -1: none
+	}{
+		{24, 11, -1}, // two proofs after: none beside
+		{16, 11, 1},  // one either way: the first that fits
+		{14, 11, 2},
+		{13, 11, -1}, // none fits
+		{10, 11, -1}, // not even one after
+	} {
+		l, ok := chooseBeside(tc.budget, tc.after, layouts)
+		if tc.want < 0 {
+			assert.False(t, ok, "%+v", tc)
+			continue
+		}
+		if assert.True(t, ok, "%+v", tc) {
+			assert.Equal(t, layouts[tc.want], l, "%+v", tc)
+		}
+	}
+}
+
+// A 32 GiB partition's beside layouts: h's chunks largest first, each
+// reserving at least the H phase and the h MSM's phase with its aux MSMs
+// after, and no more with smaller aux chunks.
+func TestBesideLayouts32GiB(t *testing.T) {
+	c := SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
+	m, nAux, nIn := c.H+1, c.L, 1
+	plain, withABC := streamingProofBytes(anyDevice, c, m, nAux, nIn)
+	for _, abc := range []bool{false, true} {
+		after := plain
+		if abc {
+			after = withABC
+		}
+		ls := besideLayouts(anyDevice, c, m, nAux, nIn, abc)
+		require.Len(t, ls, 18)
+		assert.Equal(t, defaultChunks.g1, ls[0].h.g1)
+		assert.False(t, ls[0].g2After)
+		for i, l := range ls {
+			assert.GreaterOrEqual(t, l.bytes, int64(2*m)*frSize, "layout %d holds H's two vectors", i)
+			if i%3 > 0 {
+				assert.LessOrEqual(t, l.bytes, ls[i-1].bytes, "layout %d: smaller aux chunks", i)
+			}
+		}
+		t.Logf("withABC %v: after %.2f GiB, beside %.2f .. %.2f GiB", abc, float64(after)/(1<<30),
+			float64(ls[0].bytes)/(1<<30), float64(ls[len(ls)-1].bytes)/(1<<30))
+	}
+}

@@ -47,7 +47,9 @@ type PhaseFunc func(name string, start, end time.Time, args ...any)
 // WithPhases calls f after each phase of the proof: H, msm_h, msm_l, msm_a,
 // msm_b_g1, msm_b_g2; on a GPU also key_upload (the proof that uploads a
 // resident key), matrices_upload and abc_eval (WithMatrices), wait_vram,
-// upload, stage_c, wait_compute and readback.
+// upload, stage_c, wait_compute, aux_beside (streamed aux MSMs run beside
+// the h MSM, inside msm_h; the sections they sum then take no time) and
+// readback.
 func WithPhases(f PhaseFunc) ProveOption {
 	return func(c *proveConfig) { c.phases = f }
 }

@@ -156,25 +156,26 @@ func residentProofBytes(device int, c SectionCounts) int64 {
 
 // Streaming: a key that does not fit the device stays in pinned host
 // memory and each MSM streams its points through two device buffers of a
-// chunk each: 1 GiB of G1 points (11.2 M; its copy, 19 ms at the 55 GB/s
-// of a PCIe 5 x16 link, hides behind the previous chunk's kernels, and
-// only the first chunk's copy is exposed: G1 2^26 in 498 ms against 438 ms
-// resident on an H200, 494 ms with 2 GiB chunks, 541 ms with 512 MiB:
-// BENCHMARKS.md, issue 17),
-// 512 MiB of G2 points (2.8 M), whose bucket table is twice G1's: so a
-// streamed 32 GiB proof fits twice in 24 GiB.
-const (
-	streamChunkBytesG1 = 1 << 30
-	streamChunkBytesG2 = 512 << 20
-)
+// chunk each (streamChunks): by default 1 GiB of G1 points (11.2 M; its
+// copy, 19 ms at the 55 GB/s of a PCIe 5 x16 link, hides behind the
+// previous chunk's kernels, and only the first chunk's copy is exposed:
+// G1 2^26 in 498 ms against 438 ms resident on an H200, 494 ms with 2 GiB
+// chunks, 541 ms with 512 MiB: BENCHMARKS.md, issue 17), and 512 MiB of
+// G2 points (2.8 M), whose bucket table is twice G1's: so a streamed
+// 32 GiB proof fits twice in 24 GiB.
+var defaultChunks = streamChunks{g1: 1 << 30, g2: 512 << 20}
 
-// streamChunkPoints is the points per chunk buffer of a streamed MSM over
-// points of pointBytes (G1 or G2).
-func streamChunkPoints(pointBytes int64) int {
+// streamChunks is the bytes of a streamed MSM's chunk buffers, for G1 and
+// G2 points.
+type streamChunks struct{ g1, g2 int64 }
+
+// points is the points per chunk buffer of a streamed MSM over points of
+// pointBytes (G1 or G2).
+func (c streamChunks) points(pointBytes int64) int {
 	if pointBytes == g2Bytes {
-		return int(streamChunkBytesG2 / pointBytes)
+		return int(c.g2 / pointBytes)
 	}
-	return int(streamChunkBytesG1 / pointBytes)
+	return int(c.g1 / pointBytes)
 }
 
 // hMSMOptions are the streamed h MSM's: h's coefficients are random, so
@@ -206,17 +207,112 @@ func streamingProofBytes(device int, c SectionCounts, m, nAux, nIn int) (plain, 
 	domain := int64(m) * frSize
 	assignment := int64(nAux+max(nIn, 1)) * frSize
 	hPhase := 2*domain + hScratchBytes(m)
-	hMSM := domain + streamScratchBytes(device, native.G1, c.H, c.H, hMSMOptions...)
-	var aux int64
-	for _, x := range []struct {
-		g native.Group
-		n int
-	}{{native.G1, c.L}, {native.G1, c.A}, {native.G1, c.B}, {native.G2, c.B}} {
-		aux = max(aux, streamScratchBytes(device, x.g, x.n, max(x.n, nAux)))
-	}
+	hMSM := domain + streamScratchBytes(device, native.G1, c.H, c.H, defaultChunks, hMSMOptions...)
+	aux := auxScratchBytes(device, c, nAux, defaultChunks, true)
 	plain = max(hPhase, hMSM, assignment+aux) + granules
 	withABC = max(hPhase+assignment+spmvSlotsBytes, hMSM+assignment, assignment+aux) + granules
 	return plain, withABC
+}
+
+// auxScratchBytes is the largest device scratch of the streamed aux MSMs
+// (l, a and b in G1 over nAux scalars, b in G2 too when withG2) with
+// chunks and opts.
+func auxScratchBytes(device int, c SectionCounts, nAux int, chunks streamChunks, withG2 bool, opts ...native.MSMOption) int64 {
+	msms := []struct {
+		g native.Group
+		n int
+	}{{native.G1, c.L}, {native.G1, c.A}, {native.G1, c.B}, {native.G2, c.B}}
+	if !withG2 {
+		msms = msms[:3]
+	}
+	var most int64
+	for _, x := range msms {
+		most = max(most, streamScratchBytes(device, x.g, x.n, max(x.n, nAux), chunks, opts...))
+	}
+	return most
+}
+
+// besideLayout is a streamed proof whose aux MSMs run beside its own h
+// MSM, under the compute lock, on a stream and copy stream of their own:
+// on a device that holds one streamed proof at a time nothing else hides
+// their copies (47.4 GB of points a 32 GiB partition, most of them the aux
+// MSMs'). Their scratch must fit beside h's, so the chunks may be smaller
+// than defaultChunks, and b's G2 MSM (the largest bucket table) may run
+// after the h MSM instead.
+type besideLayout struct {
+	h, aux  streamChunks // the h MSM's chunks, the aux MSMs'
+	g2After bool         // b's G2 MSM runs after the h MSM, alone, with defaultChunks
+	bytes   int64        // the proof's reservation
+}
+
+// besideMSMOptions are the streamed aux MSMs' beside the h MSM: their 0/1
+// split batched across chunks, so that no chunk waits on the host while
+// h's kernels hold the SMs. Beside h at a 16 GiB limit it made a 32 GiB
+// proof 24.3 -> 20.8-21.0 s; with the aux MSMs after h beside another
+// proof (24 GiB) it cost 17.8 -> 18.3 s, so only these ask it
+// (BENCHMARKS.md, issue 17).
+var besideMSMOptions = []native.MSMOption{native.WithBatchedSplit()}
+
+// besideLayouts lists the layouts of a streamed proof with its aux MSMs
+// beside the h MSM (withABC: one that evaluates a, b, c on the device,
+// whose witness stays from the start), in the order a device prefers them:
+// h's chunks largest first (h's MSM is the longest phase, each chunk adds
+// a merge of its window groups), then b's G2 MSM beside, then the aux
+// MSMs' chunks largest first.
+func besideLayouts(device int, c SectionCounts, m, nAux, nIn int, withABC bool) []besideLayout {
+	const granules = 16 << 20 // as in streamingProofBytes
+	domain := int64(m) * frSize
+	assignment := int64(nAux+max(nIn, 1)) * frSize
+	hPhase := 2*domain + hScratchBytes(m)
+	if withABC {
+		hPhase += assignment + spmvSlotsBytes
+	}
+	var out []besideLayout
+	for _, h := range []int64{1 << 30, 512 << 20, 256 << 20} {
+		hChunks := streamChunks{g1: h, g2: defaultChunks.g2}
+		hMSM := domain + streamScratchBytes(device, native.G1, c.H, c.H, hChunks, hMSMOptions...)
+		for _, g2After := range []bool{false, true} {
+			for _, a := range []int64{512 << 20, 256 << 20, 128 << 20} {
+				aux := streamChunks{g1: a, g2: min(a/2, defaultChunks.g2)}
+				beside := hMSM + assignment + auxScratchBytes(device, c, nAux, aux, !g2After, besideMSMOptions...)
+				after := int64(0)
+				if g2After {
+					after = assignment + streamScratchBytes(device, native.G2, c.B, max(c.B, nAux), defaultChunks)
+				}
+				out = append(out, besideLayout{h: hChunks, aux: aux, g2After: g2After,
+					bytes: max(hPhase, beside, after) + granules})
+			}
+		}
+	}
+	return out
+}
+
+// chooseBeside picks the first of layouts that fits budget as many times as
+// a proof of after bytes (the aux MSMs after the h MSM) does, counting up
+// to streamedOverlap: only a device that holds one streamed proof at a
+// time runs them beside. ok is false when none does.
+func chooseBeside(budget, after int64, layouts []besideLayout) (besideLayout, bool) {
+	n := ProofsFit(budget, after, streamedOverlap)
+	if n != 1 {
+		return besideLayout{}, false
+	}
+	for _, l := range layouts {
+		if ProofsFit(budget, l.bytes, streamedOverlap) >= n {
+			return l, true
+		}
+	}
+	return besideLayout{}, false
+}
+
+// streamedReservation is what one streamed proof reserves on a device of
+// budget bytes (withABC: one that evaluates a, b, c on the device), after
+// bytes with the aux MSMs after the h MSM, and the beside layout when the
+// device runs them beside (nil: after).
+func streamedReservation(device int, budget int64, c SectionCounts, m, nAux, nIn int, withABC bool, after int64) (int64, *besideLayout) {
+	if l, ok := chooseBeside(budget, after, besideLayouts(device, c, m, nAux, nIn, withABC)); ok {
+		return l.bytes, &l
+	}
+	return after, nil
 }
 
 // The streaming path evaluates a, b, c from pinned matrices in chunks of
@@ -263,7 +359,8 @@ func ProofsFit(budget, proof int64, most int) int {
 // (streamedMatricesFit), and what such a proof reserves.
 func PlanStreamingMatrices(limit int64, c SectionCounts, m, nAux, nIn int) (bool, int64) {
 	plain, withABC := streamingProofBytes(anyDevice, c, m, nAux, nIn)
-	return streamedMatricesFit(limit, plain, withABC), withABC
+	r, _ := streamedReservation(anyDevice, limit, c, m, nAux, nIn, true, withABC)
+	return streamedMatricesFit(limit, plain, withABC), r
 }
 
 // hScratchBytes is the pool memory of H's NTT tables over domain m.
@@ -276,15 +373,15 @@ func hScratchBytes(m int) int64 {
 }
 
 // streamScratchBytes is the device memory of a streamed MSM over n points
-// and ns canonical scalars beyond the scalars (its chunk buffers
+// and ns canonical scalars beyond the scalars (its chunk buffers of chunks
 // included), with opts: the library's answer on device (anyDevice: the
 // most over the devices), native.MSMStreamScratchBound without it.
-func streamScratchBytes(device int, g native.Group, n, ns int, opts ...native.MSMOption) int64 {
+func streamScratchBytes(device int, g native.Group, n, ns int, chunks streamChunks, opts ...native.MSMOption) int64 {
 	pointBytes := g1Bytes
 	if g == native.G2 {
 		pointBytes = g2Bytes
 	}
-	m := native.StreamedMSM{NBases: n, NScalars: ns, Canonical: true, ChunkPoints: streamChunkPoints(pointBytes)}
+	m := native.StreamedMSM{NBases: n, NScalars: ns, Canonical: true, ChunkPoints: chunks.points(pointBytes)}
 	var most int64
 	for _, d := range devicesFor(device) {
 		b, err := native.MSMStreamScratchBytes(d, g, m, opts...)

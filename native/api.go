@@ -25,7 +25,7 @@ const EnvLibrary = "GPUC2_NATIVE_LIB"
 // compile time: the cgo build fails if one drifts.
 
 // ABIVersion is the function-table version this package speaks.
-const ABIVersion = 6
+const ABIVersion = 7
 
 // Status codes of the C ABI.
 const (

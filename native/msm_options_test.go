@@ -43,7 +43,7 @@ func TestMSMOptionsChecked(t *testing.T) {
 		return
 	}
 	for _, opts := range [][]native.MSMOption{nil, {native.WithWindow(0)}, {native.WithWindow(native.MSMWindowMin)},
-		{native.WithWindow(native.MSMWindowMax), native.WithTrace(), native.WithoutSplit()}} {
+		{native.WithWindow(native.MSMWindowMax), native.WithTrace(), native.WithoutSplit(), native.WithBatchedSplit()}} {
 		if _, err := native.MSMScratchBytes(0, native.G1, m, opts...); !errors.Is(err, native.ErrNotAvailable) {
 			t.Errorf("valid options %d: %v, want ErrNotAvailable", len(opts), err)
 		}
@@ -105,9 +105,10 @@ func TestMSMOptions(t *testing.T) {
 	g2 := nativetest.G2(n, 33)
 	density, nb := nativetest.Density(n, 3)
 	options := map[string][]native.MSMOption{
-		"default":  nil,
-		"no-split": {native.WithoutSplit()},
-		"trace":    {native.WithTrace()},
+		"default":       nil,
+		"no-split":      {native.WithoutSplit()},
+		"trace":         {native.WithTrace()},
+		"batched-split": {native.WithBatchedSplit()}, // streamed MSMs only: the others ignore it
 	}
 	for _, c := range []int{native.MSMWindowMin, 7, 13, 16, native.MSMWindowMax} {
 		options[fmt.Sprintf("window-%d", c)] = []native.MSMOption{native.WithWindow(c)}

@@ -313,6 +313,9 @@ func (o msmOptions) flags(canonical bool) C.uint32_t {
 	if o.noSplit {
 		f |= C.GPUC2_MSM_NO_SPLIT
 	}
+	if o.batchedSplit {
+		f |= C.GPUC2_MSM_BATCHED_SPLIT
+	}
 	return f | C.uint32_t(o.window)<<C.GPUC2_MSM_WINDOW_SHIFT
 }
 

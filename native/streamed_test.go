@@ -61,6 +61,10 @@ func TestStreamedMSMEqualsDevice(t *testing.T) {
 	}
 	// random scalars then mostly bits: chunks of both kinds in one call
 	mixed := append(slices.Clone(random[:n/2]), bits[n/2:]...)
+	// mostly bits with a fifth random up front: the split runs, and in the
+	// smallest chunks the first chunks' others fill the gathering buffer
+	// (a chunk's bases) before a quarter of all others have gathered
+	fifth := append(slices.Clone(random[:n/5]), bits[n/5:]...)
 	density, nb := nativetest.Density(n, 3)
 	g1, g2 := nativetest.G1(n, 257), nativetest.G2(n, 33)
 	const off = 4096 // bases start past the beginning of the pinned block
@@ -71,7 +75,7 @@ func TestStreamedMSMEqualsDevice(t *testing.T) {
 	for _, sc := range []struct {
 		name string
 		v    []fr.Element
-	}{{"random", random}, {"bits", bits}, {"random then bits", mixed}} {
+	}{{"random", random}, {"bits", bits}, {"random then bits", mixed}, {"random fifth then bits", fifth}} {
 		mont, canon := upload(t, s, sc.v), upload(t, s, sc.v)
 		defer mont.Free()
 		defer canon.Free()
@@ -113,6 +117,14 @@ func TestStreamedMSMEqualsDevice(t *testing.T) {
 							t.Fatal("G1 streamed without the split differs")
 						}
 						checkStreamScratch(t, native.G1, sm, peak, native.WithoutSplit())
+						checkScratchNoLarger(t, native.G1, sm, native.WithoutSplit())
+						// the split batched across chunks (the aux MSMs beside h's): the same
+						// sum, within its own scratch figure
+						peak = measurePeak(t, func() error { got1, err = hs.MSMG1Streamed(cs, sm, native.WithBatchedSplit()); return err })
+						if !got1.Equal(&want1) {
+							t.Fatal("G1 streamed with the batched split differs")
+						}
+						checkStreamScratch(t, native.G1, sm, peak, native.WithBatchedSplit())
 
 						dm.Bases, sm.Bases = d2, h2
 						want2, err := s.MSMG2(dm)
@@ -125,6 +137,11 @@ func TestStreamedMSMEqualsDevice(t *testing.T) {
 							t.Fatal("G2 streamed differs")
 						}
 						checkStreamScratch(t, native.G2, sm, peak)
+						peak = measurePeak(t, func() error { got2, err = hs.MSMG2Streamed(cs, sm, native.WithBatchedSplit()); return err })
+						if !got2.Equal(&want2) {
+							t.Fatal("G2 streamed with the batched split differs")
+						}
+						checkStreamScratch(t, native.G2, sm, peak, native.WithBatchedSplit())
 					})
 				}
 			}
@@ -156,20 +173,13 @@ func TestStreamedMSMEqualsDevice(t *testing.T) {
 	}
 }
 
+// checkStreamScratch checks a streamed MSM's pool peak with opts against
+// MSMStreamScratchBytes, and that against MSMStreamScratchBound.
 func checkStreamScratch(t *testing.T, g native.Group, m native.StreamedMSM, peak int64, opts ...native.MSMOption) {
 	t.Helper()
 	want, err := native.MSMStreamScratchBytes(0, g, m, opts...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(opts) > 0 {
-		split, err := native.MSMStreamScratchBytes(0, g, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want > split {
-			t.Errorf("G%d: MSMStreamScratchBytes %d with options, above its %d without", g, want, split)
-		}
 	}
 	bound := native.MSMStreamScratchBound(g, m)
 	if peak > want {
@@ -177,6 +187,23 @@ func checkStreamScratch(t *testing.T, g native.Group, m native.StreamedMSM, peak
 	}
 	if want > bound {
 		t.Errorf("G%d: MSMStreamScratchBytes %d above MSMStreamScratchBound %d", g, want, bound)
+	}
+}
+
+// checkScratchNoLarger checks that MSMStreamScratchBytes with opts is no
+// more than without.
+func checkScratchNoLarger(t *testing.T, g native.Group, m native.StreamedMSM, opts ...native.MSMOption) {
+	t.Helper()
+	with, err := native.MSMStreamScratchBytes(0, g, m, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := native.MSMStreamScratchBytes(0, g, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with > without {
+		t.Errorf("G%d: MSMStreamScratchBytes %d with options, above its %d without", g, with, without)
 	}
 }
 

@@ -459,12 +459,52 @@ void msm_call(int32_t device, void* stream, bool resident, const void* bases, ui
   memcpy(out_jac, jac, sizeof jac);  // caller memory need not be 16-byte aligned
 }
 
+// split_chunk is msm_stream's unbatched 0/1 split of one chunk: classify
+// and scan its scalars, read back the two counts, gather, sum its ones into
+// ones (read back into ones_sum) and, once used is recorded (the chunk's
+// bases are no longer read), add its others to pip.
+template <class F>
+void split_chunk(Pippenger<F>& pip, RunAccumulator<F>& ones_acc, XYZZ<F>* ones, XYZZ<F>& ones_sum,
+                 const Affine<F>* bases, const Fr* sc, uint64_t ns, const uint64_t* dd, const uint32_t* dr,
+                 cudaEvent_t used) {
+  typedef XYZZ<F> P;
+  DeviceBuffer<uint32_t> one_pos(ns + 1), other_pos(ns + 1);
+  k_classify<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(sc, ns, dd, one_pos.get(), other_pos.get());
+  KERNEL_CHECK();
+  DeviceBuffer<uint8_t> tmp;
+  scan_exclusive(one_pos.get(), ns + 1, tmp);
+  scan_exclusive(other_pos.get(), ns + 1, tmp);
+  const uint64_t n1 = read_back(one_pos.get() + ns);
+  const uint64_t n2 = read_back(other_pos.get() + ns);
+  DeviceBuffer<uint32_t> one_idx(n1), zeros(n1);
+  DeviceBuffer<Fr> other_scalars(n2);
+  DeviceBuffer<Affine<F>> other_bases(n2);
+  k_split<F><<<blocks_for(ns, 256), 256, 0, cur_stream()>>>(sc, ns, dd, dr, one_pos.get(), other_pos.get(), bases,
+                                                            one_idx.get(), other_scalars.get(), other_bases.get());
+  KERNEL_CHECK();
+  one_pos.release();
+  other_pos.release();
+  if (n1 > 0) {
+    CUDA_CHECK(cudaMemsetAsync(zeros.get(), 0, sizeof(uint32_t) * n1, cur_stream()));
+    CUDA_CHECK(cudaMemsetAsync(ones, 0, sizeof(P), cur_stream()));  // all-zero XYZZ: infinity
+    ones_acc.run(zeros.get(), one_idx.get(), n1, bases, ones);
+    ones_sum = ones_sum.add(read_back(ones));
+  }
+  CUDA_CHECK(cudaEventRecord(used, cur_stream()));  // the chunk's bases are gathered
+  one_idx.release();
+  zeros.release();
+  pip.add(other_bases.get(), other_scalars.get(), n2, nullptr, nullptr);
+}
+
 // One MSM with the bases in host memory, streamed through two device
 // buffers of at most chunk_points points: chunk j+1 is copied on the copy
 // stream while chunk j's digits are sorted and accumulated on the call's
 // stream, all into one bucket table (Pippenger) reduced once at the end.
 // With the 0/1 split (decided from the counts over all scalars) each chunk
-// adds its ones to one bucket and its other scalars to the table.
+// adds its ones to one bucket and its other scalars to the table, waiting
+// on the host for their counts; with GPUC2_MSM_BATCHED_SPLIT it adds its
+// ones to per-thread partial sums and gathers its other scalars for the
+// table's next add instead, and the host waits only in those adds.
 template <class F>
 void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases, uint64_t n_bases,
                 const void* scalars, uint64_t n_scalars, const uint64_t* density, uint64_t density_words,
@@ -502,8 +542,8 @@ void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases
       CUDA_CHECK(cudaMemcpyAsync(d_rank.get(), rank.data(), 4 * density_words, cudaMemcpyHostToDevice, cur_stream()));
     }
     bool split = false;
-    uint64_t n_other = n_bases;
-    if (!o.no_split) {
+    uint64_t n_other = n_bases, n_one = 0;
+    if (!o.no_split && !o.batched_split) {
       DeviceBuffer<unsigned long long> counts(2);
       CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 2 * sizeof(unsigned long long), cur_stream()));
       k_count_classes<<<blocks_for(n_scalars, 256), 256, 0, cur_stream()>>>(d_scalars, n_scalars, d_density.get(),
@@ -520,10 +560,6 @@ void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases
     DeviceBuffer<Affine<F>> buf[2];
     buf[0].alloc(nbuf);
     if (chunks.size() > 1) buf[1].alloc(nbuf);
-    Pippenger<F> pip(std::max<uint64_t>(n_other, 1), o, stream_scalars_max(cp));
-    DeviceBuffer<P> ones(1);  // a chunk's ones, summed into ones_sum
-    P ones_sum = P::inf();
-    RunAccumulator<F> ones_acc;
     OrderEvent ready, copied[2], used[2];
     CopyDrain drain{cs};
     CUDA_CHECK(cudaEventRecord(ready.e, cur_stream()));  // the buffers exist in the call's stream order
@@ -538,6 +574,75 @@ void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases
       CUDA_CHECK(cudaEventRecord(copied[i].e, cs));
     };
     for (size_t j = 0; j < chunks.size() && j < 2; j++) enqueue_copy(j);
+    // Batched: the split's counts per chunk, read back once (while the
+    // first chunks copy): they decide the split (over all scalars) and plan
+    // its adds, so no chunk waits on the host.
+    std::vector<unsigned long long> counts(2 * chunks.size(), 0);
+    if (!o.no_split && o.batched_split) {
+      DeviceBuffer<unsigned long long> d_counts(counts.size());
+      CUDA_CHECK(cudaMemsetAsync(d_counts.get(), 0, sizeof(unsigned long long) * counts.size(), cur_stream()));
+      for (size_t j = 0; j < chunks.size(); j++) {
+        const Chunk& k = chunks[j];
+        k_count_classes<<<blocks_for(k.s1 - k.s0, 256), 256, 0, cur_stream()>>>(
+            d_scalars + k.s0, k.s1 - k.s0, density ? d_density.get() + k.s0 / 64 : nullptr, d_counts.get() + 2 * j);
+        KERNEL_CHECK();
+      }
+      CUDA_CHECK(cudaMemcpyAsync(counts.data(), d_counts.get(), sizeof(unsigned long long) * counts.size(),
+                                 cudaMemcpyDeviceToHost, cur_stream()));
+      sync_stream();
+      uint64_t ones = 0, others = 0;
+      for (size_t j = 0; j < chunks.size(); j++) {
+        ones += counts[2 * j];
+        others += counts[2 * j + 1];
+      }
+      split = others * 4 <= n_bases;
+      if (split) n_other = others, n_one = ones;
+    }
+    // With the split, a chunk's others are gathered after those of earlier
+    // chunks and added once a quarter of all others have gathered (or the
+    // next chunk's would not fit in nbuf): a few adds of many points, each
+    // beside a copy, instead of one small add per chunk (a 2^25 G2 MSM in
+    // 12 chunks spent 2.4 ms a window group on such adds: BENCHMARKS.md).
+    // The last chunk's others are added alone: that add follows the last
+    // copy, with nothing left to hide it.
+    std::vector<bool> add_after(chunks.size(), false);
+    uint64_t gathered_max = 0, max_ns = 0;
+    if (split && o.batched_split) {
+      const uint64_t quarter = (n_other + 3) / 4;
+      uint64_t held = 0;
+      for (size_t j = 0; j < chunks.size(); j++) {
+        held += counts[2 * j + 1];
+        const bool last = j + 2 >= chunks.size();  // the last two: see above
+        if (last || held >= quarter || held + counts[2 * j + 3] > nbuf) {
+          add_after[j] = held > 0;
+          gathered_max = std::max(gathered_max, held);
+          held = 0;
+        }
+        max_ns = std::max(max_ns, chunks[j].s1 - chunks[j].s0);
+      }
+    }
+    Pippenger<F> pip(std::max<uint64_t>(n_other, 1), o, stream_scalars_max(cp));
+    DeviceBuffer<P> ones;  // unbatched: a chunk's ones, summed into ones_sum
+    if (!o.batched_split) ones.alloc(1);
+    P ones_sum = P::inf();
+    RunAccumulator<F> ones_acc;
+    const uint64_t nt = ones_threads(nbuf);
+    DeviceBuffer<P> partials;                // the ones' sums, per thread
+    DeviceBuffer<Fr> other_scalars;          // the others gathered since the last add
+    DeviceBuffer<Affine<F>> other_bases;
+    DeviceBuffer<uint32_t> other_pos;        // a chunk's, scanned
+    DeviceBuffer<uint8_t> scan_tmp;
+    if (split && o.batched_split && n_one > 0) {
+      partials.alloc(nt);
+      CUDA_CHECK(cudaMemsetAsync(partials.get(), 0, sizeof(P) * nt, cur_stream()));  // all-zero XYZZ: infinity
+    }
+    if (split && o.batched_split && n_other > 0) {
+      other_scalars.alloc(gathered_max);
+      other_bases.alloc(gathered_max);
+      other_pos.alloc(max_ns + 1);
+      scan_tmp.alloc(scan_temp_bytes(max_ns + 1));
+    }
+    uint64_t held = 0;  // others gathered
     for (size_t j = 0; j < chunks.size(); j++) {
       const Chunk& k = chunks[j];
       const int i = (int)(j & 1);
@@ -551,38 +656,40 @@ void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases
       const uint32_t* dr = density ? d_rank.get() + k.s0 / 64 : nullptr;
       if (!split) {
         pip.add(bases, sc, ns, dd, dr);
-        CUDA_CHECK(cudaEventRecord(used[i].e, cur_stream()));
+      } else if (!o.batched_split) {
+        split_chunk<F>(pip, ones_acc, ones.get(), ones_sum, bases, sc, ns, dd, dr, used[i].e);
       } else {
-        DeviceBuffer<uint32_t> one_pos(ns + 1), other_pos(ns + 1);
-        k_classify<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(sc, ns, dd, one_pos.get(), other_pos.get());
-        KERNEL_CHECK();
-        DeviceBuffer<uint8_t> tmp;
-        scan_exclusive(one_pos.get(), ns + 1, tmp);
-        scan_exclusive(other_pos.get(), ns + 1, tmp);
-        const uint64_t n1 = read_back(one_pos.get() + ns);
-        const uint64_t n2 = read_back(other_pos.get() + ns);
-        DeviceBuffer<uint32_t> one_idx(n1), zeros(n1);
-        DeviceBuffer<Fr> other_scalars(n2);
-        DeviceBuffer<Affine<F>> other_bases(n2);
-        k_split<F><<<blocks_for(ns, 256), 256, 0, cur_stream()>>>(sc, ns, dd, dr, one_pos.get(), other_pos.get(),
-                                                                  bases, one_idx.get(), other_scalars.get(),
-                                                                  other_bases.get());
-        KERNEL_CHECK();
-        one_pos.release();
-        other_pos.release();
-        if (n1 > 0) {
-          CUDA_CHECK(cudaMemsetAsync(zeros.get(), 0, sizeof(uint32_t) * n1, cur_stream()));
-          CUDA_CHECK(cudaMemsetAsync(ones.get(), 0, sizeof(P), cur_stream()));  // all-zero XYZZ: infinity
-          ones_acc.run(zeros.get(), one_idx.get(), n1, bases, ones.get());
-          ones_sum = ones_sum.add(read_back(ones.get()));
+        if (counts[2 * j] > 0) {
+          k_sum_ones<F><<<blocks_for(nt, 128), 128, 0, cur_stream()>>>(sc, ns, dd, dr, bases, partials.get(), nt);
+          KERNEL_CHECK();
         }
-        CUDA_CHECK(cudaEventRecord(used[i].e, cur_stream()));  // the chunk's bases are gathered
-        one_idx.release();
-        zeros.release();
-        pip.add(other_bases.get(), other_scalars.get(), n2, nullptr, nullptr);
+        if (counts[2 * j + 1] > 0) {
+          k_mark_others<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(sc, ns, dd, other_pos.get());
+          KERNEL_CHECK();
+          scan_exclusive(other_pos.get(), ns + 1, scan_tmp);
+          k_gather_others<F><<<blocks_for(ns, 256), 256, 0, cur_stream()>>>(
+              sc, ns, dd, dr, other_pos.get(), bases, other_scalars.get() + held, other_bases.get() + held);
+          KERNEL_CHECK();
+          held += counts[2 * j + 1];
+        }
       }
+      if (!split || o.batched_split)
+        CUDA_CHECK(cudaEventRecord(used[i].e, cur_stream()));  // the chunk's bases are read or gathered
       if (j + 2 < chunks.size()) enqueue_copy(j + 2);
+      if (add_after[j]) {
+        pip.add(other_bases.get(), other_scalars.get(), held, nullptr, nullptr);
+        held = 0;
+      }
     }
+    if (partials.p) {
+      fold_points<F>(partials.get(), nt);
+      ones_sum = read_back(partials.get());
+    }
+    partials.release();
+    other_scalars.release();
+    other_bases.release();
+    other_pos.release();
+    scan_tmp.release();
     r = pip.finish().add(ones_sum);
   }
   F jac[3];
@@ -592,9 +699,13 @@ void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases
 
 // msm_stream_scratch bounds msm_stream's pool use for any scalars and
 // bitmap: the converted scalars, the bitmap's copies, the two chunk
-// buffers, the bucket table and the sort buffers kept across chunks, and a
-// chunk's split arrays (counted whether or not the split runs, unless
-// GPUC2_MSM_NO_SPLIT rules it out), then the bucket reduction.
+// buffers, the bucket table and the sort buffers kept across chunks, and
+// the split's buffers (counted whether or not the split runs, unless
+// GPUC2_MSM_NO_SPLIT rules it out): unbatched, the ones' bucket and
+// accumulator and one chunk's split arrays; batched, the counts per chunk
+// (at most one chunk per density word), the ones' partial sums, a chunk of
+// gathered others, a chunk's positions and their scan. Then the bucket
+// reduction.
 template <class F>
 uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars, uint32_t flags,
                             uint64_t chunk_points) {
@@ -610,18 +721,32 @@ uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars
   const uint64_t words = (n_scalars + 63) / 64;
   pm.alloc<uint64_t>(words);
   pm.alloc<uint32_t>(words);
-  if (!o.no_split) {
+  const bool split_any = !o.no_split, batched = split_any && o.batched_split;
+  if (split_any && !batched) {
     const uint64_t counts = pm.alloc<unsigned long long>(2);
     pm.free(counts);
   }
   const uint64_t nb = std::min(cp, n_bases);  // bases of a chunk
   const uint64_t ns = std::min(n_scalars, stream_scalars_max(cp));  // scalars of a chunk
   for (int i = 0; i < (n_bases > cp ? 2 : 1); i++) pm.alloc<Affine<F>>(nb);
+  if (batched) {
+    const uint64_t counts = pm.alloc<unsigned long long>(2 * words);
+    pm.free(counts);
+  }
   // Pippenger: the table for n_bases points (the window grows with the
-  // points), the sort buffers of the largest add, kept until finish.
+  // points), the sort buffers of the largest add (a chunk's scalars, or a
+  // chunk's bases of gathered others), kept until finish.
   const uint64_t max_entries = stream_scalars_max(cp);
   const WindowPlan p(ns, n_bases, o, max_entries);
   const uint64_t buckets = pm.alloc<P>((uint64_t)p.W * p.H);
+  uint64_t split = 0;
+  if (batched) {
+    split += pm.alloc<P>(ones_threads(nb));
+    split += pm.alloc<Fr>(nb);
+    split += pm.alloc<Affine<F>>(nb);
+    split += pm.alloc<uint32_t>(ns + 1);
+    split += pm.alloc<uint8_t>(scan_temp_bytes(ns + 1));
+  }
   const uint64_t N = std::min((uint64_t)p.W * ns, std::max(max_entries, ns));  // wg*ns for any add's ns <= this one
   uint64_t sort = 0;
   for (int i = 0; i < 4; i++) sort += pm.alloc<uint32_t>(N);
@@ -629,22 +754,24 @@ uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars
   sort += pm.alloc<uint8_t>(sort_temp_bytes(N, p.end_bit(p.W)));  // the most key bits any add sorts
   const auto runs = RunAccumulator<F>::model(pm, N);
   const uint64_t fresh = pm.alloc<P>((uint64_t)std::min(p.W, Pippenger<F>::MERGE_WINDOWS) * p.H);
-  pm.alloc<P>(1);  // the ones' bucket
   uint64_t ones = 0;
-  if (!o.no_split) {
-    const auto acc = RunAccumulator<F>::model(pm, nb);  // kept across chunks
-    ones = acc.released + acc.kept;
-    // one chunk's split
-    uint64_t pos = pm.alloc<uint32_t>(ns + 1);
-    pos += pm.alloc<uint32_t>(ns + 1);
-    const uint64_t scan = pm.alloc<uint8_t>(scan_temp_bytes(ns + 1));
-    uint64_t idx = pm.alloc<uint32_t>(nb);
-    idx += pm.alloc<uint32_t>(nb);
-    uint64_t others = pm.alloc<Fr>(nb);
-    others += pm.alloc<Affine<F>>(nb);
-    pm.free(pos + scan + idx + others);
+  if (!o.batched_split) {
+    pm.alloc<P>(1);  // the ones' bucket
+    if (split_any) {
+      const auto acc = RunAccumulator<F>::model(pm, nb);  // kept across chunks
+      ones = acc.released + acc.kept;
+      // one chunk's split
+      uint64_t pos = pm.alloc<uint32_t>(ns + 1);
+      pos += pm.alloc<uint32_t>(ns + 1);
+      const uint64_t scan = pm.alloc<uint8_t>(scan_temp_bytes(ns + 1));
+      uint64_t idx = pm.alloc<uint32_t>(nb);
+      idx += pm.alloc<uint32_t>(nb);
+      uint64_t others = pm.alloc<Fr>(nb);
+      others += pm.alloc<Affine<F>>(nb);
+      pm.free(pos + scan + idx + others);
+    }
   }
-  pm.free(sort + runs.released + runs.kept + ones + fresh);
+  pm.free(split + sort + runs.released + runs.kept + ones + fresh);
   window_sums_model<F>(pm, p.H, (uint32_t)p.W);
   pm.free(buckets);
   return pm.peak;

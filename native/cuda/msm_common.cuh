@@ -24,15 +24,18 @@ struct MsmOptions {
   bool canonical = false;
   bool trace = false;
   bool no_split = false;
-  int window = 0;  // 0: the library's choice
+  bool batched_split = false;  // streamed MSMs only
+  int window = 0;              // 0: the library's choice
 
   explicit MsmOptions(uint32_t flags) {
     const uint32_t known =
-        GPUC2_MSM_SCALARS_CANONICAL | GPUC2_MSM_TRACE | GPUC2_MSM_NO_SPLIT | GPUC2_MSM_WINDOW_MASK;
+        GPUC2_MSM_SCALARS_CANONICAL | GPUC2_MSM_TRACE | GPUC2_MSM_NO_SPLIT | GPUC2_MSM_BATCHED_SPLIT |
+        GPUC2_MSM_WINDOW_MASK;
     if (flags & ~known) fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: unknown flags");
     canonical = flags & GPUC2_MSM_SCALARS_CANONICAL;
     trace = flags & GPUC2_MSM_TRACE;
     no_split = flags & GPUC2_MSM_NO_SPLIT;
+    batched_split = flags & GPUC2_MSM_BATCHED_SPLIT;
     window = (int)((flags & GPUC2_MSM_WINDOW_MASK) >> GPUC2_MSM_WINDOW_SHIFT);
     if (window != 0 && (window < GPUC2_MSM_WINDOW_MIN || window > GPUC2_MSM_WINDOW_MAX))
       fail(GPUC2_ERR_INVALID_ARGUMENT, "msm: forced window outside [GPUC2_MSM_WINDOW_MIN, GPUC2_MSM_WINDOW_MAX]");

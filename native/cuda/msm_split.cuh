@@ -79,6 +79,94 @@ __global__ void k_split(const Fr* __restrict__ scalars, uint64_t ns, const uint6
   }
 }
 
+// The streamed MSM's split, per chunk and without host waits: the ones are
+// summed into per-thread partials kept across chunks (k_sum_ones, folded
+// once at the end by k_fold_points), the others gathered after those of
+// earlier chunks (k_mark_others, a scan, k_gather_others) until enough
+// have gathered for one Pippenger add.
+
+// is_other[i] for i < ns; entry ns is 0 for the exclusive scan.
+__global__ void k_mark_others(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
+                              uint32_t* __restrict__ is_other) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > ns) return;
+  bool one = false, other = false;
+  if (i < ns) classify_scalar(scalars, i, density, one, other);
+  is_other[i] = other;
+}
+
+// After the exclusive scan of k_mark_others: the others' scalars and bases
+// at their positions in out_scalars, out_bases.
+template <class F>
+__global__ void k_gather_others(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
+                                const uint32_t* __restrict__ rank, const uint32_t* __restrict__ other_pos,
+                                const Affine<F>* __restrict__ bases, Fr* __restrict__ out_scalars,
+                                Affine<F>* __restrict__ out_bases) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= ns || other_pos[i + 1] == other_pos[i]) return;
+  bool used;
+  const uint32_t b = base_index(i, density, rank, used);
+  out_scalars[other_pos[i]] = scalars[i];
+  out_bases[other_pos[i]] = bases[b];
+}
+
+// partials[t] += the bases of the used scalars equal to 1 among scalars
+// t, t + nt, t + 2nt, ... (coalesced reads of the scalars).
+template <class F>
+__global__ void k_sum_ones(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
+                           const uint32_t* __restrict__ rank, const Affine<F>* __restrict__ bases,
+                           XYZZ<F>* __restrict__ partials, uint64_t nt) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  XYZZ<F> acc = XYZZ<F>::inf();
+  for (uint64_t i = t; i < ns; i += nt) {
+    bool one, other;
+    classify_scalar(scalars, i, density, one, other);
+    if (!one) continue;
+    bool used;
+    const Affine<F> p = bases[base_index(i, density, rank, used)];  // by value: 16-byte loads
+    acc = dev_add_affine(acc, p);
+  }
+  if (acc.is_inf()) return;
+  const XYZZ<F> old = partials[t];
+  partials[t] = dev_add(old, acc);
+}
+
+// In place, for t < m: pts[t] = pts[t] + pts[t + m] + pts[t + 2m] + ...
+// (below n). Thread t alone reads those entries and writes pts[t].
+template <class F>
+__global__ void k_fold_points(XYZZ<F>* pts, uint64_t n, uint64_t m) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= m) return;
+  XYZZ<F> acc = pts[t];
+  for (uint64_t i = t + m; i < n; i += m) {
+    const XYZZ<F> p = pts[i];
+    acc = dev_add(acc, p);
+  }
+  pts[t] = acc;
+}
+
+// ONES_THREADS_MAX bounds the ones' partial sums of a streamed MSM.
+constexpr uint64_t ONES_THREADS_MAX = 1ull << 17;
+
+// ones_threads is the partial sums a streamed MSM with chunks of nb bases
+// keeps for its ones: a few dozen ones per thread in a full chunk.
+uint64_t ones_threads(uint64_t nb) {
+  return std::min<uint64_t>(ONES_THREADS_MAX, (std::max<uint64_t>(nb / 16, 1) + 255) / 256 * 256);
+}
+
+// fold_points sums pts[0, n) into pts[0] on the current stream, a few
+// levels of 64 (no host waits).
+template <class F>
+void fold_points(XYZZ<F>* pts, uint64_t n) {
+  while (n > 1) {
+    const uint64_t m = (n + 63) / 64;
+    k_fold_points<F><<<blocks_for(m, 128), 128, 0, cur_stream()>>>(pts, n, m);
+    KERNEL_CHECK();
+    n = m;
+  }
+}
+
 }  // namespace
 
 }  // namespace gpuc2

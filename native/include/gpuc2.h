@@ -36,14 +36,15 @@
 extern "C" {
 #endif
 
-/* ABI 6: a constraint matrix times the witness on the device (spmv). ABI 5
+/* ABI 7: the streamed MSMs' batched 0/1 split (GPUC2_MSM_BATCHED_SPLIT).
+ * ABI 6: a constraint matrix times the witness on the device (spmv). ABI 5
  * added high-priority streams (stream_create_priority); ABI 4 MSMs
  * over bases streamed from host memory (msm_g1_stream, msm_g2_stream,
  * msm_stream_scratch_bytes) and H one vector at a time (h_step), for devices
  * that cannot hold the proving key; ABI 3 the MSM tuning flags,
  * msm_scratch_bytes and pool_peak. The table is checked for this exact
  * version: an older library is refused. */
-#define GPUC2_ABI_VERSION 6u
+#define GPUC2_ABI_VERSION 7u
 
 typedef enum gpuc2_status {
   GPUC2_OK = 0,
@@ -88,6 +89,12 @@ typedef enum gpuc2_group { GPUC2_G1 = 1, GPUC2_G2 = 2 } gpuc2_group;
 #define GPUC2_MSM_SCALARS_CANONICAL 1u /* scalars are canonical, not Montgomery */
 #define GPUC2_MSM_TRACE 2u             /* per-phase times to stderr; synchronizes the stream at each phase */
 #define GPUC2_MSM_NO_SPLIT 4u          /* Pippenger over every scalar, without the 0/1 split */
+/* Streamed MSMs (the others ignore it): the 0/1 split batched across
+ * chunks, with no host wait per chunk (the ones summed into per-thread
+ * partial sums, the others gathered and added a quarter of them at a
+ * time). Its kernels run back to back: faster beside the same proof's h
+ * MSM, but they take more of the SMs another proof's kernels would use. */
+#define GPUC2_MSM_BATCHED_SPLIT 8u
 /* Bits 8..12: a forced Pippenger window c (GPUC2_MSM_WINDOW(c)); 0 lets the
  * library choose. */
 #define GPUC2_MSM_WINDOW_SHIFT 8u
