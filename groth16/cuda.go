@@ -301,10 +301,10 @@ type keyPlan struct {
 	unfit             bool
 }
 
-// streamedReservation is what a streamed proof with pk reserves (withABC:
+// reservation is what a streamed proof with the key reserves (withABC:
 // one that evaluates a, b, c on the device) and its beside layout (nil:
 // none).
-func (kp *keyPlan) streamedReservation(withABC bool) (int64, *besideLayout) {
+func (kp *keyPlan) reservation(withABC bool) (int64, *besideLayout) {
 	bytes, beside := kp.streamed, kp.beside
 	if withABC {
 		bytes, beside = kp.streamedABC, kp.besideABC

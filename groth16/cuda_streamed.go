@@ -56,7 +56,7 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 	if err != nil {
 		return nil, err
 	}
-	bytes, beside := p.plan(pk).streamedReservation(hm != nil) // checkCounts ties m, the aux and inputs to the key
+	bytes, beside := p.plan(pk).reservation(hm != nil) // checkCounts ties m, the aux and inputs to the key
 	if bytes > p.gate.Budget() {
 		return nil, fmt.Errorf("%w: GPU %d: a streamed proof needs %d bytes, the device's limit allows %d: %w",
 			ErrOutOfDeviceMemory, p.device, bytes, p.gate.Budget(), gpulock.ErrTooLarge)
