@@ -4,6 +4,9 @@ package native
 
 import (
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -32,5 +35,36 @@ func TestLoadErrorNamesThePlaces(t *testing.T) {
 			}
 			last = i
 		}
+	}
+}
+
+// A library of another ABI version (an older libgpuc2cuda.so left beside a
+// newer binary) is refused with an error naming both versions, read before
+// the library is closed: read after, its unmapped table crashed the
+// process. The stand-in library is built with the C compiler cgo uses.
+func TestOpenOtherABIVersion(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "old.c")
+	const code = `#include <stdint.h>
+static const struct { uint32_t abi_version, struct_size; } table = {ABI, 8};
+const void* gpuc2_api(void) { return &table; }
+`
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "libold.so")
+	if out, err := exec.Command(cc, "-shared", "-fPIC", "-DABI=6", "-o", lib, src).CombinedOutput(); err != nil {
+		t.Skipf("cannot build a shared library: %v: %s", err, out)
+	}
+	_, err = open(lib)
+	if err == nil {
+		t.Fatal("a library of ABI 6 opened")
+	}
+	if want := "ABI version 6 (table 8 bytes), want"; !strings.Contains(err.Error(), want) {
+		t.Errorf("%v: want it to say %q", err, want)
 	}
 }

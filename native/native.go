@@ -192,15 +192,19 @@ func open(path string) (*library, error) {
 	if h == nil {
 		return nil, fmt.Errorf("dlopen %s: %s", path, C.GoString(cerr))
 	}
+	// The table and dlerror's text live in memory dlclose may unmap or
+	// reuse: each error reads them first.
 	api := C.go_gpuc2_resolve(h, &cerr)
 	if api == nil {
+		err := fmt.Errorf("dlsym gpuc2_api in %s (a library older than ABI 2?): %s", path, C.GoString(cerr))
 		C.dlclose(h)
-		return nil, fmt.Errorf("dlsym gpuc2_api in %s (a library older than ABI 2?): %s", path, C.GoString(cerr))
+		return nil, err
 	}
 	if api.abi_version != ABIVersion || uintptr(api.struct_size) < unsafe.Sizeof(*api) {
-		C.dlclose(h)
-		return nil, fmt.Errorf("%s: ABI version %d (table %d bytes), want %d (%d bytes)", path,
+		err := fmt.Errorf("%s: ABI version %d (table %d bytes), want %d (%d bytes)", path,
 			api.abi_version, api.struct_size, ABIVersion, unsafe.Sizeof(*api))
+		C.dlclose(h)
+		return nil, err
 	}
 	var n C.int32_t
 	if err := call("device_count", func(m *C.char, k C.size_t) C.int {
