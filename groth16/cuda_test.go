@@ -280,12 +280,9 @@ func TestCUDAProverMemoryLimitStreams(t *testing.T) {
 		p := gpuProver(t, groth16.CUDAConfig{MemoryLimit: limit, NoResident: mode == groth16.ModeResident})
 		require.Equal(t, limit, p.MemoryLimit())
 		want := prove(t, pk, c, groth16.WithRandomness(r, s))
-		_, err = native.PoolPeakSince(0) // a new interval
-		require.NoError(t, err)
-		got, err := groth16.Prove(context.Background(), p, pk, c, groth16.WithRandomness(r, s))
-		require.NoError(t, err)
-		peak, err := native.PoolPeakSince(0)
-		require.NoError(t, err)
+		got, peak := proveWithPeak(t, func() (*groth16.Proof, error) {
+			return groth16.Prove(context.Background(), p, pk, c, groth16.WithRandomness(r, s))
+		})
 		assert.Equal(t, want, got, "circuit %d", i)
 		assert.Equal(t, groth16.ModeStreaming, p.Mode(pk))
 		t.Logf("2^%d: limit %d MiB (%s by the plan), pool peak %d MiB", bitsLen(m), limit>>20, mode, peak>>20)
@@ -325,23 +322,31 @@ func TestCUDAProverAuxBeside(t *testing.T) {
 					beside++
 				}
 			})
-			_, err := native.PoolPeakSince(0) // a new interval
-			require.NoError(t, err)
-			var got *groth16.Proof
-			if withABC {
-				got, err = p.Prove(ctx, pk, witness(t, c), groth16.WithMatrices(ms), rs, phases)
-			} else {
-				got, err = groth16.Prove(ctx, p, pk, c, rs, phases)
-			}
-			require.NoError(t, err)
-			peak, err := native.PoolPeakSince(0)
-			require.NoError(t, err)
+			got, peak := proveWithPeak(t, func() (*groth16.Proof, error) {
+				if withABC {
+					return p.Prove(ctx, pk, witness(t, c), groth16.WithMatrices(ms), rs, phases)
+				}
+				return groth16.Prove(ctx, p, pk, c, rs, phases)
+			})
 			assert.Equal(t, want, got)
 			assert.Equal(t, 1, beside, "the aux MSMs ran beside the h MSM")
 			t.Logf("limit %d MiB, pool peak %d MiB", limit>>20, peak>>20)
 			assert.LessOrEqual(t, int64(peak), limit, "the pool's high-water mark within the limit")
 		})
 	}
+}
+
+// proveWithPeak runs prove, which must succeed, and returns its proof and
+// device 0's pool high-water mark meanwhile.
+func proveWithPeak(t *testing.T, prove func() (*groth16.Proof, error)) (*groth16.Proof, uint64) {
+	t.Helper()
+	_, err := native.PoolPeakSince(0) // a new interval
+	require.NoError(t, err)
+	got, err := prove()
+	require.NoError(t, err)
+	peak, err := native.PoolPeakSince(0)
+	require.NoError(t, err)
+	return got, peak
 }
 
 // A streaming Preload readies c's pinned stage unless NoVectorStage says

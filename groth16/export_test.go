@@ -248,7 +248,7 @@ func BesideLimit(c SectionCounts, m, nAux, nIn int, withABC bool) (limit int64, 
 		if withABC && !streamedMatricesFit(l.bytes, plain, abc) {
 			continue
 		}
-		if _, yes := chooseBeside(l.bytes, after, layouts); yes && (!ok || l.bytes < limit) {
+		if _, yes := chooseBeside(l.bytes, after, func() []besideLayout { return layouts }); yes && (!ok || l.bytes < limit) {
 			limit, ok = l.bytes, true
 		}
 	}

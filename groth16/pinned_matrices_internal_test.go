@@ -101,7 +101,7 @@ func TestProofsFit(t *testing.T) {
 
 // A device runs a streamed proof's aux MSMs beside its h MSM only when it
 // holds one streamed proof at a time either way: the first layout, in
-// order of preference, that fits.
+// order of preference, that fits. Only such a device makes the layouts.
 func TestChooseBeside(t *testing.T) {
 	layouts := []besideLayout{{bytes: 19}, {bytes: 15, g2After: true}, {bytes: 14}}
 	for _, tc := range []struct {
@@ -114,7 +114,9 @@ func TestChooseBeside(t *testing.T) {
 		{13, 11, -1}, // none fits
 		{10, 11, -1}, // not even one after
 	} {
-		l, ok := chooseBeside(tc.budget, tc.after, layouts)
+		made := false
+		l, ok := chooseBeside(tc.budget, tc.after, func() []besideLayout { made = true; return layouts })
+		assert.Equal(t, ProofsFit(tc.budget, tc.after, streamedOverlap) == 1, made, "layouts made: %+v", tc)
 		if tc.want < 0 {
 			assert.False(t, ok, "%+v", tc)
 			continue

@@ -203,15 +203,46 @@ func StreamingProofBytes(c SectionCounts, m, nAux, nIn int) int64 {
 // (WithMatrices), whose witness, uploaded first, stays through H and the h
 // MSM, and whose H phase holds the evaluation's chunk slots.
 func streamingProofBytes(device int, c SectionCounts, m, nAux, nIn int) (plain, withABC int64) {
-	const granules = 16 << 20 // each buffer rounded up to the pool's 2 MiB
-	domain := int64(m) * frSize
-	assignment := int64(nAux+max(nIn, 1)) * frSize
-	hPhase := 2*domain + hScratchBytes(m)
-	hMSM := domain + streamScratchBytes(device, native.G1, c.H, c.H, defaultChunks, hMSMOptions...)
+	z := newStreamedSizes(device, c, m, nAux, nIn)
+	hMSM := z.hMSM(defaultChunks)
 	aux := auxScratchBytes(device, c, nAux, defaultChunks, true)
-	plain = max(hPhase, hMSM, assignment+aux) + granules
-	withABC = max(hPhase+assignment+spmvSlotsBytes, hMSM+assignment, assignment+aux) + granules
+	plain = max(z.hPhase(false), hMSM, z.assignment+aux) + poolGranules
+	withABC = max(z.hPhase(true), hMSM+z.assignment, z.assignment+aux) + poolGranules
 	return plain, withABC
+}
+
+// poolGranules is what a streamed proof's reservation adds for its
+// buffers, each rounded up to the pool's 2 MiB.
+const poolGranules = 16 << 20
+
+// streamedSizes are the sizes a streamed proof's phases are made of, on
+// device (anyDevice: the most any device needs).
+type streamedSizes struct {
+	device     int
+	c          SectionCounts
+	domain     int64 // a domain vector
+	assignment int64 // aux and the inputs
+	hTables    int64 // H's NTT tables
+}
+
+func newStreamedSizes(device int, c SectionCounts, m, nAux, nIn int) streamedSizes {
+	return streamedSizes{device: device, c: c, domain: int64(m) * frSize,
+		assignment: int64(nAux+max(nIn, 1)) * frSize, hTables: hScratchBytes(m)}
+}
+
+// hPhase is H's phase: two domain vectors and the NTT tables; withABC,
+// also the witness and the evaluation's chunk slots.
+func (z streamedSizes) hPhase(withABC bool) int64 {
+	b := 2*z.domain + z.hTables
+	if withABC {
+		b += z.assignment + spmvSlotsBytes
+	}
+	return b
+}
+
+// hMSM is the h MSM's phase with chunks: h and the streamed MSM's scratch.
+func (z streamedSizes) hMSM(chunks streamChunks) int64 {
+	return z.domain + streamScratchBytes(z.device, native.G1, z.c.H, z.c.H, chunks, hMSMOptions...)
 }
 
 // auxScratchBytes is the largest device scratch of the streamed aux MSMs
@@ -247,10 +278,11 @@ type besideLayout struct {
 
 // besideMSMOptions are the streamed aux MSMs' beside the h MSM: their 0/1
 // split batched across chunks, so that no chunk waits on the host while
-// h's kernels hold the SMs. Beside h at a 16 GiB limit it made a 32 GiB
-// proof 24.3 -> 20.8-21.0 s; with the aux MSMs after h beside another
-// proof (24 GiB) it cost 17.8 -> 18.3 s, so only these ask it
-// (BENCHMARKS.md, issue 17).
+// h's kernels hold the SMs. With it the aux MSMs beside h took a 32 GiB
+// proof under a 16 GiB limit from 24.3 to 20.8-21.0 s; beside h with the
+// per-chunk split they had lost (2.80 against 2.56 s a partition). After h,
+// beside another proof (24 GiB), it cost 17.8 -> 18.3 s, so only these ask
+// it (BENCHMARKS.md, issue 17).
 var besideMSMOptions = []native.MSMOption{native.WithBatchedSplit()}
 
 // besideLayouts lists the layouts of a streamed proof with its aux MSMs
@@ -260,43 +292,48 @@ var besideMSMOptions = []native.MSMOption{native.WithBatchedSplit()}
 // a merge of its window groups), then b's G2 MSM beside, then the aux
 // MSMs' chunks largest first.
 func besideLayouts(device int, c SectionCounts, m, nAux, nIn int, withABC bool) []besideLayout {
-	const granules = 16 << 20 // as in streamingProofBytes
-	domain := int64(m) * frSize
-	assignment := int64(nAux+max(nIn, 1)) * frSize
-	hPhase := 2*domain + hScratchBytes(m)
-	if withABC {
-		hPhase += assignment + spmvSlotsBytes
+	z := newStreamedSizes(device, c, m, nAux, nIn)
+	hPhase := z.hPhase(withABC)
+	g2After := z.assignment + streamScratchBytes(device, native.G2, c.B, max(c.B, nAux), defaultChunks)
+	auxChunks := []int64{512 << 20, 256 << 20, 128 << 20}
+	var auxBeside [2][]int64 // by b's G2 MSM after (1) or beside (0), by auxChunks
+	for _, a := range auxChunks {
+		for after := range 2 {
+			auxBeside[after] = append(auxBeside[after], auxScratchBytes(device, c, nAux, auxChunksOf(a), after == 0, besideMSMOptions...))
+		}
 	}
 	var out []besideLayout
 	for _, h := range []int64{1 << 30, 512 << 20, 256 << 20} {
 		hChunks := streamChunks{g1: h, g2: defaultChunks.g2}
-		hMSM := domain + streamScratchBytes(device, native.G1, c.H, c.H, hChunks, hMSMOptions...)
-		for _, g2After := range []bool{false, true} {
-			for _, a := range []int64{512 << 20, 256 << 20, 128 << 20} {
-				aux := streamChunks{g1: a, g2: min(a/2, defaultChunks.g2)}
-				beside := hMSM + assignment + auxScratchBytes(device, c, nAux, aux, !g2After, besideMSMOptions...)
-				after := int64(0)
-				if g2After {
-					after = assignment + streamScratchBytes(device, native.G2, c.B, max(c.B, nAux), defaultChunks)
+		hMSM := z.hMSM(hChunks)
+		for after := range 2 {
+			for i, a := range auxChunks {
+				b := max(hPhase, hMSM+z.assignment+auxBeside[after][i])
+				if after == 1 {
+					b = max(b, g2After)
 				}
-				out = append(out, besideLayout{h: hChunks, aux: aux, g2After: g2After,
-					bytes: max(hPhase, beside, after) + granules})
+				out = append(out, besideLayout{h: hChunks, aux: auxChunksOf(a), g2After: after == 1, bytes: b + poolGranules})
 			}
 		}
 	}
 	return out
 }
 
-// chooseBeside picks the first of layouts that fits budget as many times as
-// a proof of after bytes (the aux MSMs after the h MSM) does, counting up
-// to streamedOverlap: only a device that holds one streamed proof at a
-// time runs them beside. ok is false when none does.
-func chooseBeside(budget, after int64, layouts []besideLayout) (besideLayout, bool) {
+// auxChunksOf is the aux MSMs' chunks beside the h MSM with G1 chunks of a
+// bytes: G2's half as large, at most defaultChunks'.
+func auxChunksOf(a int64) streamChunks { return streamChunks{g1: a, g2: min(a/2, defaultChunks.g2)} }
+
+// chooseBeside picks the first of layouts (made only when needed) that
+// fits budget as many times as a proof of after bytes (the aux MSMs after
+// the h MSM) does, counting up to streamedOverlap: only a device that
+// holds one streamed proof at a time runs them beside. ok is false when
+// none does.
+func chooseBeside(budget, after int64, layouts func() []besideLayout) (besideLayout, bool) {
 	n := ProofsFit(budget, after, streamedOverlap)
 	if n != 1 {
 		return besideLayout{}, false
 	}
-	for _, l := range layouts {
+	for _, l := range layouts() {
 		if ProofsFit(budget, l.bytes, streamedOverlap) >= n {
 			return l, true
 		}
@@ -309,7 +346,8 @@ func chooseBeside(budget, after int64, layouts []besideLayout) (besideLayout, bo
 // bytes with the aux MSMs after the h MSM, and the beside layout when the
 // device runs them beside (nil: after).
 func streamedReservation(device int, budget int64, c SectionCounts, m, nAux, nIn int, withABC bool, after int64) (int64, *besideLayout) {
-	if l, ok := chooseBeside(budget, after, besideLayouts(device, c, m, nAux, nIn, withABC)); ok {
+	layouts := func() []besideLayout { return besideLayouts(device, c, m, nAux, nIn, withABC) }
+	if l, ok := chooseBeside(budget, after, layouts); ok {
 		return l.bytes, &l
 	}
 	return after, nil

@@ -34,10 +34,11 @@ func WithoutSplit() MSMOption { return func(o *msmOptions) { o.noSplit = true } 
 // not at every chunk: it reads the split's counts per chunk up front, sums
 // the ones into per-thread partial sums and gathers the others across
 // chunks, adding them a quarter at a time. Its kernels then run back to
-// back: beside the same proof's h MSM the aux MSMs hide their copies
-// (a 32 GiB proof under a 16 GiB limit: 24.3 -> 20.8 s), but beside
-// another proof's H and h MSM they take SMs those would use (24 GiB,
-// aux MSMs after h: 17.8 -> 18.3 s; BENCHMARKS.md, issue 17). Other MSMs
+// back: with it the aux MSMs running beside the same proof's h MSM hide
+// their copies (a 32 GiB proof under a 16 GiB limit: 24.3 -> 20.8-21.0 s,
+// where beside h with the per-chunk split they had lost), but beside
+// another proof's H and h MSM they take SMs those would use (24 GiB, aux
+// MSMs after h: 17.8 -> 18.3 s; BENCHMARKS.md, issue 17). Other MSMs
 // ignore it.
 func WithBatchedSplit() MSMOption { return func(o *msmOptions) { o.batchedSplit = true } }
 

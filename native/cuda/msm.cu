@@ -267,6 +267,32 @@ bool split_pays(uint64_t ns, uint64_t np, uint64_t n_one, uint64_t n_other, cons
   return split.peak <= all.peak;
 }
 
+// classify_scan fills one_pos and other_pos (ns + 1 entries each) with the
+// exclusive prefix counts of the used scalars equal to 1 and of the other
+// nonzero ones, and reads back their totals: the 0/1 split's positions.
+// tmp is the scans' scratch, the caller's, so that it lives as long as the
+// caller's pool model says.
+inline void classify_scan(const Fr* scalars, uint64_t ns, const uint64_t* density, uint32_t* one_pos,
+                          uint32_t* other_pos, DeviceBuffer<uint8_t>& tmp, uint64_t& n_one, uint64_t& n_other) {
+  k_classify<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(scalars, ns, density, one_pos, other_pos);
+  KERNEL_CHECK();
+  scan_exclusive(one_pos, ns + 1, tmp);
+  scan_exclusive(other_pos, ns + 1, tmp);
+  n_one = read_back(one_pos + ns);
+  n_other = read_back(other_pos + ns);
+}
+
+// sum_ones sums the n bases listed in idx as one bucket (key 0, zeros: n
+// keys of scratch) accumulated into *bucket, and reads it back.
+template <class F>
+XYZZ<F> sum_ones(RunAccumulator<F>& acc, uint32_t* zeros, const uint32_t* idx, uint64_t n, const Affine<F>* bases,
+                 XYZZ<F>* bucket) {
+  CUDA_CHECK(cudaMemsetAsync(zeros, 0, sizeof(uint32_t) * n, cur_stream()));
+  CUDA_CHECK(cudaMemsetAsync(bucket, 0, sizeof(XYZZ<F>), cur_stream()));  // all-zero XYZZ: infinity
+  acc.run(zeros, idx, n, bases, bucket);
+  return read_back(bucket);
+}
+
 // The MSM of one call over device memory: the 0/1 split when it pays,
 // Pippenger on all scalars otherwise.
 template <class F>
@@ -276,14 +302,9 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
   if (ns == 0 || n_points == 0) return P::inf();
   if (o.no_split) return msm_pippenger<F>(d_bases, d_scalars, ns, d_density, d_rank, n_points, o);
   DeviceBuffer<uint32_t> one_pos(ns + 1), other_pos(ns + 1);
-  k_classify<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(d_scalars, ns, d_density, one_pos.get(),
-                                                                 other_pos.get());
-  KERNEL_CHECK();
   DeviceBuffer<uint8_t> tmp;
-  scan_exclusive(one_pos.get(), ns + 1, tmp);
-  scan_exclusive(other_pos.get(), ns + 1, tmp);
-  const uint64_t n_one = read_back(one_pos.get() + ns);
-  const uint64_t n_other = read_back(other_pos.get() + ns);
+  uint64_t n_one, n_other;
+  classify_scan(d_scalars, ns, d_density, one_pos.get(), other_pos.get(), tmp, n_one, n_other);
   if (!split_pays<F>(ns, n_points, n_one, n_other, o)) {
     one_pos.release();
     other_pos.release();
@@ -300,13 +321,9 @@ XYZZ<F> msm_device(const Affine<F>* d_bases, const Fr* d_scalars, uint64_t ns, c
   other_pos.release();
   P ones = P::inf();
   if (n_one > 0) {
-    // One bucket (key 0) holding every point whose scalar is 1.
-    CUDA_CHECK(cudaMemsetAsync(zeros.get(), 0, sizeof(uint32_t) * n_one, cur_stream()));
     DeviceBuffer<P> bucket(1);
-    CUDA_CHECK(cudaMemsetAsync(bucket.get(), 0, sizeof(P), cur_stream()));  // all-zero XYZZ: infinity
     RunAccumulator<F> acc;
-    acc.run(zeros.get(), one_idx.get(), n_one, d_bases, bucket.get());
-    ones = read_back(bucket.get());
+    ones = sum_ones<F>(acc, zeros.get(), one_idx.get(), n_one, d_bases, bucket.get());
   }
   one_idx.release();
   zeros.release();
@@ -467,15 +484,10 @@ template <class F>
 void split_chunk(Pippenger<F>& pip, RunAccumulator<F>& ones_acc, XYZZ<F>* ones, XYZZ<F>& ones_sum,
                  const Affine<F>* bases, const Fr* sc, uint64_t ns, const uint64_t* dd, const uint32_t* dr,
                  cudaEvent_t used) {
-  typedef XYZZ<F> P;
   DeviceBuffer<uint32_t> one_pos(ns + 1), other_pos(ns + 1);
-  k_classify<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(sc, ns, dd, one_pos.get(), other_pos.get());
-  KERNEL_CHECK();
   DeviceBuffer<uint8_t> tmp;
-  scan_exclusive(one_pos.get(), ns + 1, tmp);
-  scan_exclusive(other_pos.get(), ns + 1, tmp);
-  const uint64_t n1 = read_back(one_pos.get() + ns);
-  const uint64_t n2 = read_back(other_pos.get() + ns);
+  uint64_t n1, n2;
+  classify_scan(sc, ns, dd, one_pos.get(), other_pos.get(), tmp, n1, n2);
   DeviceBuffer<uint32_t> one_idx(n1), zeros(n1);
   DeviceBuffer<Fr> other_scalars(n2);
   DeviceBuffer<Affine<F>> other_bases(n2);
@@ -484,12 +496,7 @@ void split_chunk(Pippenger<F>& pip, RunAccumulator<F>& ones_acc, XYZZ<F>* ones, 
   KERNEL_CHECK();
   one_pos.release();
   other_pos.release();
-  if (n1 > 0) {
-    CUDA_CHECK(cudaMemsetAsync(zeros.get(), 0, sizeof(uint32_t) * n1, cur_stream()));
-    CUDA_CHECK(cudaMemsetAsync(ones, 0, sizeof(P), cur_stream()));  // all-zero XYZZ: infinity
-    ones_acc.run(zeros.get(), one_idx.get(), n1, bases, ones);
-    ones_sum = ones_sum.add(read_back(ones));
-  }
+  if (n1 > 0) ones_sum = ones_sum.add(sum_ones<F>(ones_acc, zeros.get(), one_idx.get(), n1, bases, ones));
   CUDA_CHECK(cudaEventRecord(used, cur_stream()));  // the chunk's bases are gathered
   one_idx.release();
   zeros.release();
@@ -664,7 +671,7 @@ void msm_stream(int32_t device, void* stream, void* copy, const void* host_bases
           KERNEL_CHECK();
         }
         if (counts[2 * j + 1] > 0) {
-          k_mark_others<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(sc, ns, dd, other_pos.get());
+          k_classify<<<blocks_for(ns + 1, 256), 256, 0, cur_stream()>>>(sc, ns, dd, nullptr, other_pos.get());
           KERNEL_CHECK();
           scan_exclusive(other_pos.get(), ns + 1, scan_tmp);
           k_gather_others<F><<<blocks_for(ns, 256), 256, 0, cur_stream()>>>(

@@ -25,19 +25,15 @@ __device__ __forceinline__ void classify_scalar(const Fr* __restrict__ scalars, 
   other = used && !zero && !is1;
 }
 
-// is_one[i], is_other[i] (i < ns; entry ns is 0 for the exclusive scans).
+// is_one[i] (unless is_one is null), is_other[i] (i < ns; entry ns is 0
+// for the exclusive scans).
 __global__ void k_classify(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
                            uint32_t* __restrict__ is_one, uint32_t* __restrict__ is_other) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i > ns) return;
-  if (i == ns) {
-    is_one[i] = 0;
-    is_other[i] = 0;
-    return;
-  }
-  bool one, other;
-  classify_scalar(scalars, i, density, one, other);
-  is_one[i] = one;
+  bool one = false, other = false;
+  if (i < ns) classify_scalar(scalars, i, density, one, other);
+  if (is_one) is_one[i] = one;
   is_other[i] = other;
 }
 
@@ -79,24 +75,14 @@ __global__ void k_split(const Fr* __restrict__ scalars, uint64_t ns, const uint6
   }
 }
 
-// The streamed MSM's split, per chunk and without host waits: the ones are
-// summed into per-thread partials kept across chunks (k_sum_ones, folded
-// once at the end by k_fold_points), the others gathered after those of
-// earlier chunks (k_mark_others, a scan, k_gather_others) until enough
-// have gathered for one Pippenger add.
+// The streamed MSM's batched split, per chunk and without host waits: the
+// ones are summed into per-thread partials kept across chunks (k_sum_ones,
+// folded once at the end by k_fold_points), the others gathered after
+// those of earlier chunks (k_classify without is_one, a scan,
+// k_gather_others) until enough have gathered for one Pippenger add.
 
-// is_other[i] for i < ns; entry ns is 0 for the exclusive scan.
-__global__ void k_mark_others(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
-                              uint32_t* __restrict__ is_other) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i > ns) return;
-  bool one = false, other = false;
-  if (i < ns) classify_scalar(scalars, i, density, one, other);
-  is_other[i] = other;
-}
-
-// After the exclusive scan of k_mark_others: the others' scalars and bases
-// at their positions in out_scalars, out_bases.
+// After the exclusive scan of k_classify's is_other: the others' scalars
+// and bases at their positions in out_scalars, out_bases.
 template <class F>
 __global__ void k_gather_others(const Fr* __restrict__ scalars, uint64_t ns, const uint64_t* __restrict__ density,
                                 const uint32_t* __restrict__ rank, const uint32_t* __restrict__ other_pos,
