@@ -149,7 +149,9 @@ func TestBesideLayouts32GiB(t *testing.T) {
 				assert.LessOrEqual(t, l.bytes, ls[i-1].bytes, "layout %d: smaller aux chunks", i)
 			}
 		}
-		t.Logf("withABC %v: after %.2f GiB, beside %.2f .. %.2f GiB", abc, float64(after)/(1<<30),
-			float64(ls[0].bytes)/(1<<30), float64(ls[len(ls)-1].bytes)/(1<<30))
+		t.Logf("withABC %v: after %.2f GiB", abc, float64(after)/(1<<30))
+		for _, l := range ls {
+			t.Logf("  h %4d MiB, aux %3d MiB, g2 after %-5v: %.2f GiB", l.h.g1>>20, l.aux.g1>>20, l.g2After, float64(l.bytes)/(1<<30))
+		}
 	}
 }

@@ -7,10 +7,26 @@ import (
 	"go/printer"
 	"go/token"
 	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// sourceDir is the package's source directory: this file's, wherever the
+// test binary runs (a binary carried to a GPU machine runs from the
+// repository's root, or where the sources are absent: then it skips).
+func sourceDir(t *testing.T) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	dir := filepath.Dir(file)
+	if _, err := os.Stat(filepath.Join(dir, "api.go")); !ok || err != nil {
+		t.Skipf("the package's sources are not at %s", dir)
+	}
+	return dir
+}
 
 // exportedAPI returns the package's exported names, each with its
 // signature for functions and methods ("Recv.Name" for methods), as built
@@ -19,7 +35,8 @@ func exportedAPI(t *testing.T, cgo bool) map[string]string {
 	t.Helper()
 	ctx := build.Default
 	ctx.CgoEnabled = cgo
-	pkg, err := ctx.ImportDir(".", 0)
+	dir := sourceDir(t)
+	pkg, err := ctx.ImportDir(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +67,7 @@ func exportedAPI(t *testing.T, cgo bool) map[string]string {
 	}
 	api := map[string]string{}
 	for _, name := range files {
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}
