@@ -12,7 +12,6 @@ import (
 	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/dustin/go-humanize"
 
 	"github.com/gpuc2/gpuc2/groth16"
@@ -225,10 +224,8 @@ func logScalarStats(w *synth.ProvingAssignment) {
 func benchStreamed(b *testing.B, tr *trace.Tracer, resident *groth16.CUDAProver, dk *groth16.DeviceKey, vk *groth16.VerifyingKey,
 	w *synth.ProvingAssignment, counts groth16.SectionCounts, tile1 []bls12381.G1Affine, tile2 []bls12381.G2Affine) {
 	ctx := context.Background()
-	var r, s fr.Element
-	r.SetUint64(0x5eed)
-	s.SetUint64(0xbeef)
-	want, err := resident.ProveResident(ctx, dk, vk, w, groth16.WithRandomness(r, s))
+	rs := randomness(0x5eed, 0xbeef)
+	want, err := resident.ProveResident(ctx, dk, vk, w, rs)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -261,7 +258,7 @@ func benchStreamed(b *testing.B, tr *trace.Tracer, resident *groth16.CUDAProver,
 					}
 					sum, wall := runWorkers(b, workers, func(wk, _ int) (t groth16.Timings, err error) {
 						track := trace.Track{Process: "streamed " + strings.TrimSpace(ls), Thread: fmt.Sprintf("%d workers: worker %d", workers, wk)}
-						got, err := p.ProveStreamed(ctx, hk, vk, w, groth16.WithRandomness(r, s), groth16.WithTimings(&t),
+						got, err := p.ProveStreamed(ctx, hk, vk, w, rs, groth16.WithTimings(&t),
 							groth16.WithPhases(func(name string, s, e time.Time, args ...any) { tr.Add(track, name, s, e, args...) }))
 						if err == nil && *got != *want {
 							err = fmt.Errorf("the streamed proof differs from the resident one")

@@ -116,7 +116,6 @@ type streamedProof struct {
 	sums        *auxSums       // the aux MSMs' sums, once run beside the h MSM
 	acc, x      *native.Buffer // H's two vectors: a, then h (canonical); b, then c
 	aux, inputs *native.Buffer // the assignment, made canonical by the first aux MSM
-	uploaded    bool           // aux and inputs hold the assignment
 	canonical   bool           // aux and inputs are canonical
 	slots       *spmvSlots     // hm's evaluation, until c's
 	stagedC     *native.Pinned // c's pinned copy, held until its upload (nil: none)
@@ -183,7 +182,10 @@ func (sp *streamedProof) uploadAB() error {
 // evalAB uploads the witness (Montgomery form) and evaluates a and b from
 // it into H's two vectors.
 func (sp *streamedProof) evalAB() error {
-	if err := sp.uploadAssignment(sp.st); err != nil {
+	if err := sp.allocAssignment(); err != nil {
+		return err
+	}
+	if err := sp.fillAssignment(sp.st); err != nil {
 		return err
 	}
 	begin := time.Now()
@@ -426,7 +428,7 @@ func (sp *streamedProof) assignment() error {
 			return err
 		}
 	}
-	if !sp.uploaded {
+	if sp.hm == nil { // with matrices, evalAB uploaded the witness
 		if err := sp.fillAssignment(sp.hs); err != nil {
 			return err
 		}
@@ -441,14 +443,6 @@ func (sp *streamedProof) assignment() error {
 	}
 	sp.canonical = true
 	return sp.hs.Sync()
-}
-
-// uploadAssignment allocates aux and the inputs and uploads them on st.
-func (sp *streamedProof) uploadAssignment(st *native.Stream) error {
-	if err := sp.allocAssignment(); err != nil {
-		return err
-	}
-	return sp.fillAssignment(st)
 }
 
 // allocAssignment allocates aux and the inputs on the proof's stream (so
@@ -483,7 +477,6 @@ func (sp *streamedProof) fillAssignment(st *native.Stream) error {
 	if err := st.Sync(); err != nil {
 		return err
 	}
-	sp.uploaded = true
 	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(w.Aux)+len(w.Inputs))*frSize,
 		"pinned_aux", pinnedAux)
 	return nil

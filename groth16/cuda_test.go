@@ -87,13 +87,11 @@ func TestCUDAProverEqualsCPU(t *testing.T) {
 // The streaming path (key kept in host memory) gives the same proofs.
 func TestCUDAProverStreamingEqualsCPU(t *testing.T) {
 	p := gpuProver(t, groth16.CUDAConfig{NoResident: true})
-	var r, s fr.Element
-	r.SetUint64(11)
-	s.SetUint64(12)
+	rs := randomness(11, 12)
 	c := &testcircuit.Chain{N: 5000, Seed: 5, Inputs: 2}
 	pk := setup(t, c, 30)
-	want := prove(t, pk, c, groth16.WithRandomness(r, s))
-	got, err := groth16.Prove(context.Background(), p, pk, c, groth16.WithRandomness(r, s))
+	want := prove(t, pk, c, rs)
+	got, err := groth16.Prove(context.Background(), p, pk, c, rs)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 }
@@ -109,10 +107,7 @@ func TestCUDAProverPinnedAssignment(t *testing.T) {
 			ctx := context.Background()
 			c := &testcircuit.Chain{N: 3000, Seed: 6, Inputs: 3}
 			pk := setup(t, c, 31)
-			var r, s fr.Element
-			r.SetUint64(17)
-			s.SetUint64(19)
-			rs := groth16.WithRandomness(r, s)
+			rs := randomness(17, 19)
 			heap := synth.NewProvingAssignment(synth.Sizes{})
 			require.NoError(t, c.Synthesize(ctx, heap))
 			rows := heap.NumRows() + len(heap.Inputs) // and the input rows the prover appends
@@ -155,12 +150,10 @@ func TestCUDAProverPinnedAssignment(t *testing.T) {
 // through the gate, all get the CPU prover's proof.
 func TestCUDAProverWorkersEqualCPU(t *testing.T) {
 	p := gpuProver(t, groth16.CUDAConfig{})
-	var r, s fr.Element
-	r.SetUint64(21)
-	s.SetUint64(22)
+	rs := randomness(21, 22)
 	c := &testcircuit.Chain{N: 1 << 15, Seed: 6, Inputs: 4}
 	pk := setup(t, c, 31)
-	want := prove(t, pk, c, groth16.WithRandomness(r, s))
+	want := prove(t, pk, c, rs)
 	require.NoError(t, p.Preload(context.Background(), pk))
 	const workers = 3
 	var wg sync.WaitGroup
@@ -170,7 +163,7 @@ func TestCUDAProverWorkersEqualCPU(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i], errs[i] = groth16.Prove(context.Background(), p, pk, c, groth16.WithRandomness(r, s))
+			got[i], errs[i] = groth16.Prove(context.Background(), p, pk, c, rs)
 		}()
 	}
 	wg.Wait()
@@ -265,9 +258,7 @@ func TestCUDAProverMemoryLimitStreams(t *testing.T) {
 	if !testing.Short() {
 		circuits = append(circuits, &testcircuit.Chain{N: 1 << 18, Seed: 8, Inputs: 5})
 	}
-	var r, s fr.Element
-	r.SetUint64(31)
-	s.SetUint64(32)
+	rs := randomness(31, 32)
 	for i, c := range circuits {
 		pk := setup(t, c, byte(40+i))
 		counts := pk.Counts()
@@ -279,9 +270,9 @@ func TestCUDAProverMemoryLimitStreams(t *testing.T) {
 		// then NoResident makes the device stream it.
 		p := gpuProver(t, groth16.CUDAConfig{MemoryLimit: limit, NoResident: mode == groth16.ModeResident})
 		require.Equal(t, limit, p.MemoryLimit())
-		want := prove(t, pk, c, groth16.WithRandomness(r, s))
+		want := prove(t, pk, c, rs)
 		got, peak := proveWithPeak(t, func() (*groth16.Proof, error) {
-			return groth16.Prove(context.Background(), p, pk, c, groth16.WithRandomness(r, s))
+			return groth16.Prove(context.Background(), p, pk, c, rs)
 		})
 		assert.Equal(t, want, got, "circuit %d", i)
 		assert.Equal(t, groth16.ModeStreaming, p.Mode(pk))
@@ -306,10 +297,7 @@ func TestCUDAProverAuxBeside(t *testing.T) {
 	c := &testcircuit.Chain{N: 1 << 14, Seed: 12, Inputs: 3}
 	pk, ms := setup(t, c, 50), compile(t, c)
 	counts := pk.Counts()
-	var r, s fr.Element
-	r.SetUint64(41)
-	s.SetUint64(42)
-	rs := groth16.WithRandomness(r, s)
+	rs := randomness(41, 42)
 	want := prove(t, pk, c, rs)
 	for _, withABC := range []bool{false, true} {
 		t.Run(fmt.Sprintf("matrices=%v", withABC), func(t *testing.T) {
@@ -364,10 +352,7 @@ func TestCUDAProverNoVectorStage(t *testing.T) {
 	require.NoError(t, with.Preload(ctx, pk))
 	assert.Equal(t, stage, groth16.PinnedHostBytes()-before, "the stage alone: the key was pinned already")
 
-	var r, s fr.Element
-	r.SetUint64(21)
-	s.SetUint64(22)
-	rs := groth16.WithRandomness(r, s)
+	rs := randomness(21, 22)
 	got, err := groth16.Prove(ctx, without, pk, c, rs)
 	require.NoError(t, err)
 	assert.Equal(t, prove(t, pk, c, rs), got)
@@ -391,10 +376,7 @@ func TestCUDAProverPreloadDropsHostSections(t *testing.T) {
 	mem := setup(t, c, 23)
 	path := filepath.Join(t.TempDir(), "key.params")
 	require.NoError(t, groth16.WriteParams(path, mem))
-	var r, s fr.Element
-	r.SetUint64(17)
-	s.SetUint64(19)
-	rs := groth16.WithRandomness(r, s)
+	rs := randomness(17, 19)
 	want := prove(t, mem, c, rs)
 	for _, drop := range []bool{false, true} {
 		p := gpuProver(t, groth16.CUDAConfig{})

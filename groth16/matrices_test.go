@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -38,10 +37,7 @@ func witness(t testing.TB, c synth.Circuit) *synth.ProvingAssignment {
 // matricesCase is a small circuit, its key and matrices, and r, s.
 func matricesCase(t *testing.T) (*testcircuit.Chain, *groth16.ProvingKey, *pce.Matrices, groth16.ProveOption) {
 	c := &testcircuit.Chain{N: 300, Seed: 3, Inputs: 3}
-	var r, s fr.Element
-	r.SetUint64(11)
-	s.SetUint64(13)
-	return c, setup(t, c, 7), compile(t, c), groth16.WithRandomness(r, s)
+	return c, setup(t, c, 7), compile(t, c), randomness(11, 13)
 }
 
 // proveWithMatrices checks p against the CPU prover's proof of a full

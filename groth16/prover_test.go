@@ -16,6 +16,15 @@ import (
 	"github.com/gpuc2/gpuc2/synth"
 )
 
+// randomness fixes a proof's r and s, so that two provers' proofs compare
+// byte for byte.
+func randomness(r, s uint64) groth16.ProveOption {
+	var re, se fr.Element
+	re.SetUint64(r)
+	se.SetUint64(s)
+	return groth16.WithRandomness(re, se)
+}
+
 // seeded is a deterministic randomness source for test setups.
 type seeded struct{ r *rand.ChaCha8 }
 
@@ -100,11 +109,9 @@ func TestRoundTripChain(t *testing.T) {
 func TestProveWithFixedRandomnessIsReproducible(t *testing.T) {
 	c := &testcircuit.Chain{N: 50, Seed: 7, Inputs: 2}
 	pk := setup(t, c, 3)
-	var r, s fr.Element
-	r.SetUint64(11)
-	s.SetUint64(13)
-	p1 := prove(t, pk, c, groth16.WithRandomness(r, s))
-	p2 := prove(t, pk, c, groth16.WithRandomness(r, s))
+	rs := randomness(11, 13)
+	p1 := prove(t, pk, c, rs)
+	p2 := prove(t, pk, c, rs)
 	b1, err := p1.MarshalBinary()
 	require.NoError(t, err)
 	b2, err := p2.MarshalBinary()
