@@ -171,9 +171,9 @@ func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey, cfg preloadCon
 	kp := p.plan(pk)
 	if p.noResident || kp.resident > p.gate.Budget() {
 		p.markUnfit(pk) // proofs stream it
-		if kp.streamed > p.gate.Budget() {
+		if kp.streamed.after > p.gate.Budget() {
 			return fmt.Errorf("%w: GPU %d: the key needs %d bytes streamed (%d resident), the memory limit is %d",
-				ErrOutOfDeviceMemory, p.device, kp.streamed, kp.resident, p.gate.Budget())
+				ErrOutOfDeviceMemory, p.device, kp.streamed.after, kp.resident, p.gate.Budget())
 		}
 		_, release, err := p.pinnedKeyFor(ctx, pk)
 		if err != nil {
@@ -293,26 +293,18 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait, dropHo
 // (streamedABC: one that evaluates a, b, c on the device); unfit once the
 // key was found too large to be resident.
 type keyPlan struct {
-	resident, streamed, streamedABC int64
-	// beside, besideABC: the layouts of streamed proofs (plain, and with
-	// a, b, c evaluated on the device) that run their aux MSMs beside the
-	// h MSM (nil: after it, reserving streamed or streamedABC).
-	beside, besideABC *besideLayout
-	unfit             bool
+	resident              int64
+	streamed, streamedABC streamedPlan
+	unfit                 bool
 }
 
-// reservation is what a streamed proof with the key reserves (withABC:
-// one that evaluates a, b, c on the device) and its beside layout (nil:
-// none).
-func (kp *keyPlan) reservation(withABC bool) (int64, *besideLayout) {
-	bytes, beside := kp.streamed, kp.beside
+// streamedFor is the plan of a streamed proof with the key (withABC: one
+// that evaluates a, b, c on the device).
+func (kp *keyPlan) streamedFor(withABC bool) streamedPlan {
 	if withABC {
-		bytes, beside = kp.streamedABC, kp.besideABC
+		return kp.streamedABC
 	}
-	if beside != nil {
-		bytes = beside.bytes
-	}
-	return bytes, beside
+	return kp.streamed
 }
 
 // plan returns pk's plan on p's device, computing it on first use.
@@ -324,9 +316,9 @@ func (p *CUDAProver) plan(pk *ProvingKey) *keyPlan {
 		c := pk.Counts()
 		kp = &keyPlan{resident: KeyBytes(c) + residentProofBytes(p.device, c)}
 		m, nIn, budget := c.H+1, len(pk.VerifyingKey().IC), p.gate.Budget()
-		kp.streamed, kp.streamedABC = streamingProofBytes(p.device, c, m, c.L, nIn)
-		_, kp.beside = streamedReservation(p.device, budget, c, m, c.L, nIn, false, kp.streamed)
-		_, kp.besideABC = streamedReservation(p.device, budget, c, m, c.L, nIn, true, kp.streamedABC)
+		plain, withABC := streamingProofBytes(p.device, c, m, c.L, nIn)
+		kp.streamed = planStreamed(p.device, budget, c, m, c.L, nIn, false, plain)
+		kp.streamedABC = planStreamed(p.device, budget, c, m, c.L, nIn, true, withABC)
 		p.plans[pk] = kp
 	}
 	return kp

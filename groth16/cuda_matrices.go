@@ -84,7 +84,7 @@ func (p *CUDAProver) PreloadMatrices(ctx context.Context, pk *ProvingKey, ms *pc
 	if p.Mode(pk) == ModeStreaming {
 		if kp := p.plan(pk); !p.streamedMatricesFit(pk) {
 			return 0, fmt.Errorf("%w: GPU %d: a streamed proof that evaluates a, b, c holds its witness, %d bytes against %d: "+
-				"fewer of them fit the limit of %d at once", ErrOutOfDeviceMemory, p.device, kp.streamedABC, kp.streamed, p.gate.Budget())
+				"fewer of them fit the limit of %d at once", ErrOutOfDeviceMemory, p.device, kp.streamedABC.after, kp.streamed.after, p.gate.Budget())
 		}
 		_, release, err := p.pinnedMatricesFor(ctx, ms, &cfg)
 		if err != nil {

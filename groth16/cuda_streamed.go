@@ -42,7 +42,7 @@ func (p *CUDAProver) proveStreamingWitness(ctx context.Context, pk *ProvingKey, 
 // b, c on the device (streamedMatricesFit).
 func (p *CUDAProver) streamedMatricesFit(pk *ProvingKey) bool {
 	kp := p.plan(pk)
-	return streamedMatricesFit(p.gate.Budget(), kp.streamed, kp.streamedABC)
+	return streamedMatricesFit(p.gate.Budget(), kp.streamed.after, kp.streamedABC.after)
 }
 
 // proveStreaming proves w (its input rows already appended) with the
@@ -56,10 +56,10 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 	if err != nil {
 		return nil, err
 	}
-	bytes, beside := p.plan(pk).reservation(hm != nil) // checkCounts ties m, the aux and inputs to the key
-	if bytes > p.gate.Budget() {
+	plan := p.plan(pk).streamedFor(hm != nil) // checkCounts ties m, the aux and inputs to the key
+	if plan.bytes() > p.gate.Budget() {
 		return nil, fmt.Errorf("%w: GPU %d: a streamed proof needs %d bytes, the device's limit allows %d: %w",
-			ErrOutOfDeviceMemory, p.device, bytes, p.gate.Budget(), gpulock.ErrTooLarge)
+			ErrOutOfDeviceMemory, p.device, plan.bytes(), p.gate.Budget(), gpulock.ErrTooLarge)
 	}
 	begin := time.Now()
 	hk, release, err := p.pinnedKeyFor(ctx, pk)
@@ -68,14 +68,14 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 	}
 	defer release()
 	cfg.report("key_pin", begin, "device", p.device, "bytes", KeyBytes(c))
-	return p.proveStreamed(ctx, hk, hm, vk, w, m, bytes, beside, cfg)
+	return p.proveStreamed(ctx, hk, hm, vk, w, m, plan, cfg)
 }
 
 // proveStreamed proves w over domain m with hk (and hm's matrices when not
-// nil), reserving bytes, its aux MSMs beside the h MSM in layout beside
-// (nil: after it).
-func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinnedMatrices, vk *VerifyingKey, w *synth.ProvingAssignment, m int, bytes int64, beside *besideLayout, cfg *proveConfig) (*Proof, error) {
-	sp := &streamedProof{deviceJob: p.deviceJob(cfg), p: p, hk: hk, hm: hm, w: w, m: m, bytes: bytes, beside: beside}
+// nil) as plan says: its reservation, its aux MSMs beside the h MSM or
+// after it.
+func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinnedMatrices, vk *VerifyingKey, w *synth.ProvingAssignment, m int, plan streamedPlan, cfg *proveConfig) (*Proof, error) {
+	sp := &streamedProof{deviceJob: p.deviceJob(cfg), p: p, hk: hk, hm: hm, w: w, m: m, bytes: plan.bytes(), beside: plan.beside}
 	defer sp.close()
 	return proveWith(ctx, cfg, vk, hk.counts, sp, "device", p.device, "mode", "streaming")
 }
@@ -350,11 +350,12 @@ func (sp *streamedProof) msmHAlone(chunks streamChunks) (bls12381.G1Jac, error) 
 	return r, nil
 }
 
-// auxSums are the aux MSMs' sums, run beside the h MSM (b2 unless b's G2
-// MSM runs after it).
+// auxSums are the aux MSMs' sums, run beside the h MSM (b2 when hasB2: b's
+// G2 MSM may run after it).
 type auxSums struct {
 	l, a, b1 bls12381.G1Jac
 	b2       bls12381.G2Jac
+	hasB2    bool
 }
 
 // msmHBeside runs the aux MSMs (all but b's G2 MSM when the layout runs it
@@ -410,6 +411,7 @@ func (sp *streamedProof) auxBeside(ctx context.Context, sums *auxSums) error {
 			besideMSMOptions...); err != nil {
 			return err
 		}
+		sums.hasB2 = true
 	}
 	sp.cfg.report("aux_beside", begin, "device", sp.device, "h_chunk", sp.beside.h.g1, "aux_chunk", sp.beside.aux.g1,
 		"g2_after", sp.beside.g2After)
@@ -585,7 +587,7 @@ func (sp *streamedProof) msmBG1(ctx context.Context) (bls12381.G1Jac, error) {
 
 func (sp *streamedProof) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
 	return streamedSum(ctx, sp, secBG2, "G2", (*native.Stream).MSMG2Streamed,
-		func(s *auxSums) (bls12381.G2Jac, bool) { return s.b2, !sp.beside.g2After })
+		func(s *auxSums) (bls12381.G2Jac, bool) { return s.b2, s.hasB2 })
 }
 
 // finish releases the compute lock if the aux phase has not, then frees

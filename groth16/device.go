@@ -97,8 +97,7 @@ func PlanMode(limit int64, c SectionCounts, m, nAux, nIn int) (DeviceMode, int64
 		return "", s, fmt.Errorf("%w: a device memory limit of %d bytes is below the %d bytes one streamed proof needs",
 			ErrOutOfDeviceMemory, limit, s)
 	}
-	r, _ := streamedReservation(anyDevice, limit, c, m, nAux, nIn, false, s)
-	return ModeStreaming, r, nil
+	return ModeStreaming, planStreamed(anyDevice, limit, c, m, nAux, nIn, false, s).bytes(), nil
 }
 
 // NewCUDAProver returns the prover of one GPU: its VRAM ledger and compute
@@ -171,9 +170,9 @@ func memoryLimit(cfg CUDAConfig, total int64) (int64, error) {
 // neither mode; it queries nothing on the device.
 func (p *CUDAProver) CheckKey(pk *ProvingKey) error {
 	kp, limit := p.plan(pk), p.MemoryLimit()
-	if kp.resident > limit && kp.streamed > limit {
+	if kp.resident > limit && kp.streamed.after > limit {
 		return fmt.Errorf("GPU %d: %w: a device memory limit of %d bytes is below the %d bytes one streamed proof needs",
-			p.device, ErrOutOfDeviceMemory, limit, kp.streamed)
+			p.device, ErrOutOfDeviceMemory, limit, kp.streamed.after)
 	}
 	return nil
 }
@@ -208,7 +207,7 @@ func (p *CUDAProver) Mode(pk *ProvingKey) DeviceMode {
 		return ModeStreaming
 	case kp.resident <= p.gate.Budget():
 		return ModeResident
-	case kp.streamed <= p.gate.Budget():
+	case kp.streamed.after <= p.gate.Budget():
 		return ModeStreaming
 	}
 	return ""

@@ -114,7 +114,7 @@ func (p *CUDAProver) ProveStreamed(ctx context.Context, hk *PinnedKey, vk *Verif
 		return nil, err
 	}
 	bytes, _ := streamingProofBytes(p.device, hk.counts, m, len(w.Aux), len(w.Inputs))
-	proof, err := p.proveStreamed(ctx, hk, nil, vk, w, m, bytes, nil, &cfg)
+	proof, err := p.proveStreamed(ctx, hk, nil, vk, w, m, streamedPlan{after: bytes}, &cfg)
 	return proof, classifyDevice(err)
 }
 
@@ -245,10 +245,10 @@ func BesideLimit(c SectionCounts, m, nAux, nIn int, withABC bool) (limit int64, 
 	}
 	layouts := besideLayouts(0, c, m, nAux, nIn, withABC)
 	for _, l := range layouts {
-		if withABC && !streamedMatricesFit(l.bytes, plain, abc) {
+		if ok && l.bytes >= limit || withABC && !streamedMatricesFit(l.bytes, plain, abc) {
 			continue
 		}
-		if _, yes := chooseBeside(l.bytes, after, func() []besideLayout { return layouts }); yes && (!ok || l.bytes < limit) {
+		if _, yes := chooseBeside(l.bytes, after, func() []besideLayout { return layouts }); yes {
 			limit, ok = l.bytes, true
 		}
 	}

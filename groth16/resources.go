@@ -341,16 +341,31 @@ func chooseBeside(budget, after int64, layouts func() []besideLayout) (besideLay
 	return besideLayout{}, false
 }
 
-// streamedReservation is what one streamed proof reserves on a device of
-// budget bytes (withABC: one that evaluates a, b, c on the device), after
-// bytes with the aux MSMs after the h MSM, and the beside layout when the
-// device runs them beside (nil: after).
-func streamedReservation(device int, budget int64, c SectionCounts, m, nAux, nIn int, withABC bool, after int64) (int64, *besideLayout) {
+// streamedPlan is what one streamed proof reserves on a device: after
+// bytes with its aux MSMs after the h MSM, or beside's when the device
+// runs them beside it (nil: it does not).
+type streamedPlan struct {
+	after  int64
+	beside *besideLayout
+}
+
+// bytes is the proof's reservation.
+func (s streamedPlan) bytes() int64 {
+	if s.beside != nil {
+		return s.beside.bytes
+	}
+	return s.after
+}
+
+// planStreamed is the plan of one streamed proof on a device of budget
+// bytes (withABC: one that evaluates a, b, c on the device) that reserves
+// after bytes with the aux MSMs after the h MSM.
+func planStreamed(device int, budget int64, c SectionCounts, m, nAux, nIn int, withABC bool, after int64) streamedPlan {
 	layouts := func() []besideLayout { return besideLayouts(device, c, m, nAux, nIn, withABC) }
 	if l, ok := chooseBeside(budget, after, layouts); ok {
-		return l.bytes, &l
+		return streamedPlan{after: after, beside: &l}
 	}
-	return after, nil
+	return streamedPlan{after: after}
 }
 
 // The streaming path evaluates a, b, c from pinned matrices in chunks of
@@ -397,8 +412,8 @@ func ProofsFit(budget, proof int64, most int) int {
 // (streamedMatricesFit), and what such a proof reserves.
 func PlanStreamingMatrices(limit int64, c SectionCounts, m, nAux, nIn int) (bool, int64) {
 	plain, withABC := streamingProofBytes(anyDevice, c, m, nAux, nIn)
-	r, _ := streamedReservation(anyDevice, limit, c, m, nAux, nIn, true, withABC)
-	return streamedMatricesFit(limit, plain, withABC), r
+	r := planStreamed(anyDevice, limit, c, m, nAux, nIn, true, withABC)
+	return streamedMatricesFit(limit, plain, withABC), r.bytes()
 }
 
 // hScratchBytes is the pool memory of H's NTT tables over domain m.
