@@ -10,6 +10,7 @@
 #include <vector>
 #include "curve.cuh"
 #include "msm_digits.cuh"
+#include "hosttest_ntt.cuh"
 
 using namespace gpuc2;
 
@@ -164,6 +165,30 @@ int main(int argc, char** argv) {
     check("window in range", __LINE__, c >= GPUC2_MSM_WINDOW_MIN && c <= GPUC2_MSM_WINDOW_MAX, true);
     check("window grows with n", __LINE__, c >= prev, true);
     prev = c;
+  }
+  // The NTT's passes, every layout: the kernels' pass shapes up to 2^11,
+  // other limits to reach every step shape on small transforms, and
+  // 2^27's later passes (9 stages over pairs, 8 over fours) at 2^19 and
+  // 2^18.
+  uint64_t seed = 1;
+  struct {
+    uint32_t shared_log, pass_log, lg_max;
+  } shapes[] = {{SHARED_LOG, PASS_LOG, 11}, {4, 3, 11}, {5, 2, 11}, {6, 5, 12}, {3, 3, 9}, {4, 1, 8}};
+  for (const auto& sh : shapes) {
+    for (uint32_t lg = 1; lg <= sh.lg_max; lg++) {
+      ntt_host_test::run(lg, sh.shared_log, sh.pass_log, seed, [&](const char* what, bool ok) {
+        char name[128];
+        snprintf(name, sizeof name, "ntt 2^%u, passes of %u then %u: %s", lg, sh.shared_log, sh.pass_log, what);
+        check(name, __LINE__, ok, true);
+      });
+    }
+  }
+  for (uint32_t lg : {18u, 19u}) {
+    ntt_host_test::run(lg, SHARED_LOG, lg == 18 ? 8 : PASS_LOG, seed, [&](const char* what, bool ok) {
+      char name[128];
+      snprintf(name, sizeof name, "ntt 2^%u: %s", lg, what);
+      check(name, __LINE__, ok, true);
+    });
   }
   printf("hosttest: %d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;

@@ -3,7 +3,7 @@
 //
 // Natural order in and out: bit-reversal permutation (in place, by tiles), then a
 // decimation-in-time Cooley-Tukey in a few passes of up to 10 stages in
-// shared memory, two stages per step. H's domain-to-coset steps skip the bit
+// shared memory, two stages per step (ntt_pass.cuh). H's domain-to-coset steps skip the bit
 // reversal: a DIF inverse leaves the coefficients bit-reversed and a DIT
 // forward takes them so. Twiddles w^i (i <= m/2) are built per call from two
 // small power tables; an inverse twiddle w^-i = -w^(m/2-i) is the table's
@@ -12,23 +12,11 @@
 #include "common.cuh"
 #include "field.cuh"
 #include "msm.cuh"
+#include "ntt_pass.cuh"
 
 namespace gpuc2 {
 
 namespace {
-
-// A pass holds a block of at most 2^SHARED_LOG elements in shared memory
-// (32 KiB). The first pass (logL = 0) runs up to SHARED_LOG stages on
-// consecutive elements; the later ones up to PASS_LOG stages over runs of at
-// least 2^(SHARED_LOG - PASS_LOG) consecutive elements (64 bytes). 2^27 takes
-// 10 + 9 + 8 stages.
-constexpr uint32_t SHARED_LOG = 10;
-constexpr uint32_t PASS_LOG = 9;
-// A block has E/4 threads; at 128 registers a thread, two blocks fit an SM.
-// (Capping the plain passes at 64 or 80 registers, 4 or 3 blocks, made the
-// plain transforms up to 1 % faster but H 2-5 % slower: NOTES.md.)
-constexpr uint32_t STAGES_THREADS_MAX = 1u << (SHARED_LOG - 2);
-constexpr uint32_t STAGES_BLOCKS_MIN = 2;
 
 // out[i] = scale * base^i for i < n.
 __global__ void k_pow_table(Fr base, Fr scale, Fr* out, uint64_t n) {
@@ -37,38 +25,12 @@ __global__ void k_pow_table(Fr base, Fr scale, Fr* out, uint64_t n) {
   out[i] = scale * base.pow_u64(i);
 }
 
-// g^k from split power tables: hi[k>>10] * lo[k&1023]. The copies keep the
-// loads 32 bytes wide (through a reference they split into 4-byte loads).
-__device__ __forceinline__ Fr split_pow(const Fr* __restrict__ hi, const Fr* __restrict__ lo, uint64_t k) {
-  const Fr h = hi[k >> 10], l = lo[k & 1023];
-  return h * l;
-}
-
 // tw[i] = hi[i >> 10] * lo[i & 1023]
 __global__ void k_combine(const Fr* __restrict__ hi, const Fr* __restrict__ lo, Fr* __restrict__ tw, uint64_t n) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   tw[i] = split_pow(hi, lo, i);
 }
-
-// A block's elements sit in shared memory as two arrays of 16-byte halves, so
-// that consecutive threads read consecutive 16 bytes: whole 32-byte elements
-// put two threads of each quarter warp on the same banks.
-struct SharedFr {
-  uint4* lo;  // E entries, then E for the high halves
-  uint32_t E;
-  __device__ __forceinline__ Fr get(uint32_t e) const {
-    const uint4 a = lo[e], b = lo[E + e];
-    Fr r;
-    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
-    r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
-    return r;
-  }
-  __device__ __forceinline__ void set(uint32_t e, const Fr& x) const {
-    lo[e] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
-    lo[E + e] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
-  }
-};
 
 // The bit reversal by tiles. An index of log_m bits splits into (row, mid,
 // col), row and col of tlog bits each: rev(row, mid, col) = (rev col,
@@ -186,167 +148,21 @@ void launch_bitrev(Fr* d, uint32_t log_m, const Load& load) {
   KERNEL_CHECK();
 }
 
-// The twiddle table's entry for w^idx, or for w^-idx = -w^(m/2-idx) when
-// inverse (tw[m/2] = -1 covers idx 0): the minus sign is left to the
-// butterfly. Each load is one 32-byte copy: read through a reference the
-// table split into eight 4-byte loads.
-__device__ __forceinline__ Fr twiddle(const Fr* tw, uint64_t idx, uint64_t half_m, bool inverse) {
-  const Fr x = tw[inverse ? half_m - idx : idx];
-  return x;
-}
-
-// Stages [s0, s0+ns) (1-based) of a radix-2 transform in shared memory. A
-// block holds 2^ns positions at stride 2^(s0-1) for L = 2^logL consecutive
-// low offsets: global index = hi*2^(s0-1+ns) + mi*2^(s0-1) + lo_g*L + l,
-// stored at sh[mi*L + l].
-// DIT runs the stages upwards with (u, v) -> (u + wv, u - wv); DIF runs them
-// downwards with (u, v) -> (u + v, (u - v)w), which undoes DIT's stages up
-// to a factor 2 each: DIF with inverse twiddles maps natural order to m times
-// the bit-reversed inverse transform. An inverse twiddle is the table's entry
-// negated: DIT swaps its two outputs, DIF takes v - u.
-// Stages go two at a time (radix 4): a thread takes four elements through
-// both stages in registers, so each pair costs one shared-memory round trip
-// and one barrier; an odd count leaves stage 0 as a radix-2 step of two
-// butterflies per thread. blockDim = E/4 (at least 1).
-
-// A step's twiddles: radix 4 at lower stage sl uses a for stage sl, b and c
-// for stage sl+1 at in-group offsets j and j + 2^sl; radix 2 uses a and b
-// for its two butterflies.
-struct StepTwiddles {
-  Fr a, b, c;
-};
-
-// One butterfly; neg: w is the negated twiddle; unit: the twiddle is 1
-// (w^0, or w^-0 as the table's -1 negated), so there is no product and no
-// sign.
+// A block's DIT (upwards) or DIF (downwards) stages, a barrier after each
+// step; the next step's twiddles load while one computes.
 template <bool DIF>
-__device__ __forceinline__ void butterfly(Fr& u, Fr& v, const Fr& w, bool neg, bool unit) {
-  if (unit) neg = false;
-  if (DIF) {
-    Fr d = neg ? v - u : u - v;
-    u = u + v;
-    if (!unit) d = d * w;
-    v = d;
-  } else {
-    Fr t = v;
-    if (!unit) t = t * w;
-    const Fr lo = u + t, hi = u - t;
-    u = neg ? hi : lo;
-    v = neg ? lo : hi;
+__device__ __forceinline__ void block_stages(const PassBlock& b, bool inverse) {
+  const uint32_t nsteps = b.nsteps();
+  StepTwiddles w = b.step_twiddles<DIF>(0, inverse);
+  for (uint32_t k = 0; k < nsteps; k++) {
+    const bool unit = b.unit_step<DIF>(k);
+    StepTwiddles wn = w;
+    if (k + 1 < nsteps) wn = b.step_twiddles<DIF>(k + 1, inverse);
+    b.step<DIF>(k, w, inverse, unit);
+    __syncthreads();
+    w = wn;
   }
 }
-
-// What a pass kernel does with its block: DIT or DIF stages, or (the first
-// pass of H's domain-to-coset step) DIF inverse stages, the scaling, then
-// DIT forward stages, without a trip through global memory in between.
-enum class PassKind { Dit, Dif, DifDit };
-
-// A pass's block: its place in the transform and its shared elements.
-struct PassBlock {
-  SharedFr sh;
-  const Fr* tw;
-  uint64_t lo_g, half_m;
-  uint32_t log_m, s0, ns, logL, L, E, T, t, l, q;
-
-  // The twiddle table's entry of local stage S at in-group offset j, lane ll.
-  __device__ __forceinline__ Fr tw_at(uint32_t S, uint32_t j, uint32_t ll, bool inverse) const {
-    const uint64_t g = ((uint64_t)j << (s0 - 1)) + (lo_g << logL) + ll;
-    return twiddle(tw, g << (log_m - (s0 + S)), half_m, inverse);
-  }
-
-  // Every stage of the pass, DIT upwards or DIF downwards. Steps in DIT
-  // order: stage 0 alone when ns is odd, then pairs; DIF reverses them.
-  template <bool DIF>
-  __device__ __forceinline__ void stages(bool inverse) const {
-    const bool odd = ns & 1;
-    const uint32_t nsteps = (ns + 1) / 2;
-    auto dit_step = [&](uint32_t k) { return DIF ? nsteps - 1 - k : k; };
-    auto radix2 = [&](uint32_t k) { return odd && dit_step(k) == 0; };
-    auto lower = [&](uint32_t k) {
-      const uint32_t i = dit_step(k);
-      return odd ? (i == 0 ? 0 : 2 * i - 1) : 2 * i;
-    };
-    // Radix 2 at stage 0: butterflies t and t + T, lane = id & (L-1).
-    auto step_twiddles = [&](uint32_t k) {
-      StepTwiddles w;
-      if (radix2(k)) {
-        w.a = tw_at(0, 0, t & (L - 1), inverse);
-        w.b = tw_at(0, 0, (t + T) & (L - 1), inverse);
-        w.c = w.b;
-      } else {
-        const uint32_t sl = lower(k), jm = q & ((1u << sl) - 1);
-        w.a = tw_at(sl, jm, l, inverse);
-        w.b = tw_at(sl + 1, jm, l, inverse);
-        w.c = tw_at(sl + 1, jm + (1u << sl), l, inverse);
-      }
-      return w;
-    };
-    // The transform's stage 0 and stage 1's first twiddle are w^0: in the
-    // first pass, the step holding stage 0 skips those products.
-    auto unit_step = [&](uint32_t k) { return s0 == 1 && lower(k) == 0; };
-    StepTwiddles w = step_twiddles(0);
-    for (uint32_t k = 0; k < nsteps; k++) {
-      const bool unit = unit_step(k);
-      // The next step's twiddles load while this one computes.
-      StepTwiddles wn = w;
-      if (k + 1 < nsteps) wn = step_twiddles(k + 1);
-      if (radix2(k)) {
-        const uint32_t half = E / 2;
-        for (uint32_t r = 0; r < 2; r++) {
-          const uint32_t id = t + r * T;
-          if (id >= half) break;
-          const uint32_t i0 = (id >> logL) * 2 * L + (id & (L - 1)), i1 = i0 + L;
-          Fr u = sh.get(i0), v = sh.get(i1);
-          butterfly<DIF>(u, v, r ? w.b : w.a, inverse, unit);
-          sh.set(i0, u);
-          sh.set(i1, v);
-        }
-      } else {
-        const uint32_t sl = lower(k);
-        const uint32_t jm = q & ((1u << sl) - 1), km = (q >> sl) << (sl + 2);
-        const uint32_t i0 = (km + jm) * L + l, step = L << sl;
-        Fr x0 = sh.get(i0), x1 = sh.get(i0 + step), x2 = sh.get(i0 + 2 * step), x3 = sh.get(i0 + 3 * step);
-        if (DIF) {
-          butterfly<true>(x0, x2, w.b, inverse, unit);
-          butterfly<true>(x1, x3, w.c, inverse, false);
-          butterfly<true>(x0, x1, w.a, inverse, unit);
-          butterfly<true>(x2, x3, w.a, inverse, unit);
-        } else {
-          butterfly<false>(x0, x1, w.a, inverse, unit);
-          butterfly<false>(x2, x3, w.a, inverse, unit);
-          butterfly<false>(x0, x2, w.b, inverse, unit);
-          butterfly<false>(x1, x3, w.c, inverse, false);
-        }
-        sh.set(i0, x0);
-        sh.set(i0 + step, x1);
-        sh.set(i0 + 2 * step, x2);
-        sh.set(i0 + 3 * step, x3);
-      }
-      __syncthreads();
-      w = wn;
-    }
-  }
-
-  __device__ __forceinline__ uint64_t global_index(uint64_t base, uint32_t e) const {
-    return base + ((uint64_t)(e >> logL) << (s0 - 1)) + (e & (L - 1));
-  }
-};
-
-// The scaling a pass applies to element gi: by g^k (k = gi, or its log_m-bit
-// reversal with brev) as ghi[k>>10]*glo[k&1023], the constant folded into
-// glo; without ghi, by c.
-struct PassScale {
-  Fr c;
-  const Fr* ghi;
-  const Fr* glo;
-  uint32_t log_m;
-  bool brev;
-  __device__ __forceinline__ Fr apply(const Fr& x, uint64_t gi) const {
-    if (!ghi) return x * c;
-    const uint64_t k = brev ? __brevll(gi) >> (64 - log_m) : gi;
-    return x * split_pow(ghi, glo, k);
-  }
-};
 
 // One pass; with scaled, the DIF stages' results are scaled (DifDit: before
 // the DIT stages, in shared memory; otherwise on the way out).
@@ -355,34 +171,17 @@ __global__ void __launch_bounds__(STAGES_THREADS_MAX, STAGES_BLOCKS_MIN)
     k_stages(Fr* d, uint32_t log_m, uint32_t s0, uint32_t ns, uint32_t logL, const Fr* __restrict__ tw,
              bool inverse, bool scaled, PassScale scale) {
   extern __shared__ uint4 shared_halves[];
-  PassBlock b;
-  b.L = 1u << logL;
-  b.E = b.L << ns;
-  b.sh = SharedFr{shared_halves, b.E};
-  b.tw = tw;
-  b.log_m = log_m, b.s0 = s0, b.ns = ns, b.logL = logL;
-  const uint64_t groups_lo = (1ull << (s0 - 1)) >> logL;
-  b.lo_g = blockIdx.x % groups_lo;
-  const uint64_t hi = blockIdx.x / groups_lo;
-  const uint64_t base = (hi << (s0 - 1 + ns)) | (b.lo_g << logL);
-  b.half_m = 1ull << (log_m - 1);
-  b.t = threadIdx.x, b.T = blockDim.x;
-  b.l = b.t & (b.L - 1), b.q = b.t >> logL;
-  for (uint32_t e = b.t; e < b.E; e += b.T) b.sh.set(e, d[b.global_index(base, e)]);
+  const PassBlock b = PassBlock::at(shared_halves, tw, log_m, Pass{s0, ns, logL}, blockIdx.x, threadIdx.x,
+                                      blockDim.x);
+  b.load(d);
   __syncthreads();
-  if (KIND == PassKind::Dit) b.stages<false>(inverse);
-  else b.stages<true>(inverse);
+  block_stages<KIND != PassKind::Dit>(b, inverse);
   if (KIND == PassKind::DifDit) {
-    for (uint32_t e = b.t; e < b.E; e += b.T) b.sh.set(e, scale.apply(b.sh.get(e), b.global_index(base, e)));
+    b.scale_shared(scale);
     __syncthreads();
-    b.stages<false>(false);
+    block_stages<false>(b, false);
   }
-  for (uint32_t e = b.t; e < b.E; e += b.T) {
-    const uint64_t gi = b.global_index(base, e);
-    Fr x = b.sh.get(e);
-    if (scaled && KIND != PassKind::DifDit) x = scale.apply(x, gi);
-    d[gi] = x;
-  }
+  b.store(d, scale, scaled && KIND != PassKind::DifDit);
 }
 
 // d[i] = scale.apply(d[i], i)
@@ -470,28 +269,7 @@ struct NttPlan {
     }
   }
 
-  // One shared-memory pass of the transform: stages [s0, s0+ns) in blocks
-  // of 2^(ns+logL) elements.
-  struct Pass {
-    uint32_t s0, ns, logL;
-  };
-
-  std::vector<Pass> passes() const {
-    std::vector<Pass> out;
-    for (uint32_t s0 = 1; s0 <= log_m;) {
-      const uint32_t left = log_m - s0 + 1;
-      Pass p{s0, 0, 0};
-      if (s0 == 1) {
-        p.ns = left < SHARED_LOG ? left : SHARED_LOG;
-      } else {
-        p.ns = left < PASS_LOG ? left : PASS_LOG;
-        p.logL = SHARED_LOG - p.ns < s0 - 1 ? SHARED_LOG - p.ns : s0 - 1;
-      }
-      out.push_back(p);
-      s0 += p.ns;
-    }
-    return out;
-  }
+  std::vector<Pass> passes() const { return ntt_passes(log_m); }
 
   // Multiply by c, or by g^k (k = i, or its bit reversal) times lo's constant.
   PassScale scale_by(Fr c) const { return PassScale{c, nullptr, nullptr, log_m, false}; }
@@ -502,9 +280,8 @@ struct NttPlan {
   template <PassKind KIND>
   void launch(const Pass& p, Fr* d, bool inverse, bool scaled, const PassScale& scale) const {
     const uint32_t E = (1u << p.ns) << p.logL;
-    const uint32_t threads = E >= 4 ? E / 4 : 1;
-    k_stages<KIND><<<(unsigned)(m / E), threads, sizeof(Fr) * E, cur_stream()>>>(d, log_m, p.s0, p.ns, p.logL,
-                                                                                tw.get(), inverse, scaled, scale);
+    k_stages<KIND><<<(unsigned)(m / E), pass_threads(E), sizeof(Fr) * E, cur_stream()>>>(d, log_m, p.s0, p.ns, p.logL,
+                                                                                         tw.get(), inverse, scaled, scale);
     KERNEL_CHECK();
   }
 
