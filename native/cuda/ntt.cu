@@ -1,13 +1,14 @@
 // Number-theoretic transforms over Fr (BLS12-381 scalar field) with
 // gnark-crypto's fft.Domain semantics, and bellperson's H pipeline.
 //
-// Natural order in and out: bit-reversal permutation (in place, by tiles), then a
-// decimation-in-time Cooley-Tukey in a few passes of up to 10 stages in
-// shared memory, two stages per step (ntt_pass.cuh). H's domain-to-coset steps skip the bit
-// reversal: a DIF inverse leaves the coefficients bit-reversed and a DIT
-// forward takes them so. Twiddles w^i (i <= m/2) are built per call from two
-// small power tables; an inverse twiddle w^-i = -w^(m/2-i) is the table's
-// entry with the sign left to the butterfly.
+// Natural order in and out: bit-reversal permutation (in place, by tiles),
+// then a decimation-in-time Cooley-Tukey in a few passes of up to 10 stages
+// in shared memory, two stages per step (the passes: ntt_pass.cuh). H's
+// domain-to-coset steps skip the bit reversal: a DIF inverse leaves the
+// coefficients bit-reversed and a DIT forward takes them so. Twiddles w^i
+// (i <= m/2) are built per call from two small power tables; an inverse
+// twiddle w^-i = -w^(m/2-i) is the table's entry with the sign left to the
+// butterfly.
 #include <vector>
 #include "common.cuh"
 #include "field.cuh"

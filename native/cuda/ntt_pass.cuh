@@ -51,6 +51,7 @@ inline std::vector<Pass> ntt_passes(uint32_t log_m, uint32_t shared_log = SHARED
 // elements through a step.
 GPUC2_HD uint32_t pass_threads(uint32_t E) { return E >= 4 ? E / 4 : 1; }
 
+// x's low nbits bits reversed.
 GPUC2_HD uint64_t rev_bits64(uint64_t x, uint32_t nbits) {
   if (!nbits) return 0;
 #ifdef __CUDA_ARCH__
