@@ -12,8 +12,10 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/filecoin-project/go-state-types/abi"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
@@ -276,24 +278,30 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 		return nil
 	}
 	// Each GPU uploads the key (resident mode) or it is decoded once into
-	// pinned host memory (streaming mode); a GPU decodes what it needs. The
-	// last drops each decoded section once it is on the device (the others
-	// hold theirs by then), so that with one GPU the host holds one section
-	// at a time while loading, not the whole key.
-	resident := true
+	// pinned host memory (streaming mode); the GPUs load at once, sharing
+	// the decoded sections, each dropped when the last GPU has it (on one
+	// GPU, as it uploads), so that the host holds the sections in flight
+	// while loading, not the whole key.
+	hosts := groth16.NewHostSections(e.pk, len(c.devices))
+	modes := make([]groth16.DeviceMode, len(c.devices))
+	g, gctx := errgroup.WithContext(ctx)
 	for i, d := range c.devices {
-		var opts []groth16.PreloadOption
-		if i == len(c.devices)-1 {
-			opts = append(opts, groth16.DropHostSections())
-		}
-		if !c.vectorStage {
-			opts = append(opts, groth16.NoVectorStage())
-		}
-		if err := d.Preload(ctx, e.pk, opts...); err != nil {
-			return paramsError(e.path, err)
-		}
-		resident = resident && d.Mode(e.pk) == groth16.ModeResident
+		g.Go(par.Guard(func() error {
+			opts := []groth16.PreloadOption{groth16.ShareHostSections(hosts)}
+			if !c.vectorStage {
+				opts = append(opts, groth16.NoVectorStage())
+			}
+			if err := d.Preload(gctx, e.pk, opts...); err != nil {
+				return paramsError(e.path, err)
+			}
+			modes[i] = d.Mode(e.pk)
+			return nil
+		}))
 	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	resident := !slices.ContainsFunc(modes, func(m groth16.DeviceMode) bool { return m != groth16.ModeResident })
 	// Drop the decoded host sections of a file-backed key (about 44 GiB at
 	// 32 GiB): the GPUs hold the key or its pinned copy; the sections are
 	// decoded again only if a proof ever needs them. The mapped file's

@@ -60,11 +60,12 @@ type Resources struct {
 	// put the parameters on the GPU (the CUDA backend, a key that fits):
 	// the host then holds them only while they load, one decoded section
 	// at a time (the file's pages dropped as they are decoded, each section
-	// once it is on the GPU: groth16.DropHostSections), so this is the
+	// once it is on the GPU: groth16.HostSections), so this is the
 	// larger of the largest section (groth16.LargestSectionBytes) and the
-	// working sets, plus the matrices and 512 MiB. With several GPUs all
-	// but the last hold every section while they load: ParamsBytes in
-	// place of the largest section. Equal to HostBytes on the CPU.
+	// working sets, plus the matrices and 512 MiB. Several GPUs load at
+	// once and a section stays until the last has it: GPUs at one pace
+	// hold one or two sections, a slower one more. Equal to HostBytes on
+	// the CPU.
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
 	// staging chunks of each GPU worker; the vectors of the working sets

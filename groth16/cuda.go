@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,8 +140,18 @@ func (p *CUDAProver) Preload(ctx context.Context, pk *ProvingKey, opts ...Preloa
 type PreloadOption func(*preloadConfig)
 
 type preloadConfig struct {
-	dropHost bool
+	hosts    *HostSections // the device is one of hosts' (ShareHostSections)
+	dropHost bool          // the device is the only one (DropHostSections)
 	noStage  bool
+}
+
+// hostTicket is the preload's share of the key's host sections (nil: it
+// keeps them).
+func (c *preloadConfig) hostTicket(pk *ProvingKey) *hostTicket {
+	if c.dropHost {
+		return NewHostSections(pk, 1).join()
+	}
+	return c.hosts.join()
 }
 
 // NoVectorStage tells a streaming preload that the proofs' c will not need
@@ -154,17 +163,9 @@ func NoVectorStage() PreloadOption {
 	return func(c *preloadConfig) { c.noStage = true }
 }
 
-// DropHostSections makes a resident upload drop each decoded host section
-// of a file-backed key once it is on the device, so that the host holds
-// one section at a time instead of the whole key (44 GiB at 32 GiB): for
-// the last of a process's devices to load the key, since the others would
-// decode it again. A streamed key is decoded straight into pinned memory
-// and holds no host sections anyway.
-func DropHostSections() PreloadOption {
-	return func(c *preloadConfig) { c.dropHost = true }
-}
-
 func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey, cfg preloadConfig) error {
+	hosts := cfg.hostTicket(pk)
+	defer hosts.close() // whatever this device did, it needs no host section now
 	if err := p.usable(); err != nil {
 		return err
 	}
@@ -186,7 +187,7 @@ func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey, cfg preloadCon
 		return p.lastStage.ready(ctx, StreamingStageBytes(pk.Counts().H+1)) // off the first proof's path
 	}
 	_, release, _, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
-		return p.uploadKey(ctx, pk, true, cfg.dropHost)
+		return p.uploadKey(ctx, pk, true, hosts)
 	})
 	if errors.Is(err, errEvicted) {
 		return nil // loaded, and evicted since
@@ -233,7 +234,7 @@ func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey, cfg *prove
 	}
 	begin := time.Now()
 	dk, release, uploaded, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
-		return p.uploadKey(ctx, pk, false, false)
+		return p.uploadKey(ctx, pk, false, nil)
 	})
 	switch {
 	case errors.Is(err, errNoRoom), errors.Is(err, ErrOutOfDeviceMemory), errors.Is(err, errEvicted):
@@ -251,11 +252,10 @@ func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey, cfg *prove
 // resident keys. A key that, with one proof beside it, exceeds the
 // device's budget, or whose allocation runs out of device memory, is
 // marked unfit and fails with ErrOutOfDeviceMemory; a proof (wait unset)
-// does not try an unfit key again, nor wait for room. With dropHost, each
-// decoded section is dropped from the host once uploaded
-// (DropHostSections), and its heap given back at once, before the next
-// section's decode would otherwise grow the heap past it.
-func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait, dropHost bool) (*deviceKey, error) {
+// does not try an unfit key again, nor wait for room. Each section
+// uploaded counts as done for hosts (nil: the host sections stay), which
+// drops it once every device sharing them has it (HostSections).
+func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool, hosts *hostTicket) (*deviceKey, error) {
 	c := pk.Counts()
 	if !wait && p.isUnfit(pk) {
 		return nil, fmt.Errorf("%w: GPU %d: the key was found too large", ErrOutOfDeviceMemory, p.device)
@@ -266,14 +266,6 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait, dropHo
 		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, the budget is %d",
 			ErrOutOfDeviceMemory, p.device, kp.resident, p.gate.Budget())
 	}
-	var uploaded func(int)
-	if dropHost {
-		uploaded = func(i int) {
-			if pk.evictSection(i) {
-				debug.FreeOSMemory()
-			}
-		}
-	}
 	dk, err := p.newDeviceKey(ctx, c, kp.resident-KeyBytes(c), wait, func(ctx context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			pts, err := pk.BG2(ctx)
@@ -281,7 +273,7 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait, dropHo
 		}
 		pts, err := [4]func(context.Context) ([]bls12381.G1Affine, error){pk.H, pk.L, pk.A, pk.BG1}[i](ctx)
 		return native.AsBytes(pts), err
-	}, false, uploaded)
+	}, false, hosts.mark)
 	if err = classifyDevice(err); errors.Is(err, ErrOutOfDeviceMemory) {
 		p.markUnfit(pk)
 	}

@@ -367,6 +367,40 @@ func bitsLen(n int) int {
 	return k
 }
 
+// Two provers (two devices' in a process; here both on device 0) preload
+// one file-backed key at once, sharing its host sections: afterwards no
+// section is decoded on the host, and both provers' proofs equal the CPU's.
+func TestCUDAProverPreloadSharesHostSections(t *testing.T) {
+	ctx := context.Background()
+	c := &testcircuit.Chain{N: 1000, Seed: 5, Inputs: 3}
+	mem := setup(t, c, 29)
+	path := filepath.Join(t.TempDir(), "key.params")
+	require.NoError(t, groth16.WriteParams(path, mem))
+	rs := randomness(23, 29)
+	want := prove(t, mem, c, rs)
+	ps := []*groth16.CUDAProver{gpuProver(t, groth16.CUDAConfig{}), gpuProver(t, groth16.CUDAConfig{})}
+	pk, err := groth16.OpenProvingKey(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = pk.Close() })
+	hosts := groth16.NewHostSections(pk, len(ps))
+	errs := make(chan error, len(ps))
+	for _, p := range ps {
+		go func() { errs <- p.Preload(ctx, pk, groth16.ShareHostSections(hosts)) }()
+	}
+	for range ps {
+		require.NoError(t, <-errs)
+	}
+	for sec := range 5 {
+		assert.False(t, groth16.EvictSection(pk, sec), "section %d decoded on the host", sec)
+	}
+	for i, p := range ps {
+		assert.Equal(t, groth16.ModeResident, p.Mode(pk), "prover %d", i)
+		got, err := groth16.Prove(ctx, p, pk, c, rs)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "prover %d", i)
+	}
+}
+
 // Preload with DropHostSections leaves no decoded section of a file-backed
 // key on the host once it is on the device (without it, every section
 // stays), and the proofs with the uploaded key equal the CPU's.
