@@ -17,8 +17,8 @@ type HostSections struct {
 	left [numSections]int // devices that have not yet marked the section
 }
 
-// NewHostSections returns the host sections of pk shared by devices
-// preloads.
+// NewHostSections returns pk's host sections shared by the preloads of
+// that many devices.
 func NewHostSections(pk *ProvingKey, devices int) *HostSections {
 	hs := &HostSections{pk: pk}
 	for s := range hs.left {
@@ -32,7 +32,7 @@ func NewHostSections(pk *ProvingKey, devices int) *HostSections {
 // preload ends (streaming, a key already resident, a failure) every
 // section it has not marked counts as done too.
 func ShareHostSections(hs *HostSections) PreloadOption {
-	return func(c *preloadConfig) { c.hosts = hs }
+	return func(c *preloadConfig) { c.hosts, c.dropHost = hs, false }
 }
 
 // DropHostSections makes a resident upload drop each decoded host section
