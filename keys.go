@@ -282,10 +282,9 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 	// the decoded sections, each dropped when the last GPU has it (on one
 	// GPU, as it uploads), so that the host holds the sections in flight
 	// while loading, not the whole key.
-	hosts := groth16.NewHostSections(e.pk, len(c.devices))
-	modes := make([]groth16.DeviceMode, len(c.devices))
+	hosts := groth16.NewHostSections(len(c.devices))
 	g, gctx := errgroup.WithContext(ctx)
-	for i, d := range c.devices {
+	for _, d := range c.devices {
 		g.Go(par.Guard(func() error {
 			opts := []groth16.PreloadOption{groth16.ShareHostSections(hosts)}
 			if !c.vectorStage {
@@ -294,14 +293,13 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 			if err := d.Preload(gctx, e.pk, opts...); err != nil {
 				return paramsError(e.path, err)
 			}
-			modes[i] = d.Mode(e.pk)
 			return nil
 		}))
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	resident := !slices.ContainsFunc(modes, func(m groth16.DeviceMode) bool { return m != groth16.ModeResident })
+	resident := !slices.ContainsFunc(c.devices, func(d *groth16.CUDAProver) bool { return d.Mode(e.pk) != groth16.ModeResident })
 	// Drop the decoded host sections of a file-backed key (about 44 GiB at
 	// 32 GiB): the GPUs hold the key or its pinned copy; the sections are
 	// decoded again only if a proof ever needs them. The mapped file's

@@ -140,18 +140,8 @@ func (p *CUDAProver) Preload(ctx context.Context, pk *ProvingKey, opts ...Preloa
 type PreloadOption func(*preloadConfig)
 
 type preloadConfig struct {
-	hosts    *HostSections // the device is one of hosts' (ShareHostSections)
-	dropHost bool          // the device is the only one (DropHostSections)
-	noStage  bool
-}
-
-// hostTicket is the preload's share of the key's host sections (nil: it
-// keeps them).
-func (c *preloadConfig) hostTicket(pk *ProvingKey) *hostTicket {
-	if c.dropHost {
-		return NewHostSections(pk, 1).join()
-	}
-	return c.hosts.join()
+	hosts   *HostSections // the devices whose preloads share the host sections (nil: kept)
+	noStage bool
 }
 
 // NoVectorStage tells a streaming preload that the proofs' c will not need
@@ -164,7 +154,7 @@ func NoVectorStage() PreloadOption {
 }
 
 func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey, cfg preloadConfig) error {
-	hosts := cfg.hostTicket(pk)
+	hosts := cfg.hosts.join(pk)
 	defer hosts.close() // whatever this device did, it needs no host section now
 	if err := p.usable(); err != nil {
 		return err

@@ -367,44 +367,12 @@ func bitsLen(n int) int {
 	return k
 }
 
-// Two provers (two devices' in a process; here both on device 0) preload
-// one file-backed key at once, sharing its host sections: afterwards no
-// section is decoded on the host, and both provers' proofs equal the CPU's.
-func TestCUDAProverPreloadSharesHostSections(t *testing.T) {
-	ctx := context.Background()
-	c := &testcircuit.Chain{N: 1000, Seed: 5, Inputs: 3}
-	mem := setup(t, c, 29)
-	path := filepath.Join(t.TempDir(), "key.params")
-	require.NoError(t, groth16.WriteParams(path, mem))
-	rs := randomness(23, 29)
-	want := prove(t, mem, c, rs)
-	ps := []*groth16.CUDAProver{gpuProver(t, groth16.CUDAConfig{}), gpuProver(t, groth16.CUDAConfig{})}
-	pk, err := groth16.OpenProvingKey(path)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = pk.Close() })
-	hosts := groth16.NewHostSections(pk, len(ps))
-	errs := make(chan error, len(ps))
-	for _, p := range ps {
-		go func() { errs <- p.Preload(ctx, pk, groth16.ShareHostSections(hosts)) }()
-	}
-	for range ps {
-		require.NoError(t, <-errs)
-	}
-	for sec := range 5 {
-		assert.False(t, groth16.EvictSection(pk, sec), "section %d decoded on the host", sec)
-	}
-	for i, p := range ps {
-		assert.Equal(t, groth16.ModeResident, p.Mode(pk), "prover %d", i)
-		got, err := groth16.Prove(ctx, p, pk, c, rs)
-		require.NoError(t, err)
-		assert.Equal(t, want, got, "prover %d", i)
-	}
-}
-
-// Preload with DropHostSections leaves no decoded section of a file-backed
-// key on the host once it is on the device (without it, every section
-// stays), and the proofs with the uploaded key equal the CPU's.
-func TestCUDAProverPreloadDropsHostSections(t *testing.T) {
+// Preload of a file-backed key leaves its decoded host sections as the
+// options say: every section stays without one; none once it is on the
+// device with DropHostSections, or when two provers (two devices' of a
+// process; here both on device 0) preload it at once sharing them
+// (ShareHostSections). The proofs with the uploaded key equal the CPU's.
+func TestCUDAProverPreloadHostSections(t *testing.T) {
 	ctx := context.Background()
 	c := &testcircuit.Chain{N: 1000, Seed: 3, Inputs: 3}
 	mem := setup(t, c, 23)
@@ -412,21 +380,36 @@ func TestCUDAProverPreloadDropsHostSections(t *testing.T) {
 	require.NoError(t, groth16.WriteParams(path, mem))
 	rs := randomness(17, 19)
 	want := prove(t, mem, c, rs)
-	for _, drop := range []bool{false, true} {
-		p := gpuProver(t, groth16.CUDAConfig{})
-		pk, err := groth16.OpenProvingKey(path)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = pk.Close() })
-		var opts []groth16.PreloadOption
-		if drop {
-			opts = append(opts, groth16.DropHostSections())
-		}
-		require.NoError(t, p.Preload(ctx, pk, opts...))
-		for sec := range 5 {
-			assert.Equal(t, !drop, groth16.EvictSection(pk, sec), "drop %v: section %d decoded on the host", drop, sec)
-		}
-		got, err := groth16.Prove(ctx, p, pk, c, rs)
-		require.NoError(t, err)
-		assert.Equal(t, want, got, "drop %v", drop)
+	for _, how := range []string{"keep", "drop", "share"} {
+		t.Run(how, func(t *testing.T) {
+			ps := []*groth16.CUDAProver{gpuProver(t, groth16.CUDAConfig{})}
+			var opts []groth16.PreloadOption
+			switch how {
+			case "drop":
+				opts = append(opts, groth16.DropHostSections())
+			case "share":
+				ps = append(ps, gpuProver(t, groth16.CUDAConfig{}))
+				opts = append(opts, groth16.ShareHostSections(groth16.NewHostSections(len(ps))))
+			}
+			pk, err := groth16.OpenProvingKey(path)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = pk.Close() })
+			errs := make(chan error, len(ps))
+			for _, p := range ps {
+				go func() { errs <- p.Preload(ctx, pk, opts...) }()
+			}
+			for range ps {
+				require.NoError(t, <-errs)
+			}
+			for sec := range 5 {
+				assert.Equal(t, how == "keep", groth16.EvictSection(pk, sec), "section %d decoded on the host", sec)
+			}
+			for i, p := range ps {
+				assert.Equal(t, groth16.ModeResident, p.Mode(pk), "prover %d", i)
+				got, err := groth16.Prove(ctx, p, pk, c, rs)
+				require.NoError(t, err)
+				assert.Equal(t, want, got, "prover %d", i)
+			}
+		})
 	}
 }

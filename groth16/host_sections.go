@@ -9,18 +9,18 @@ import (
 // devices that preload it are done with them: a section once every one of
 // devices has it on the device (or needs it no more), so that devices
 // preloading the key at the same time hold the sections in flight on the
-// host, not the whole key (44 GiB at 32 GiB). Each device's Preload joins
-// with ShareHostSections. An in-memory key keeps its sections.
+// host, not the whole key (44 GiB at 32 GiB). Each device's Preload of the
+// one key joins with ShareHostSections. An in-memory key keeps its
+// sections.
 type HostSections struct {
-	pk   *ProvingKey
 	mu   sync.Mutex
 	left [numSections]int // devices that have not yet marked the section
 }
 
-// NewHostSections returns pk's host sections shared by the preloads of
-// that many devices.
-func NewHostSections(pk *ProvingKey, devices int) *HostSections {
-	hs := &HostSections{pk: pk}
+// NewHostSections returns the host sections shared by the preloads of a
+// key on that many devices.
+func NewHostSections(devices int) *HostSections {
+	hs := &HostSections{}
 	for s := range hs.left {
 		hs.left[s] = devices
 	}
@@ -32,7 +32,7 @@ func NewHostSections(pk *ProvingKey, devices int) *HostSections {
 // preload ends (streaming, a key already resident, a failure) every
 // section it has not marked counts as done too.
 func ShareHostSections(hs *HostSections) PreloadOption {
-	return func(c *preloadConfig) { c.hosts, c.dropHost = hs, false }
+	return func(c *preloadConfig) { c.hosts = hs }
 }
 
 // DropHostSections makes a resident upload drop each decoded host section
@@ -41,22 +41,25 @@ func ShareHostSections(hs *HostSections) PreloadOption {
 // device. A streamed key is decoded straight into pinned memory and holds
 // no host sections anyway.
 func DropHostSections() PreloadOption {
-	return func(c *preloadConfig) { c.hosts, c.dropHost = nil, true }
+	return func(c *preloadConfig) { c.hosts = NewHostSections(1) }
 }
 
-// hostTicket is one device's share of a HostSections: the sections it has
-// marked done (under hs.mu: an upload may outlive its cancelled preload).
+// hostTicket is one device's share of a HostSections for pk: the sections
+// it has marked done (under hs.mu: an upload may outlive its cancelled
+// preload).
 type hostTicket struct {
 	hs   *HostSections
+	pk   *ProvingKey
 	done [numSections]bool
 }
 
-// join returns a device's ticket (nil when hs is nil: the sections stay).
-func (hs *HostSections) join() *hostTicket {
+// join returns a device's ticket for pk (nil when hs is nil: the sections
+// stay).
+func (hs *HostSections) join(pk *ProvingKey) *hostTicket {
 	if hs == nil {
 		return nil
 	}
-	return &hostTicket{hs: hs}
+	return &hostTicket{hs: hs, pk: pk}
 }
 
 // mark counts section s done for t's device; the last device's mark drops
@@ -75,7 +78,7 @@ func (t *hostTicket) mark(s int) {
 		last = hs.left[s] == 0
 	}
 	hs.mu.Unlock()
-	if last && hs.pk.evictSection(s) {
+	if last && t.pk.evictSection(s) {
 		debug.FreeOSMemory()
 	}
 }

@@ -8,60 +8,60 @@ import (
 	"sync"
 	"testing"
 
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// fileKey writes a small key to a .params file and opens it (its sections
-// are decoded on demand and can be dropped).
-func fileKey(t *testing.T) *ProvingKey {
-	mem, _ := cubicKey(t)
+// fileKey returns a small in-memory key and its copy written to a .params
+// file and opened (whose sections are decoded on demand and can be
+// dropped).
+func fileKey(t *testing.T) (mem, file *ProvingKey) {
+	mem, _ = cubicKey(t)
 	path := filepath.Join(t.TempDir(), "k.params")
 	f, err := os.Create(path)
 	require.NoError(t, err)
 	_, err = mem.WriteTo(f)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	pk, err := OpenProvingKey(path)
+	file, err = OpenProvingKey(path)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = pk.Close() })
-	return pk
+	t.Cleanup(func() { _ = file.Close() })
+	return mem, file
 }
 
 // decodeAll decodes every section of pk.
 func decodeAll(t *testing.T, pk *ProvingKey) {
 	ctx := context.Background()
-	for _, f := range []func(context.Context) error{
-		func(ctx context.Context) error { _, err := pk.H(ctx); return err },
-		func(ctx context.Context) error { _, err := pk.L(ctx); return err },
-		func(ctx context.Context) error { _, err := pk.A(ctx); return err },
-		func(ctx context.Context) error { _, err := pk.BG1(ctx); return err },
-		func(ctx context.Context) error { _, err := pk.BG2(ctx); return err },
-	} {
-		require.NoError(t, f(ctx))
+	for _, f := range []func(context.Context) ([]bls12381.G1Affine, error){pk.H, pk.L, pk.A, pk.BG1} {
+		_, err := f(ctx)
+		require.NoError(t, err)
 	}
+	_, err := pk.BG2(ctx)
+	require.NoError(t, err)
 }
 
 // decoded says whether section s of pk is decoded on the host, without
 // decoding or dropping it.
 func decoded(pk *ProvingKey, s int) bool {
-	done := func(mu *sync.Mutex, d *bool) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return *d
-	}
 	switch s {
 	case secH:
-		return done(&pk.h.mu, &pk.h.done)
+		return filled(&pk.h)
 	case secL:
-		return done(&pk.l.mu, &pk.l.done)
+		return filled(&pk.l)
 	case secA:
-		return done(&pk.a.mu, &pk.a.done)
+		return filled(&pk.a)
 	case secBG1:
-		return done(&pk.bg1.mu, &pk.bg1.done)
+		return filled(&pk.bg1)
 	default:
-		return done(&pk.bg2.mu, &pk.bg2.done)
+		return filled(&pk.bg2)
 	}
+}
+
+func filled[T any](z *lazy[T]) bool {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return z.done
 }
 
 // A section shared by two devices' preloads stays decoded until both have
@@ -69,10 +69,10 @@ func decoded(pk *ProvingKey, s int) bool {
 // ticket marks what it had not; one device (DropHostSections) drops each
 // section at its mark; a nil ticket keeps everything.
 func TestHostSections(t *testing.T) {
-	pk := fileKey(t)
+	_, pk := fileKey(t)
 	decodeAll(t, pk)
-	hs := NewHostSections(pk, 2)
-	a, b := hs.join(), hs.join()
+	hs := NewHostSections(2)
+	a, b := hs.join(pk), hs.join(pk)
 	a.mark(secH)
 	a.mark(secH)
 	assert.True(t, decoded(pk, secH), "h: one of two devices has it")
@@ -93,14 +93,14 @@ func TestHostSections(t *testing.T) {
 	var none *hostTicket
 	none.mark(secL)
 	none.close()
-	nocfg := preloadConfig{}
-	assert.Nil(t, nocfg.hostTicket(pk), "no option: the sections stay")
+	var nocfg preloadConfig
+	assert.Nil(t, nocfg.hosts.join(pk), "no option: the sections stay")
 	for s := range numSections {
 		assert.True(t, decoded(pk, s), "section %d kept without a ticket", s)
 	}
 	var one preloadConfig
 	DropHostSections()(&one)
-	only := one.hostTicket(pk)
+	only := one.hosts.join(pk)
 	only.mark(secBG2)
 	assert.False(t, decoded(pk, secBG2), "b_g2: the only device has it")
 	assert.True(t, decoded(pk, secH), "h: not yet uploaded")
@@ -114,16 +114,16 @@ func TestHostSections(t *testing.T) {
 // then closing: every count ends at zero (one mark a device), every
 // section dropped.
 func TestHostSectionsConcurrent(t *testing.T) {
-	pk := fileKey(t)
+	_, pk := fileKey(t)
 	decodeAll(t, pk)
 	const devices = 8
-	hs := NewHostSections(pk, devices)
+	hs := NewHostSections(devices)
 	var wg sync.WaitGroup
 	for d := range devices {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk := hs.join()
+			tk := hs.join(pk)
 			for _, s := range rand.New(rand.NewPCG(uint64(d), 1)).Perm(numSections)[:3] {
 				tk.mark(s)
 				tk.mark(s)

@@ -2,8 +2,6 @@ package groth16
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -16,15 +14,7 @@ import (
 // in-memory one; either way equal to the sections' accessors, with a
 // destination of the wrong length refused and a closed key reported.
 func TestSectionsInto(t *testing.T) {
-	mem, _ := cubicKey(t)
-	path := filepath.Join(t.TempDir(), "k.params")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	_, err = mem.WriteTo(f)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	file, err := OpenProvingKey(path)
-	require.NoError(t, err)
+	mem, file := fileKey(t)
 	ctx := context.Background()
 	for name, pk := range map[string]*ProvingKey{"in memory": mem, "file": file} {
 		require.Equal(t, name == "file", pk.fileBacked(), name)

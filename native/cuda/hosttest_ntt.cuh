@@ -10,25 +10,6 @@ namespace ntt_host_test {
 
 using namespace gpuc2;
 
-inline Fr fr_of(const uint32_t* w) {
-  Fr r;
-  for (int i = 0; i < 8; i++) r.v[i] = w[i];
-  return r;
-}
-
-inline Fr fr_u64(uint64_t x) {
-  Fr r = Fr::zero();
-  r.v[0] = (uint32_t)x, r.v[1] = (uint32_t)(x >> 32);
-  return r.to_mont();
-}
-
-// A root of unity of order 2^lg.
-inline Fr root(uint32_t lg) {
-  Fr w = fr_of(FR_ROOT_2_32);
-  for (uint32_t i = lg; i < 32; i++) w = w.sqr();
-  return w;
-}
-
 // The tables NttPlan builds on the device, here on the host.
 struct Tables {
   uint32_t log_m;
@@ -37,15 +18,12 @@ struct Tables {
   Fr minv;
   enum { G, G_MINV, GI_MINV, GI_MINV_ZINV };
   explicit Tables(uint32_t lg) : log_m(lg), m(1ull << lg) {
-    const Fr w = root(lg), g = fr_of(FR_COSET_GEN), gi = fr_of(FR_COSET_GEN_INV);
-    minv = fr_u64(m).inverse();
+    const Fr w = root_of_unity(lg), g = load_fr(FR_COSET_GEN), gi = load_fr(FR_COSET_GEN_INV);
+    minv = fr_from_u64(m).inverse();
     Fr wi = Fr::one();
     for (uint64_t i = 0; i <= m / 2; i++) tw.push_back(wi), wi = wi * w;
     for (uint64_t i = 0; i < (m + 1023) / 1024; i++) ghi.push_back(g.pow_u64(1024 * i)), gihi.push_back(gi.pow_u64(1024 * i));
-    Fr gm = g;
-    for (uint32_t i = 0; i < lg; i++) gm = gm.sqr();
-    const Fr zinv = (gm - Fr::one()).inverse();
-    const Fr scales[4] = {Fr::one(), minv, minv, minv * zinv};
+    const Fr scales[4] = {Fr::one(), minv, minv, minv * vanishing_inverse(lg)};
     const Fr bases[4] = {g, g, gi, gi};
     for (int t = 0; t < 4; t++)
       for (uint32_t i = 0; i < 1024; i++) lo.push_back(scales[t] * bases[t].pow_u64(i));
@@ -84,15 +62,13 @@ inline void run_pass(PassKind kind, const Tables& tb, const Pass& p, Fr* d, bool
   }
 }
 
-inline uint64_t rev(uint64_t i, uint32_t lg) { return rev_bits64(i, lg); }
-
 // NttPlan's layouts: run (plain and coset, either direction), to_coset,
 // combine_to_coefficients; ps the passes.
 struct Plan {
   const Tables& tb;
   std::vector<Pass> ps;
   void bitrev(std::vector<Fr>& d, const std::vector<Fr>& in) const {
-    for (uint64_t i = 0; i < tb.m; i++) d[rev(i, tb.log_m)] = in[i];
+    for (uint64_t i = 0; i < tb.m; i++) d[rev_bits64(i, tb.log_m)] = in[i];
   }
   void dit(std::vector<Fr>& d, bool inverse, const PassScale& scale) const {
     for (size_t i = 0; i < ps.size(); i++) run_pass(PassKind::Dit, tb, ps[i], d.data(), inverse, inverse && i + 1 == ps.size(), scale);
@@ -123,10 +99,10 @@ struct Plan {
 inline std::vector<Fr> textbook(std::vector<Fr> x, uint32_t lg, bool inverse) {
   const uint64_t m = 1ull << lg;
   std::vector<Fr> a(m);
-  for (uint64_t i = 0; i < m; i++) a[rev(i, lg)] = x[i];
+  for (uint64_t i = 0; i < m; i++) a[rev_bits64(i, lg)] = x[i];
   for (uint32_t s = 1; s <= lg; s++) {
     const uint64_t len = 1ull << s;
-    Fr wl = root(s);
+    Fr wl = root_of_unity(s);
     if (inverse) wl = wl.inverse();
     for (uint64_t i = 0; i < m; i += len) {
       Fr w = Fr::one();
@@ -138,7 +114,7 @@ inline std::vector<Fr> textbook(std::vector<Fr> x, uint32_t lg, bool inverse) {
     }
   }
   if (inverse) {
-    const Fr minv = fr_u64(m).inverse();
+    const Fr minv = fr_from_u64(m).inverse();
     for (auto& e : a) e = e * minv;
   }
   return a;
@@ -147,7 +123,7 @@ inline std::vector<Fr> textbook(std::vector<Fr> x, uint32_t lg, bool inverse) {
 // The naive sum, to check textbook itself on small sizes.
 inline std::vector<Fr> naive(const std::vector<Fr>& x, uint32_t lg) {
   const uint64_t m = 1ull << lg;
-  const Fr w = root(lg);
+  const Fr w = root_of_unity(lg);
   std::vector<Fr> out(m, Fr::zero());
   for (uint64_t k = 0; k < m; k++) {
     const Fr wk = w.pow_u64(k);
@@ -158,7 +134,7 @@ inline std::vector<Fr> naive(const std::vector<Fr>& x, uint32_t lg) {
 }
 
 inline std::vector<Fr> coset_scaled(std::vector<Fr> x, bool inverse) {
-  const Fr g = inverse ? fr_of(FR_COSET_GEN_INV) : fr_of(FR_COSET_GEN);
+  const Fr g = load_fr(inverse ? FR_COSET_GEN_INV : FR_COSET_GEN);
   Fr p = Fr::one();
   for (auto& e : x) e = e * p, p = p * g;
   return x;
@@ -202,7 +178,7 @@ void run(uint32_t lg, uint32_t shared_log, uint32_t pass_log, uint64_t seed, Che
   const std::vector<Fr> ea = coset_evals(x), eb = coset_evals(y), ec = coset_evals(z);
   check("to_coset", a == ea && b == eb && c == ec);
   plan.combine(a, b, c);
-  Fr gm = fr_of(FR_COSET_GEN);
+  Fr gm = load_fr(FR_COSET_GEN);
   for (uint32_t i = 0; i < lg; i++) gm = gm.sqr();
   const Fr zinv = (gm - Fr::one()).inverse();
   std::vector<Fr> q(m);

@@ -200,26 +200,6 @@ __global__ void k_mul(Fr* a, const Fr* __restrict__ b, uint64_t m) {
   a[i] = x * y;
 }
 
-Fr load_fr(const uint32_t* w) {
-  Fr r;
-  for (int i = 0; i < 8; i++) r.v[i] = w[i];
-  return r;
-}
-
-Fr fr_from_u64(uint64_t x) {
-  Fr r = Fr::zero();
-  r.v[0] = (uint32_t)x;
-  r.v[1] = (uint32_t)(x >> 32);
-  return r.to_mont();
-}
-
-// Z(g w^j) = g^m - 1 for every j: the vanishing polynomial on the coset.
-Fr vanishing_inverse(uint32_t log_m) {
-  Fr gm = load_fr(FR_COSET_GEN);
-  for (uint32_t i = 0; i < log_m; i++) gm = gm.sqr();
-  return (gm - Fr::one()).inverse();
-}
-
 // Per-size tables for one call (or one H pipeline).
 struct NttPlan {
   uint32_t log_m;
@@ -242,9 +222,7 @@ struct NttPlan {
   }
 
   NttPlan(uint32_t lg, bool need_coset) : log_m(lg), m(1ull << lg) {
-    Fr root = load_fr(FR_ROOT_2_32);
-    Fr w = root;
-    for (uint32_t i = lg; i < 32; i++) w = w.sqr();  // order 2^lg
+    const Fr w = root_of_unity(lg);
     minv = fr_from_u64(m).inverse();
     const Fr one = Fr::one();
     if (m >= 2) {

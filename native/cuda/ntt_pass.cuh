@@ -63,6 +63,34 @@ GPUC2_HD uint64_t rev_bits64(uint64_t x, uint32_t nbits) {
 #endif
 }
 
+// Host-side constants of the transforms (NttPlan's tables; hosttest's).
+inline Fr load_fr(const uint32_t* w) {
+  Fr r;
+  for (int i = 0; i < 8; i++) r.v[i] = w[i];
+  return r;
+}
+
+inline Fr fr_from_u64(uint64_t x) {
+  Fr r = Fr::zero();
+  r.v[0] = (uint32_t)x;
+  r.v[1] = (uint32_t)(x >> 32);
+  return r.to_mont();
+}
+
+// A root of unity of order 2^lg.
+inline Fr root_of_unity(uint32_t lg) {
+  Fr w = load_fr(FR_ROOT_2_32);
+  for (uint32_t i = lg; i < 32; i++) w = w.sqr();
+  return w;
+}
+
+// Z(g w^j) = g^m - 1 for every j: the vanishing polynomial on the coset.
+inline Fr vanishing_inverse(uint32_t log_m) {
+  Fr gm = load_fr(FR_COSET_GEN);
+  for (uint32_t i = 0; i < log_m; i++) gm = gm.sqr();
+  return (gm - Fr::one()).inverse();
+}
+
 // g^k from split power tables: hi[k>>10] * lo[k&1023]. The copies keep the
 // loads 32 bytes wide (through a reference they split into 4-byte loads).
 GPUC2_HD Fr split_pow(const Fr* __restrict__ hi, const Fr* __restrict__ lo, uint64_t k) {
