@@ -166,16 +166,16 @@ int main(int argc, char** argv) {
     check("window grows with n", __LINE__, c >= prev, true);
     prev = c;
   }
-  // The NTT's passes, every layout: the kernels' pass shapes up to 2^11,
-  // other limits to reach every step shape on small transforms, and
-  // 2^27's later passes (9 stages over pairs, 8 over fours) at 2^19 and
-  // 2^18.
+  // The NTT's passes in the device's schedule, every layout: the kernels'
+  // pass shapes up to 2^11, other limits to reach every step shape on
+  // small transforms, and 2^27's later passes (9 stages over pairs, 8 over
+  // fours) at 2^19 and 2^18; 2^0 (no passes) too.
   uint64_t seed = 1;
   struct {
     uint32_t shared_log, pass_log, lg_max;
   } shapes[] = {{SHARED_LOG, PASS_LOG, 11}, {4, 3, 11}, {5, 2, 11}, {6, 5, 12}, {3, 3, 9}, {4, 1, 8}};
   for (const auto& sh : shapes) {
-    for (uint32_t lg = 1; lg <= sh.lg_max; lg++) {
+    for (uint32_t lg = 0; lg <= sh.lg_max; lg++) {
       ntt_host_test::run(lg, sh.shared_log, sh.pass_log, seed, [&](const char* what, bool ok) {
         char name[128];
         snprintf(name, sizeof name, "ntt 2^%u, passes of %u then %u: %s", lg, sh.shared_log, sh.pass_log, what);

@@ -1,10 +1,10 @@
-// Host test of the NTT's passes (ntt_pass.cuh): each block's threads run
-// one after another at every step (the kernels' barriers), whole
-// transforms laid out as ntt.cu's NttPlan lays them out, against a textbook
+// Host test of the NTT's passes (ntt_pass.cuh) in the device's own schedule
+// (ntt_schedule.cuh): each block's threads run one after another at every
+// step (the kernels' barriers); whole transforms and H against a textbook
 // transform. Included by hosttest.cu.
 #pragma once
 #include <vector>
-#include "ntt_pass.cuh"
+#include "ntt_schedule.cuh"
 
 namespace ntt_host_test {
 
@@ -14,24 +14,19 @@ using namespace gpuc2;
 struct Tables {
   uint32_t log_m;
   uint64_t m;
-  std::vector<Fr> tw, ghi, gihi, lo;  // lo: G, G_MINV, GI_MINV, GI_MINV_ZINV
+  std::vector<Fr> tw, ghi, gihi, lo;
   Fr minv;
-  enum { G, G_MINV, GI_MINV, GI_MINV_ZINV };
   explicit Tables(uint32_t lg) : log_m(lg), m(1ull << lg) {
     const Fr w = root_of_unity(lg), g = load_fr(FR_COSET_GEN), gi = load_fr(FR_COSET_GEN_INV);
     minv = fr_from_u64(m).inverse();
     Fr wi = Fr::one();
     for (uint64_t i = 0; i <= m / 2; i++) tw.push_back(wi), wi = wi * w;
     for (uint64_t i = 0; i < (m + 1023) / 1024; i++) ghi.push_back(g.pow_u64(1024 * i)), gihi.push_back(gi.pow_u64(1024 * i));
-    const Fr scales[4] = {Fr::one(), minv, minv, minv * vanishing_inverse(lg)};
-    const Fr bases[4] = {g, g, gi, gi};
-    for (int t = 0; t < 4; t++)
-      for (uint32_t i = 0; i < 1024; i++) lo.push_back(scales[t] * bases[t].pow_u64(i));
+    const NttLoParams lp(lg);
+    for (int t = 0; t < LO_TABLES; t++)
+      for (uint32_t i = 0; i < LO_TABLE_SIZE; i++) lo.push_back(lp.scale[t] * lp.base[t].pow_u64(i));
   }
-  PassScale by(Fr c) const { return PassScale{c, nullptr, nullptr, log_m, false}; }
-  PassScale by(const std::vector<Fr>& hi, int which, bool brev) const {
-    return PassScale{Fr::one(), hi.data(), lo.data() + 1024 * which, log_m, brev};
-  }
+  NttTables view() const { return NttTables{log_m, m, tw.data(), ghi.data(), gihi.data(), lo.data(), minv}; }
 };
 
 // Step k of b's thread, its twiddles loaded just before (the kernels load
@@ -41,56 +36,37 @@ void host_step(const PassBlock& b, uint32_t k, bool inverse) {
   b.step<DIF>(k, b.step_twiddles<DIF>(k, inverse), inverse, b.unit_step<DIF>(k));
 }
 
-// One pass over d, every block, its threads in turn at each step.
-inline void run_pass(PassKind kind, const Tables& tb, const Pass& p, Fr* d, bool inverse, bool scaled, const PassScale& scale) {
-  const uint32_t E = (1u << p.ns) << p.logL, T = pass_threads(E);
-  std::vector<uint4> shared(2 * E);
-  for (uint64_t b = 0; b < tb.m / E; b++) {
-    auto each = [&](auto f) {
-      for (uint32_t t = 0; t < T; t++) f(PassBlock::at(shared.data(), tb.tw.data(), tb.log_m, p, b, t, T));
-    };
-    const uint32_t n = PassBlock::at(shared.data(), tb.tw.data(), tb.log_m, p, b, 0, T).nsteps();
-    each([&](const PassBlock& k) { k.load(d); });
-    const bool dif = kind != PassKind::Dit;
-    for (uint32_t s = 0; s < n; s++)
-      each([&](const PassBlock& k) { dif ? host_step<true>(k, s, inverse) : host_step<false>(k, s, inverse); });
-    if (kind == PassKind::DifDit) {
-      each([&](const PassBlock& k) { k.scale_shared(scale); });
-      for (uint32_t s = 0; s < n; s++) each([&](const PassBlock& k) { host_step<false>(k, s, false); });
+// The executor of ntt_schedule.cuh on the host: a pass runs every block,
+// its threads in turn at each step (the kernels' barriers between).
+struct HostExec {
+  template <PassKind KIND>
+  static void pass(const NttTables& tb, const Pass& p, Fr* d, bool inverse, bool scaled, const PassScale& scale) {
+    const uint32_t E = (1u << p.ns) << p.logL, T = pass_threads(E);
+    std::vector<uint4> shared(2 * E);
+    for (uint64_t b = 0; b < tb.m / E; b++) {
+      auto each = [&](auto f) {
+        for (uint32_t t = 0; t < T; t++) f(PassBlock::at(shared.data(), tb.tw, tb.log_m, p, b, t, T));
+      };
+      const uint32_t n = PassBlock::at(shared.data(), tb.tw, tb.log_m, p, b, 0, T).nsteps();
+      each([&](const PassBlock& k) { k.load(d); });
+      constexpr bool dif = KIND != PassKind::Dit;
+      for (uint32_t s = 0; s < n; s++) each([&](const PassBlock& k) { host_step<dif>(k, s, inverse); });
+      if (KIND == PassKind::DifDit) {
+        each([&](const PassBlock& k) { k.scale_shared(scale); });
+        for (uint32_t s = 0; s < n; s++) each([&](const PassBlock& k) { host_step<false>(k, s, false); });
+      }
+      each([&](const PassBlock& k) { k.store(d, scale, scaled && KIND != PassKind::DifDit); });
     }
-    each([&](const PassBlock& k) { k.store(d, scale, scaled && kind != PassKind::DifDit); });
   }
-}
-
-// NttPlan's layouts: run (plain and coset, either direction), to_coset,
-// combine_to_coefficients; ps the passes.
-struct Plan {
-  const Tables& tb;
-  std::vector<Pass> ps;
-  void bitrev(std::vector<Fr>& d, const std::vector<Fr>& in) const {
-    for (uint64_t i = 0; i < tb.m; i++) d[rev_bits64(i, tb.log_m)] = in[i];
-  }
-  void dit(std::vector<Fr>& d, bool inverse, const PassScale& scale) const {
-    for (size_t i = 0; i < ps.size(); i++) run_pass(PassKind::Dit, tb, ps[i], d.data(), inverse, inverse && i + 1 == ps.size(), scale);
-  }
-  void run(std::vector<Fr>& d, bool inverse, bool coset) const {
-    std::vector<Fr> in = d;
-    if (coset && !inverse)
-      for (uint64_t k = 0; k < tb.m; k++) in[k] = in[k] * split_pow(tb.ghi.data(), tb.lo.data(), k);
-    bitrev(d, in);
-    dit(d, inverse, coset ? tb.by(tb.gihi, Tables::GI_MINV, false) : tb.by(tb.minv));
-  }
-  void to_coset(std::vector<Fr>& d) const {
-    const PassScale coeff = tb.by(tb.ghi, Tables::G_MINV, true);
-    for (size_t i = ps.size(); i-- > 1;) run_pass(PassKind::Dif, tb, ps[i], d.data(), true, false, coeff);
-    run_pass(PassKind::DifDit, tb, ps[0], d.data(), true, true, coeff);
-    for (size_t i = 1; i < ps.size(); i++) run_pass(PassKind::Dit, tb, ps[i], d.data(), false, false, coeff);
-  }
-  void combine(std::vector<Fr>& a, const std::vector<Fr>& b, const std::vector<Fr>& c) const {
+  template <class Load>
+  static void bitrev(const NttTables& tb, Fr* d, const Load& load) {
     std::vector<Fr> in(tb.m);
-    for (uint64_t k = 0; k < tb.m; k++) in[k] = a[k] * b[k] - c[k];
-    bitrev(a, in);
-    dit(a, true, tb.by(tb.gihi, Tables::GI_MINV_ZINV, false));
+    for (uint64_t k = 0; k < tb.m; k++) in[k] = load(k);
+    for (uint64_t k = 0; k < tb.m; k++) d[rev_bits64(k, tb.log_m)] = in[k];
+  }
+  static void scale(const NttTables&, Fr* d, const PassScale& scale) { d[0] = scale.apply(d[0], 0); }
+  static void mul(const NttTables& tb, Fr* a, const Fr* b) {
+    for (uint64_t i = 0; i < tb.m; i++) a[i] = a[i] * b[i];
   }
 };
 
@@ -157,14 +133,15 @@ inline std::vector<Fr> random_vec(uint64_t m, uint64_t& seed) {
 template <class Check>
 void run(uint32_t lg, uint32_t shared_log, uint32_t pass_log, uint64_t seed, Check check) {
   const Tables tb(lg);
-  const Plan plan{tb, ntt_passes(lg, shared_log, pass_log)};
+  typedef NttSchedule<HostExec> S;
+  const S sched{tb.view(), ntt_passes(lg, shared_log, pass_log)};
   const uint64_t m = tb.m;
   const std::vector<Fr> x = random_vec(m, seed), y = random_vec(m, seed), z = random_vec(m, seed);
   const std::vector<Fr> fwd = textbook(x, lg, false), inv = textbook(x, lg, true);
   if (lg <= 6) check("textbook = naive", fwd == naive(x, lg));
   auto got = [&](bool inverse, bool coset) {
     std::vector<Fr> d = x;
-    plan.run(d, inverse, coset);
+    sched.run(d.data(), inverse, coset);
     return d;
   };
   check("forward", got(false, false) == fwd);
@@ -174,16 +151,28 @@ void run(uint32_t lg, uint32_t shared_log, uint32_t pass_log, uint64_t seed, Che
   // H: a, b, c to the coset, (a*b - c)/Z back to coefficients.
   auto coset_evals = [&](const std::vector<Fr>& v) { return textbook(coset_scaled(textbook(v, lg, true), false), lg, false); };
   std::vector<Fr> a = x, b = y, c = z;
-  for (auto* v : {&a, &b, &c}) plan.to_coset(*v);
+  for (auto* v : {&a, &b, &c}) sched.to_coset(v->data());
   const std::vector<Fr> ea = coset_evals(x), eb = coset_evals(y), ec = coset_evals(z);
   check("to_coset", a == ea && b == eb && c == ec);
-  plan.combine(a, b, c);
-  Fr gm = load_fr(FR_COSET_GEN);
-  for (uint32_t i = 0; i < lg; i++) gm = gm.sqr();
-  const Fr zinv = (gm - Fr::one()).inverse();
-  std::vector<Fr> q(m);
-  for (uint64_t k = 0; k < m; k++) q[k] = (ea[k] * eb[k] - ec[k]) * zinv;
-  check("combine_to_coefficients", a == coset_scaled(textbook(q, lg, true), true));
+  const Fr zinv = vanishing_inverse(lg);
+  std::vector<Fr> q(m), qc(m);
+  for (uint64_t k = 0; k < m; k++) q[k] = (ea[k] * eb[k] - ec[k]) * zinv, qc[k] = (ea[k] - ec[k]) * zinv;
+  const std::vector<Fr> h = coset_scaled(textbook(q, lg, true), true);
+  sched.combine_to_coefficients(a.data(), b.data(), c.data());
+  check("combine_to_coefficients", a == h);
+  a = x, c = z;
+  sched.to_coset(a.data());
+  sched.to_coset(c.data());
+  sched.combine_to_coefficients(a.data(), nullptr, c.data());
+  check("combine_to_coefficients without b", a == coset_scaled(textbook(qc, lg, true), true));
+  a = x, b = y, c = z;
+  sched.h(a.data(), b.data(), c.data());
+  check("h", a == h);
+  a = x, b = y, c = z;
+  sched.h_step(a.data(), nullptr, S::STEP_A);
+  sched.h_step(a.data(), b.data(), S::STEP_B);
+  sched.h_step(a.data(), c.data(), S::STEP_C);
+  check("h in steps", a == h);
 }
 
 }  // namespace ntt_host_test

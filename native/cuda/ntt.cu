@@ -8,12 +8,13 @@
 // coefficients bit-reversed and a DIT forward takes them so. Twiddles w^i
 // (i <= m/2) are built per call from two small power tables; an inverse
 // twiddle w^-i = -w^(m/2-i) is the table's entry with the sign left to the
-// butterfly.
+// butterfly. The transforms' order of passes: ntt_schedule.cuh, run here by
+// DeviceExec.
 #include <vector>
 #include "common.cuh"
 #include "field.cuh"
 #include "msm.cuh"
-#include "ntt_pass.cuh"
+#include "ntt_schedule.cuh"
 
 namespace gpuc2 {
 
@@ -57,40 +58,6 @@ __device__ __forceinline__ uint32_t rev_bits(uint32_t x, uint32_t nbits) { retur
 __device__ __forceinline__ uint32_t tile_slot(uint32_t row, uint32_t col) {
   return (row << TILE_LOG) + (col ^ ((row >> 2) & 7));
 }
-
-// Loaders: the element that index k brings into the permutation.
-struct PlainLoad {
-  const Fr* d;
-  __device__ __forceinline__ Fr operator()(uint64_t k) const {
-    const Fr x = d[k];
-    return x;
-  }
-};
-
-// x[k] * g^k: the forward coset shift, g^k from split tables.
-struct CosetLoad {
-  const Fr* d;
-  const Fr* __restrict__ ghi;
-  const Fr* __restrict__ glo;
-  __device__ __forceinline__ Fr operator()(uint64_t k) const {
-    const Fr x = d[k];
-    return x * split_pow(ghi, glo, k);
-  }
-};
-
-// H's pointwise step: a[k]*b[k] - c[k], or a[k] - c[k] without b. The
-// division by Z is left to the transform's last scaling.
-struct CombineLoad {
-  const Fr* a;
-  const Fr* __restrict__ b;
-  const Fr* __restrict__ c;
-  __device__ __forceinline__ Fr operator()(uint64_t k) const {
-    const Fr x = a[k], z = c[k];
-    if (!b) return x - z;
-    const Fr y = b[k];
-    return x * y - z;
-  }
-};
 
 // d = bit reversal of load(0..m), in place (the loader may read d). One
 // block per middle value mid; a block whose rev mid is smaller has nothing
@@ -200,20 +167,38 @@ __global__ void k_mul(Fr* a, const Fr* __restrict__ b, uint64_t m) {
   a[i] = x * y;
 }
 
-// Per-size tables for one call (or one H pipeline).
+// The executor of ntt_schedule.cuh on the device: kernels on the current
+// stream.
+struct DeviceExec {
+  template <PassKind KIND>
+  static void pass(const NttTables& t, const Pass& p, Fr* d, bool inverse, bool scaled, const PassScale& scale) {
+    const uint32_t E = (1u << p.ns) << p.logL;
+    k_stages<KIND><<<(unsigned)(t.m / E), pass_threads(E), sizeof(Fr) * E, cur_stream()>>>(
+        d, t.log_m, p.s0, p.ns, p.logL, t.tw, inverse, scaled, scale);
+    KERNEL_CHECK();
+  }
+  template <class Load>
+  static void bitrev(const NttTables& t, Fr* d, const Load& load) {
+    launch_bitrev(d, t.log_m, load);
+  }
+  static void scale(const NttTables&, Fr* d, const PassScale& scale) {
+    k_scale<<<1, 1, 0, cur_stream()>>>(d, 1, scale);
+    KERNEL_CHECK();
+  }
+  static void mul(const NttTables& t, Fr* a, const Fr* b) {
+    k_mul<<<blocks_for(t.m, 256), 256, 0, cur_stream()>>>(a, b, t.m);
+    KERNEL_CHECK();
+  }
+};
+
+// Per-size tables for one call (or one H pipeline), and their schedule.
 struct NttPlan {
   uint32_t log_m;
   uint64_t m;
-  DeviceBuffer<Fr> tw;  // w^i, i <= m/2
-  // Coset powers as split tables, g^k = hi[k>>10] * lo[k&1023]; each use's
-  // constant is folded into its own lo table, so scaling by c*g^k takes two
-  // products (forming g^k, applying it), not three.
+  DeviceBuffer<Fr> tw;         // w^i, i <= m/2
   DeviceBuffer<Fr> ghi, gihi;  // g^(1024i), g^-(1024i)
-  DeviceBuffer<Fr> lo;         // LO_TABLES tables of 1024, in the order below
-  enum LoTable { G, G_MINV, GI_MINV, GI_MINV_ZINV, LO_TABLES };
+  DeviceBuffer<Fr> lo;         // LO_TABLES tables of LO_TABLE_SIZE
   Fr minv;
-
-  const Fr* lo_table(LoTable which) const { return lo.get() + 1024 * (size_t)which; }
 
   // out[i] = scale * base^i, i < n.
   static void pow_table(Fr base, Fr scale, Fr* out, uint64_t n) {
@@ -241,91 +226,20 @@ struct NttPlan {
       gihi.alloc(nh);
       pow_table(g.pow_u64(1024), one, ghi.get(), nh);
       pow_table(gi.pow_u64(1024), one, gihi.get(), nh);
-      lo.alloc(1024 * LO_TABLES);
-      const Fr scales[LO_TABLES] = {one, minv, minv, minv * vanishing_inverse(lg)};
-      const Fr bases[LO_TABLES] = {g, g, gi, gi};
-      for (int i = 0; i < LO_TABLES; i++) pow_table(bases[i], scales[i], lo.get() + 1024 * i, 1024);
+      lo.alloc(LO_TABLE_SIZE * LO_TABLES);
+      const NttLoParams lp(lg);
+      for (int i = 0; i < LO_TABLES; i++) pow_table(lp.base[i], lp.scale[i], lo.get() + LO_TABLE_SIZE * i, LO_TABLE_SIZE);
     }
   }
 
-  std::vector<Pass> passes() const { return ntt_passes(log_m); }
-
-  // Multiply by c, or by g^k (k = i, or its bit reversal) times lo's constant.
-  PassScale scale_by(Fr c) const { return PassScale{c, nullptr, nullptr, log_m, false}; }
-  PassScale scale_by(const Fr* hi, LoTable which, bool brev) const {
-    return PassScale{Fr::one(), hi, lo_table(which), log_m, brev};
-  }
-
-  template <PassKind KIND>
-  void launch(const Pass& p, Fr* d, bool inverse, bool scaled, const PassScale& scale) const {
-    const uint32_t E = (1u << p.ns) << p.logL;
-    k_stages<KIND><<<(unsigned)(m / E), pass_threads(E), sizeof(Fr) * E, cur_stream()>>>(d, log_m, p.s0, p.ns, p.logL,
-                                                                                         tw.get(), inverse, scaled, scale);
-    KERNEL_CHECK();
-  }
-
-  // DIT passes over d, already in bit-reversed order; inverse ones end with
-  // the scaling.
-  void dit(Fr* d, bool inverse, const PassScale& scale) const {
-    const std::vector<Pass> ps = passes();
-    for (size_t i = 0; i < ps.size(); i++) launch<PassKind::Dit>(ps[i], d, inverse, inverse && i + 1 == ps.size(), scale);
-  }
-
-  // The inverse's scaling: 1/m, times g^-i for the coset inverse.
-  PassScale inverse_scale(bool coset) const { return coset ? scale_by(gihi.get(), GI_MINV, false) : scale_by(minv); }
-
-  // run transforms d in place, natural order in and out.
-  void run(Fr* d, int32_t dir) const {
-    const bool inverse = dir == GPUC2_NTT_INVERSE || dir == GPUC2_NTT_COSET_INVERSE;
-    const bool coset = dir == GPUC2_NTT_COSET_FORWARD || dir == GPUC2_NTT_COSET_INVERSE;
-    if (m == 1) {
-      if (inverse) {
-        k_scale<<<1, 1, 0, cur_stream()>>>(d, 1, inverse_scale(coset));
-        KERNEL_CHECK();
-      }
-      return;
-    }
-    if (coset && !inverse) launch_bitrev(d, log_m, CosetLoad{d, ghi.get(), lo_table(G)});
-    else launch_bitrev(d, log_m, PlainLoad{d});
-    dit(d, inverse, inverse_scale(coset));
-  }
-
-  // to_coset takes d from evaluations on the domain to evaluations on the
-  // coset, natural order in and out, without a bit reversal: the inverse
-  // transform by DIF leaves the coefficients bit-reversed, scaled by g^i/m
-  // for their index i, which is the input order DIT wants. The first pass's
-  // blocks do both directions at once.
-  void to_coset(Fr* d) const {
-    if (m == 1) return;  // one coefficient, g^0 / 1
-    const std::vector<Pass> ps = passes();
-    const PassScale coeff = scale_by(ghi.get(), G_MINV, true);
-    for (size_t i = ps.size(); i-- > 1;) launch<PassKind::Dif>(ps[i], d, true, false, coeff);
-    launch<PassKind::DifDit>(ps[0], d, true, true, coeff);
-    for (size_t i = 1; i < ps.size(); i++) launch<PassKind::Dit>(ps[i], d, false, false, coeff);
-  }
-
-  // H's last step: a = coset iNTT((a*b - c) / Z), b may be null (a - c); a,
-  // b and c on the coset, natural order. The pointwise step rides on the
-  // bit reversal, 1/Z on the last pass's scaling.
-  void combine_to_coefficients(Fr* a, const Fr* b, const Fr* c) const {
-    launch_bitrev(a, log_m, CombineLoad{a, b, c});
-    const PassScale scale = scale_by(gihi.get(), GI_MINV_ZINV, false);
-    if (m == 1) {
-      k_scale<<<1, 1, 0, cur_stream()>>>(a, 1, scale);
-      KERNEL_CHECK();
-      return;
-    }
-    dit(a, true, scale);
+  NttSchedule<DeviceExec> schedule() const {
+    return NttSchedule<DeviceExec>{NttTables{log_m, m, tw.get(), ghi.get(), gihi.get(), lo.get(), minv},
+                                   ntt_passes(log_m)};
   }
 };
 
 void check_log(uint32_t log_m) {
   if (log_m > 28) fail(GPUC2_ERR_NOT_SUPPORTED, "ntt: log_m > 28");
-}
-
-void h_device(const NttPlan& plan, Fr* a, Fr* b, Fr* c) {
-  for (Fr* x : {a, b, c}) plan.to_coset(x);
-  plan.combine_to_coefficients(a, b, c);
 }
 
 }  // namespace
@@ -337,10 +251,11 @@ void ntt_host(int32_t device, void* data, uint32_t log_m, int32_t dir) {
   set_device(device);
   StreamScope scope(nullptr);
   const bool coset = dir == GPUC2_NTT_COSET_FORWARD || dir == GPUC2_NTT_COSET_INVERSE;
+  const bool inverse = dir == GPUC2_NTT_INVERSE || dir == GPUC2_NTT_COSET_INVERSE;
   NttPlan plan(log_m, coset);
   DeviceBuffer<Fr> d(plan.m);
   CUDA_CHECK(cudaMemcpyAsync(d.get(), data, sizeof(Fr) * plan.m, cudaMemcpyHostToDevice, cur_stream()));
-  plan.run(d.get(), dir);
+  plan.schedule().run(d.get(), inverse, coset);
   CUDA_CHECK(cudaMemcpyAsync(data, d.get(), sizeof(Fr) * plan.m, cudaMemcpyDeviceToHost, cur_stream()));
   sync_stream();
 }
@@ -360,7 +275,7 @@ void h_host(int32_t device, const void* a, const void* b, const void* c, uint64_
     if (n) CUDA_CHECK(cudaMemcpyAsync(dst[i], src[i], sizeof(Fr) * n, cudaMemcpyHostToDevice, cur_stream()));
     if (n < m) CUDA_CHECK(cudaMemsetAsync(dst[i] + n, 0, sizeof(Fr) * (m - n), cur_stream()));
   }
-  h_device(plan, da.get(), db.get(), dc.get());
+  plan.schedule().h(da.get(), db.get(), dc.get());
   CUDA_CHECK(cudaMemcpyAsync(h_out, da.get(), sizeof(Fr) * m, cudaMemcpyDeviceToHost, cur_stream()));
   sync_stream();
 }
@@ -371,7 +286,7 @@ void h_resident(int32_t device, void* stream, void* a, void* b, void* c, uint32_
   set_device(device);
   StreamScope scope((cudaStream_t)stream);
   NttPlan plan(log_m, true);
-  h_device(plan, (Fr*)a, (Fr*)b, (Fr*)c);
+  plan.schedule().h((Fr*)a, (Fr*)b, (Fr*)c);
   // The plan's tables are freed stream-ordered after the enqueued work.
 }
 
@@ -395,23 +310,10 @@ void h_step(int32_t device, void* stream, void* acc, void* x, uint32_t log_m, in
   if (step < GPUC2_H_STEP_A || step > GPUC2_H_STEP_C) fail(GPUC2_ERR_INVALID_ARGUMENT, "h_step: bad step");
   set_device(device);
   StreamScope scope((cudaStream_t)stream);
+  typedef NttSchedule<DeviceExec> S;
+  const S::HStep steps[] = {S::STEP_A, S::STEP_B, S::STEP_C};
   NttPlan plan(log_m, true);
-  Fr* a = (Fr*)acc;
-  Fr* v = (Fr*)x;
-  switch (step) {
-    case GPUC2_H_STEP_A:
-      plan.to_coset(a);
-      break;
-    case GPUC2_H_STEP_B:
-      plan.to_coset(v);
-      k_mul<<<blocks_for(plan.m, 256), 256, 0, cur_stream()>>>(a, v, plan.m);
-      KERNEL_CHECK();
-      break;
-    case GPUC2_H_STEP_C:
-      plan.to_coset(v);
-      plan.combine_to_coefficients(a, nullptr, v);
-      break;
-  }
+  plan.schedule().h_step((Fr*)acc, (Fr*)x, steps[step - GPUC2_H_STEP_A]);
   // The plan's tables are freed stream-ordered after the enqueued work.
 }
 
@@ -421,13 +323,15 @@ void ntt_bench(int32_t device, int32_t dir, const void* data, uint32_t log_m, ui
   StreamScope scope(nullptr);
   const uint64_t m = 1ull << log_m;
   const bool coset = dir == GPUC2_NTT_COSET_FORWARD || dir == GPUC2_NTT_COSET_INVERSE;
+  const bool inverse = dir == GPUC2_NTT_INVERSE || dir == GPUC2_NTT_COSET_INVERSE;
   NttPlan plan(log_m, coset);
+  const NttSchedule<DeviceExec> sched = plan.schedule();
   Event e0, e1;
   DeviceBuffer<Fr> d(m);
   CUDA_CHECK(cudaMemcpyAsync(d.get(), data, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));
   for (uint32_t it = 0; it < iters; it++) {
     e0.record();
-    plan.run(d.get(), dir);
+    sched.run(d.get(), inverse, coset);
     e1.record();
     CUDA_CHECK(cudaEventSynchronize(e1.e));
     CUDA_CHECK(cudaEventElapsedTime(&ms[it], e0.e, e1.e));
@@ -442,6 +346,7 @@ void h_bench(int32_t device, const void* a, const void* b, const void* c, uint32
   StreamScope scope(nullptr);
   const uint64_t m = 1ull << log_m;
   NttPlan plan(log_m, true);
+  const NttSchedule<DeviceExec> sched = plan.schedule();
   Event e0, e1;
   DeviceBuffer<Fr> sa(m), sb(m), sc(m), wa(m), wb(m), wc(m);
   CUDA_CHECK(cudaMemcpyAsync(sa.get(), a, sizeof(Fr) * m, cudaMemcpyHostToDevice, cur_stream()));
@@ -452,7 +357,7 @@ void h_bench(int32_t device, const void* a, const void* b, const void* c, uint32
     CUDA_CHECK(cudaMemcpyAsync(wa.get(), sa.get(), sizeof(Fr) * m, cudaMemcpyDeviceToDevice, cur_stream()));
     CUDA_CHECK(cudaMemcpyAsync(wb.get(), sb.get(), sizeof(Fr) * m, cudaMemcpyDeviceToDevice, cur_stream()));
     CUDA_CHECK(cudaMemcpyAsync(wc.get(), sc.get(), sizeof(Fr) * m, cudaMemcpyDeviceToDevice, cur_stream()));
-    h_device(plan, wa.get(), wb.get(), wc.get());
+    sched.h(wa.get(), wb.get(), wc.get());
     e1.record();
     CUDA_CHECK(cudaEventSynchronize(e1.e));
     CUDA_CHECK(cudaEventElapsedTime(&ms[it], e0.e, e1.e));
