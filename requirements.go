@@ -64,8 +64,9 @@ type Resources struct {
 	// larger of the largest section (groth16.LargestSectionBytes) and the
 	// working sets, plus the matrices and 512 MiB. Several GPUs load at
 	// once and a section stays until the last has it: GPUs at one pace
-	// hold one or two sections, a slower one more. Equal to HostBytes on
-	// the CPU.
+	// should hold one or two sections, a slower one more (not yet measured
+	// on several GPUs; this figure counts one). Equal to HostBytes on the
+	// CPU.
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
 	// staging chunks of each GPU worker; the vectors of the working sets
