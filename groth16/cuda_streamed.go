@@ -92,7 +92,7 @@ func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinne
 // under the lock; the aux MSMs are bound by their copies and run after it
 // (Job.Stream), with the assignment uploaded once the h MSM has freed h,
 // on a high-priority stream: their many short kernels (a chunk's split,
-// sort and merge, each waited for) then take SMs as the next proof's long
+// sort and accumulation, each waited for) then take SMs as the next proof's long
 // H and h MSM kernels free them instead of queueing behind each one (at
 // normal priority, a 32 GiB partition's b_g2 MSM took 1.0 s beside another
 // proof against 0.22 s alone: BENCHMARKS.md, issue 17). On a device that

@@ -289,7 +289,7 @@ var besideMSMOptions = []native.MSMOption{native.WithBatchedSplit()}
 // beside the h MSM (withABC: one that evaluates a, b, c on the device,
 // whose witness stays from the start), in the order a device prefers them:
 // h's chunks largest first (h's MSM is the longest phase, each chunk adds
-// a merge of its window groups), then b's G2 MSM beside, then the aux
+// a pass over the bucket table), then b's G2 MSM beside, then the aux
 // MSMs' chunks largest first.
 func besideLayouts(device int, c SectionCounts, m, nAux, nIn int, withABC bool) []besideLayout {
 	z := newStreamedSizes(device, c, m, nAux, nIn)

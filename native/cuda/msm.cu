@@ -67,36 +67,21 @@ struct Trace {
   }
 };
 
-// k_merge adds the fresh bucket sums of one window group into the table
-// (n buckets; all-zero fresh ones are infinity and leave it as it is).
-template <class F>
-__global__ void k_merge(XYZZ<F>* __restrict__ table, const XYZZ<F>* __restrict__ fresh, uint64_t n) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const XYZZ<F> f = fresh[i];
-  if (f.is_inf()) return;
-  const XYZZ<F> t = table[i];  // by value: through a reference, 4-byte loads
-  table[i] = dev_add(t, f);
-}
-
 // Pippenger sums (scalar, base) pairs into one bucket table over one or
 // more calls of add (one per chunk of a streamed MSM; its window is chosen
 // for np_plan points, each add's window groups for its own scalars, at most
 // max_entries digits sorted at once), and finish reduces the table once.
-// The first add writes the buckets it touches; a later one accumulates each
-// group of at most MERGE_WINDOWS windows into a zeroed table of its own
-// (the same kernels: an addition into the bucket inside the level-1 loop
-// would take registers from its own additions, 3x slower on an H200) and
-// merges it in.
+// The first add writes the buckets it touches; a later one starts each
+// bucket's run from the bucket's value (RunAccumulator's seeded runs: the
+// earlier way, a zeroed table per group merged in, cost a full addition and
+// three passes over the group's buckets per add).
 template <class F>
 struct Pippenger {
   typedef XYZZ<F> P;
-  static constexpr int MERGE_WINDOWS = 4;
   const MsmOptions& o;
   const uint64_t np_plan, max_entries;
   const WindowPlan layout;  // c, W, H
   DeviceBuffer<P> buckets;
-  DeviceBuffer<P> fresh;  // a later add's group sums, MERGE_WINDOWS*H
   DeviceBuffer<uint32_t> k0, k1, v0, v1;
   DeviceBuffer<uint64_t> d_u64;
   DeviceBuffer<uint8_t> tmp;
@@ -125,11 +110,9 @@ struct Pippenger {
       v1.alloc(p.N);
     }
     if (!d_u64.p) d_u64.alloc(1);
-    const int wg = touched ? std::min(p.wg, MERGE_WINDOWS) : p.wg;
-    if (touched && !fresh.p) fresh.alloc((uint64_t)MERGE_WINDOWS * p.H);
     const unsigned TPB = 256;
-    for (int w0 = 0; w0 < p.W; w0 += wg) {
-      const int g = std::min(wg, p.W - w0);
+    for (int w0 = 0; w0 < p.W; w0 += p.wg) {
+      const int g = std::min(p.wg, p.W - w0);
       const uint64_t n = (uint64_t)g * ns;
       const uint32_t sentinel = (uint32_t)g * p.H;
       ngroups++;
@@ -147,16 +130,7 @@ struct Pippenger {
       KERNEL_CHECK();
       const uint64_t T = read_back(d_u64.get());
       if (T == 0) continue;
-      P* table = buckets.get() + (uint64_t)w0 * p.H;
-      const uint64_t nb = (uint64_t)g * p.H;
-      if (!touched) {
-        runs.run(keys, vals, T, d_bases, table);
-      } else {
-        CUDA_CHECK(cudaMemsetAsync(fresh.get(), 0, sizeof(P) * nb, cur_stream()));
-        runs.run(keys, vals, T, d_bases, fresh.get());
-        k_merge<F><<<blocks_for(nb, TPB), TPB, 0, cur_stream()>>>(table, fresh.get(), nb);
-        KERNEL_CHECK();
-      }
+      runs.run(keys, vals, T, d_bases, buckets.get() + (uint64_t)w0 * p.H, touched);
       tr.mark(3);
     }
     touched = true;
@@ -171,7 +145,6 @@ struct Pippenger {
     v0.release();
     v1.release();
     runs.release();
-    fresh.release();
     const std::vector<P> win = window_sums<F>(buckets.get(), layout.H, (uint32_t)layout.W);
     buckets.release();
     tr.mark(6);
@@ -760,7 +733,6 @@ uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars
   sort += pm.alloc<uint64_t>(1);
   sort += pm.alloc<uint8_t>(sort_temp_bytes(N, p.end_bit(p.W)));  // the most key bits any add sorts
   const auto runs = RunAccumulator<F>::model(pm, N);
-  const uint64_t fresh = pm.alloc<P>((uint64_t)std::min(p.W, Pippenger<F>::MERGE_WINDOWS) * p.H);
   uint64_t ones = 0;
   if (!o.batched_split) {
     pm.alloc<P>(1);  // the ones' bucket
@@ -778,7 +750,7 @@ uint64_t msm_stream_scratch(int32_t device, uint64_t n_bases, uint64_t n_scalars
       pm.free(pos + scan + idx + others);
     }
   }
-  pm.free(split + sort + runs.released + runs.kept + ones + fresh);
+  pm.free(split + sort + runs.released + runs.kept + ones);
   window_sums_model<F>(pm, p.H, (uint32_t)p.W);
   pm.free(buckets);
   return pm.peak;

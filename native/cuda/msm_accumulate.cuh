@@ -84,7 +84,11 @@ __global__ void k_count_partial(const uint32_t* __restrict__ keys, uint64_t L, u
 // Level 1: sorted (key, base|sign) -> complete runs straight into their
 // bucket (buckets[bucket_base + key]); runs that may continue into a
 // neighbouring chunk become partial sums at pos[t]... for the later levels.
-template <class F>
+// SEEDED: each run's sum starts from its bucket's value, in the thread that
+// holds the run's first entry (the others start from infinity), so that a
+// later add of a streamed MSM sums into the table it shares with earlier
+// adds: a load, no addition of two XYZZ points in this loop.
+template <class F, bool SEEDED>
 __global__ void k_accumulate_affine(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
                                     const Affine<F>* __restrict__ bases, uint64_t L, uint64_t S, uint64_t NT,
                                     const uint32_t* __restrict__ pos, uint32_t* __restrict__ okeys,
@@ -97,7 +101,14 @@ __global__ void k_accumulate_affine(const uint32_t* __restrict__ keys, const uin
   uint32_t o = pos[t];
   uint32_t cur = keys[b];
   uint64_t rb = b;
-  XYZZ<F> acc = XYZZ<F>::inf();
+  auto start = [&](uint32_t key, bool first) -> XYZZ<F> {
+    if (SEEDED && first) {
+      const XYZZ<F> seed = buckets[bucket_base + key];  // by value: 16-byte loads
+      return seed;
+    }
+    return XYZZ<F>::inf();
+  };
+  XYZZ<F> acc = start(cur, b == 0 || keys[b - 1] != cur);
   for (uint64_t i = b; i <= e; i++) {
     uint32_t k = i < e ? keys[i] : 0xffffffffu;
     if (i == e || k != cur) {
@@ -111,7 +122,7 @@ __global__ void k_accumulate_affine(const uint32_t* __restrict__ keys, const uin
       if (i == e) break;
       cur = k;
       rb = i;
-      acc = XYZZ<F>::inf();
+      acc = start(cur, true);
     }
     uint32_t v = vals[i];
     Affine<F> p = bases[v & ~SIGN_BIT];
@@ -190,7 +201,7 @@ struct RunAccumulator {
     int dev = 0, sms = 0, per_sm = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_accumulate_affine<F>, 128, 0) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_accumulate_affine<F, false>, 128, 0) != cudaSuccess ||
         sms <= 0 || per_sm <= 0) {
       cudaGetLastError();  // clear it
       return 0;
@@ -219,7 +230,11 @@ struct RunAccumulator {
     return std::min(L, R == 0 ? TARGET_THREADS : std::min(TARGET_THREADS + R / 2, LEVEL1_THREADS_MAX));
   }
 
-  void run(const uint32_t* keys, const uint32_t* vals, uint64_t T, const Affine<F>* d_bases, P* buckets) {
+  // run sums the entries into buckets: their runs' sums replace the
+  // buckets' values, or with seeded are added to them (a bucket no entry
+  // names keeps its value either way).
+  void run(const uint32_t* keys, const uint32_t* vals, uint64_t T, const Affine<F>* d_bases, P* buckets,
+           bool seeded = false) {
     const unsigned TPB = 256;
     if (T == 0) return;
     if (!d_count.p) d_count.alloc(1);
@@ -239,8 +254,12 @@ struct RunAccumulator {
       pa.alloc(L1);
       pb.alloc(L1);
     }
-    k_accumulate_affine<F><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(keys, vals, d_bases, L, S, NT, cnt.get(),
-                                                                          ka.get(), pa.get(), buckets, 0);
+    if (seeded)
+      k_accumulate_affine<F, true><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(keys, vals, d_bases, L, S, NT,
+                                                                                 cnt.get(), ka.get(), pa.get(), buckets, 0);
+    else
+      k_accumulate_affine<F, false><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(keys, vals, d_bases, L, S, NT,
+                                                                                  cnt.get(), ka.get(), pa.get(), buckets, 0);
     KERNEL_CHECK();
     L = L1;
     uint32_t* ck = ka.get();
