@@ -21,10 +21,10 @@ struct Tables {
     minv = fr_from_u64(m).inverse();
     Fr wi = Fr::one();
     for (uint64_t i = 0; i <= m / 2; i++) tw.push_back(wi), wi = wi * w;
-    for (uint64_t i = 0; i < (m + 1023) / 1024; i++) ghi.push_back(g.pow_u64(1024 * i)), gihi.push_back(gi.pow_u64(1024 * i));
+    for (uint64_t i = 0; i < split_hi(m); i++) ghi.push_back(g.pow_u64(SPLIT * i)), gihi.push_back(gi.pow_u64(SPLIT * i));
     const NttLoParams lp(lg);
     for (int t = 0; t < LO_TABLES; t++)
-      for (uint32_t i = 0; i < LO_TABLE_SIZE; i++) lo.push_back(lp.scale[t] * lp.base[t].pow_u64(i));
+      for (uint32_t i = 0; i < SPLIT; i++) lo.push_back(lp.scale[t] * lp.base[t].pow_u64(i));
   }
   NttTables view() const { return NttTables{log_m, m, tw.data(), ghi.data(), gihi.data(), lo.data(), minv}; }
 };

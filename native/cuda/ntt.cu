@@ -27,7 +27,7 @@ __global__ void k_pow_table(Fr base, Fr scale, Fr* out, uint64_t n) {
   out[i] = scale * base.pow_u64(i);
 }
 
-// tw[i] = hi[i >> 10] * lo[i & 1023]
+// tw[i] = hi[i >> SPLIT_LOG] * lo[i & (SPLIT - 1)]
 __global__ void k_combine(const Fr* __restrict__ hi, const Fr* __restrict__ lo, Fr* __restrict__ tw, uint64_t n) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -109,13 +109,6 @@ __global__ void __launch_bounds__(TILE_THREADS) k_bitrev(Fr* d, uint32_t log_m, 
   store_transposed(mid);
 }
 
-template <class Load>
-void launch_bitrev(Fr* d, uint32_t log_m, const Load& load) {
-  const uint32_t tlog = tile_log(log_m);
-  k_bitrev<Load><<<(unsigned)(1ull << (log_m - 2 * tlog)), TILE_THREADS, 0, cur_stream()>>>(d, log_m, load);
-  KERNEL_CHECK();
-}
-
 // A block's DIT (upwards) or DIF (downwards) stages, a barrier after each
 // step; the next step's twiddles load while one computes.
 template <bool DIF>
@@ -179,7 +172,9 @@ struct DeviceExec {
   }
   template <class Load>
   static void bitrev(const NttTables& t, Fr* d, const Load& load) {
-    launch_bitrev(d, t.log_m, load);
+    const uint32_t tlog = tile_log(t.log_m);
+    k_bitrev<Load><<<(unsigned)(1ull << (t.log_m - 2 * tlog)), TILE_THREADS, 0, cur_stream()>>>(d, t.log_m, load);
+    KERNEL_CHECK();
   }
   static void scale(const NttTables&, Fr* d, const PassScale& scale) {
     k_scale<<<1, 1, 0, cur_stream()>>>(d, 1, scale);
@@ -196,8 +191,8 @@ struct NttPlan {
   uint32_t log_m;
   uint64_t m;
   DeviceBuffer<Fr> tw;         // w^i, i <= m/2
-  DeviceBuffer<Fr> ghi, gihi;  // g^(1024i), g^-(1024i)
-  DeviceBuffer<Fr> lo;         // LO_TABLES tables of LO_TABLE_SIZE
+  DeviceBuffer<Fr> ghi, gihi;  // g^(SPLIT*i), g^-(SPLIT*i)
+  DeviceBuffer<Fr> lo;         // LO_TABLES tables of SPLIT
   Fr minv;
 
   // out[i] = scale * base^i, i < n.
@@ -212,23 +207,23 @@ struct NttPlan {
     const Fr one = Fr::one();
     if (m >= 2) {
       const uint64_t n = m / 2 + 1;
-      DeviceBuffer<Fr> wlo(1024), whi((n + 1023) / 1024);
-      pow_table(w, one, wlo.get(), 1024);
-      pow_table(w.pow_u64(1024), one, whi.get(), (n + 1023) / 1024);
+      DeviceBuffer<Fr> wlo(SPLIT), whi(split_hi(n));
+      pow_table(w, one, wlo.get(), SPLIT);
+      pow_table(w.pow_u64(SPLIT), one, whi.get(), split_hi(n));
       tw.alloc(n);
       k_combine<<<blocks_for(n, 256), 256, 0, cur_stream()>>>(whi.get(), wlo.get(), tw.get(), n);
       KERNEL_CHECK();
     }
     if (need_coset) {
       const Fr g = load_fr(FR_COSET_GEN), gi = load_fr(FR_COSET_GEN_INV);
-      const uint64_t nh = (m + 1023) / 1024;
+      const uint64_t nh = split_hi(m);
       ghi.alloc(nh);
       gihi.alloc(nh);
-      pow_table(g.pow_u64(1024), one, ghi.get(), nh);
-      pow_table(gi.pow_u64(1024), one, gihi.get(), nh);
-      lo.alloc(LO_TABLE_SIZE * LO_TABLES);
+      pow_table(g.pow_u64(SPLIT), one, ghi.get(), nh);
+      pow_table(gi.pow_u64(SPLIT), one, gihi.get(), nh);
+      lo.alloc(SPLIT * LO_TABLES);
       const NttLoParams lp(lg);
-      for (int i = 0; i < LO_TABLES; i++) pow_table(lp.base[i], lp.scale[i], lo.get() + LO_TABLE_SIZE * i, LO_TABLE_SIZE);
+      for (int i = 0; i < LO_TABLES; i++) pow_table(lp.base[i], lp.scale[i], lo.get() + SPLIT * i, SPLIT);
     }
   }
 
@@ -300,7 +295,7 @@ uint64_t h_scratch(uint32_t log_m) {
   const uint64_t granule = 2ull << 20;
   auto charged = [&](uint64_t count) { return (count * sizeof(Fr) + granule - 1) / granule * granule; };
   const uint64_t m = 1ull << log_m;
-  const uint64_t split = charged(1024) + charged((m + 1023) / 1024);  // covers the twiddles' too
+  const uint64_t split = charged(SPLIT) + charged(split_hi(m));  // covers the twiddles' too
   return charged(m / 2 + 1) + 2 * split;
 }
 

@@ -91,10 +91,16 @@ inline Fr vanishing_inverse(uint32_t log_m) {
   return (gm - Fr::one()).inverse();
 }
 
-// g^k from split power tables: hi[k>>10] * lo[k&1023]. The copies keep the
-// loads 32 bytes wide (through a reference they split into 4-byte loads).
+// Split power tables: x^k = hi[k >> SPLIT_LOG] * lo[k & (SPLIT - 1)], lo of
+// SPLIT entries x^j, hi of split_hi(n) entries x^(SPLIT*i) for k < n.
+constexpr uint32_t SPLIT_LOG = 10;
+constexpr uint32_t SPLIT = 1u << SPLIT_LOG;
+GPUC2_HD uint64_t split_hi(uint64_t n) { return (n + SPLIT - 1) >> SPLIT_LOG; }
+
+// x^k from split power tables. The copies keep the loads 32 bytes wide
+// (through a reference they split into 4-byte loads).
 GPUC2_HD Fr split_pow(const Fr* __restrict__ hi, const Fr* __restrict__ lo, uint64_t k) {
-  const Fr h = hi[k >> 10], l = lo[k & 1023];
+  const Fr h = hi[k >> SPLIT_LOG], l = lo[k & (SPLIT - 1)];
   return h * l;
 }
 
@@ -152,7 +158,7 @@ GPUC2_HD void butterfly(Fr& u, Fr& v, const Fr& w, bool neg, bool unit) {
 enum class PassKind { Dit, Dif, DifDit };
 
 // The scaling a pass applies to element gi: by g^k (k = gi, or its log_m-bit
-// reversal with brev) as ghi[k>>10]*glo[k&1023], the constant folded into
+// reversal with brev) as split_pow(ghi, glo, k), the constant folded into
 // glo; without ghi, by c.
 struct PassScale {
   Fr c;

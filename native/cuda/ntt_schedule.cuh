@@ -48,12 +48,11 @@ struct CombineLoad {
   }
 };
 
-// Coset powers as split tables, g^k = hi[k>>10] * lo[k&1023]; each use's
-// constant is folded into its own lo table, so scaling by c*g^k takes two
-// products (forming g^k, applying it), not three. Lo table i holds
-// scale_i * base_i^j for j < 1024.
+// Coset powers as split tables (split_pow); each use's constant is folded
+// into its own lo table, so scaling by c*g^k takes two products (forming
+// g^k, applying it), not three. Lo table i holds scale_i * base_i^j for
+// j < SPLIT.
 enum NttLoTable { LO_G, LO_G_MINV, LO_GI_MINV, LO_GI_MINV_ZINV, LO_TABLES };
-constexpr uint32_t LO_TABLE_SIZE = 1024;
 
 struct NttLoParams {
   Fr scale[LO_TABLES], base[LO_TABLES];
@@ -67,7 +66,7 @@ struct NttLoParams {
 };
 
 // The tables of one size, wherever they live: tw[i] = w^i for i <= m/2;
-// ghi[i] = g^(1024i), gihi[i] = g^-(1024i); lo the LO_TABLES tables in
+// ghi[i] = g^(SPLIT*i), gihi[i] = g^-(SPLIT*i); lo the LO_TABLES tables in
 // NttLoTable's order (coset tables only where asked for).
 struct NttTables {
   uint32_t log_m;
@@ -78,7 +77,7 @@ struct NttTables {
   const Fr* lo;
   Fr minv;
 
-  const Fr* lo_table(NttLoTable which) const { return lo + LO_TABLE_SIZE * (size_t)which; }
+  const Fr* lo_table(NttLoTable which) const { return lo + SPLIT * (size_t)which; }
   // Multiply by c, or by g^k (k = i, or its bit reversal) times lo's constant.
   PassScale scale_by(Fr c) const { return PassScale{c, nullptr, nullptr, log_m, false}; }
   PassScale scale_by(const Fr* hi, NttLoTable which, bool brev) const {
