@@ -254,12 +254,9 @@ struct RunAccumulator {
       pa.alloc(L1);
       pb.alloc(L1);
     }
-    if (seeded)
-      k_accumulate_affine<F, true><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(keys, vals, d_bases, L, S, NT,
-                                                                                 cnt.get(), ka.get(), pa.get(), buckets, 0);
-    else
-      k_accumulate_affine<F, false><<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(keys, vals, d_bases, L, S, NT,
-                                                                                  cnt.get(), ka.get(), pa.get(), buckets, 0);
+    const auto level1 = seeded ? k_accumulate_affine<F, true> : k_accumulate_affine<F, false>;
+    level1<<<blocks_for(NT, 128), 128, 0, cur_stream()>>>(keys, vals, d_bases, L, S, NT, cnt.get(), ka.get(), pa.get(),
+                                                          buckets, 0);
     KERNEL_CHECK();
     L = L1;
     uint32_t* ck = ka.get();
