@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -175,6 +176,37 @@ func (c *keyCache) types() []abi.RegisteredSealProof {
 	}
 	c.mu.Unlock()
 	slices.Sort(out)
+	return out
+}
+
+// status describes each loaded file, in path order.
+func (c *keyCache) status() []KeyStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []KeyStatus
+	for path, e := range c.byFile {
+		ks := KeyStatus{Path: path, Bytes: e.bytes, InUse: e.refs, Tier: KeyHost}
+		for t, bound := range c.byType {
+			if bound == e {
+				ks.Types = append(ks.Types, t)
+			}
+		}
+		slices.Sort(ks.Types)
+		onAll, pinned := len(c.devices) > 0, false
+		for _, d := range c.devices {
+			on, pin := d.KeyHeld(e.pk)
+			onAll = onAll && on
+			pinned = pinned || pin
+		}
+		switch {
+		case onAll:
+			ks.Tier = KeyOnDevice
+		case pinned:
+			ks.Tier = KeyPinned
+		}
+		out = append(out, ks)
+	}
+	slices.SortFunc(out, func(a, b KeyStatus) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
 

@@ -32,7 +32,9 @@ type Prover struct {
 	keys    *keyCache             // the loaded parameters
 	pipe    *pipeline.Pipeline    // the scheduler of every proof's partitions
 	devices []*groth16.CUDAProver // one per GPU, shared by its prover workers; none on the CPU
-	events  *events               // Progress reports
+	// deviceInfo is each GPU's name and memory, by ordinal, as New found them.
+	deviceInfo map[int]groth16.DeviceInfo
+	events     *events // Progress reports
 
 	// The calls in flight, and Close.
 	mu          sync.Mutex
@@ -80,6 +82,13 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 		pipe: pipe, devices: devices,
 		events:  newEvents(cfg.Progress, cfg.Logger),
 		closing: make(chan struct{}),
+	}
+	if len(devices) > 0 {
+		p.deviceInfo = map[int]groth16.DeviceInfo{}
+		infos, _ := groth16.CUDADevices() // names only: a failure leaves them empty
+		for _, info := range infos {
+			p.deviceInfo[info.Ordinal] = info
+		}
 	}
 	p.keys = newKeyCache(cfg, devices, p.closing)
 	if budgetAuto {

@@ -24,7 +24,29 @@ type SealRequest struct {
 	// DealIDs are copied into the result's SealVerifyInfo (the proof does not
 	// depend on them).
 	DealIDs []abi.DealID
+	// Priority orders the proof's partitions in the pipeline (see Priority).
+	Priority Priority
+	// ProofType, if set, is the proof type the caller expects: a C1 of
+	// another type is refused (ErrBadInput) before any work.
+	ProofType *abi.RegisteredSealProof
+	// Label names the proof in Status (ProofStatus, DeviceStatus.Proving),
+	// e.g. a job id; gpuc2 does not interpret it.
+	Label string
 }
+
+// Priority orders proofs in the pipeline: a proof's partitions go ahead of
+// every queued partition of a lower priority; within one priority, first
+// come first served. Partitions already synthesizing or proving are not
+// pre-empted. The zero value is PriorityNormal.
+type Priority int
+
+// Priorities, lowest first.
+const (
+	PriorityLow      Priority = -1
+	PriorityNormal   Priority = 0
+	PriorityHigh     Priority = 1
+	PriorityCritical Priority = 2
+)
 
 // SealResult is a finished, self-verified (unless SkipSelfVerify) proof.
 type SealResult struct {
@@ -47,6 +69,10 @@ type SealResult struct {
 type SealTimings struct {
 	Parse     time.Duration // C1 parse and native checks
 	ParamLoad time.Duration // waiting for the parameters (0 once loaded)
+	// Wait is wall time from the proof's entry into the pipeline (after
+	// the parse, the parameters and the matrices) until its first
+	// partition began synthesis: how long it waited behind other proofs.
+	Wait      time.Duration
 	Queue     time.Duration // waiting for a synthesis worker, host memory and a prover
 	Synthesis time.Duration
 	Prove     time.Duration // H and the MSMs (GPU or CPU)
@@ -58,6 +84,7 @@ type SealTimings struct {
 func (t *SealTimings) Add(u SealTimings) {
 	t.Parse += u.Parse
 	t.ParamLoad += u.ParamLoad
+	t.Wait += u.Wait
 	t.Queue += u.Queue
 	t.Synthesis += u.Synthesis
 	t.Prove += u.Prove
@@ -160,6 +187,7 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 	if err != nil {
 		return nil, err
 	}
+	enqueued := time.Now()
 	job, err := p.enqueue(ctx, req, a, ms)
 	if err != nil {
 		return nil, err
@@ -167,6 +195,9 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 	defer p.events.flush(p.closing) // the last reports of this call, before it returns
 	if err := p.collect(job, req, verifier, res); err != nil {
 		return nil, err
+	}
+	if started := job.Started(); !started.IsZero() {
+		res.Timings.Wait = max(0, started.Sub(enqueued))
 	}
 	if err := p.result(res, req, a); err != nil {
 		return nil, err
@@ -220,6 +251,10 @@ func (p *Prover) parse(ctx context.Context, req SealRequest, scope c1Scope) (*po
 	span := p.tracer.Begin(requestTrack, "C1 parse and check", "sector", uint64(req.Sector), "bytes", len(req.C1))
 	defer span.End()
 	in, err := porep.ParseC1ForSector(req.C1, req.Sector)
+	if err == nil && req.ProofType != nil && in.RegisteredProof != *req.ProofType {
+		return nil, fmt.Errorf("%w: the C1 is for %v, the request for %v", ErrBadInput,
+			porep.ProofName(in.RegisteredProof), porep.ProofName(*req.ProofType))
+	}
 	if err == nil {
 		switch sp, _ := porep.ParamsFor(in.RegisteredProof); {
 		case scope == circuitOnly:
@@ -259,6 +294,8 @@ func (p *Prover) enqueue(ctx context.Context, req SealRequest, a *admission, ms 
 			p.events.send(Progress{Proof: e.Seq, Sector: req.Sector, Miner: req.Miner, Partition: e.Partition,
 				Partitions: n, Stage: stages[e.Stage], Device: e.Device, Err: e.Err, Phase: e.Phase})
 		},
+		Priority:  int(req.Priority),
+		Label:     req.Label,
 		TraceArgs: []any{"sector", uint64(req.Sector)},
 	})
 }

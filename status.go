@@ -25,6 +25,11 @@ type Status struct {
 	ProverWorkers    int
 	Devices          []DeviceStatus // empty with the CPU backend
 	Loaded           []abi.RegisteredSealProof
+	// Keys are the loaded parameter files, one per file, with where they
+	// are held; Proofs the proofs in the pipeline (ProofsInFlight), in the
+	// order they entered it.
+	Keys   []KeyStatus
+	Proofs []ProofStatus
 
 	// The host memory budget of partition working sets: its limit now
 	// (less loaded parameters when automatic), bytes reserved now (parked
@@ -56,6 +61,40 @@ type DeviceStatus struct {
 	Mode               groth16.DeviceMode
 	MemoryLimitBytes   int64
 	PoolHighWaterBytes int64
+	// Name and TotalBytes are the device's, as the driver reported them
+	// when New ran; Proving the labels (SealRequest.Label) of the proofs
+	// whose partitions its workers prove now, one per busy worker.
+	Name       string
+	TotalBytes int64
+	Proving    []string
+}
+
+// KeyStatus is one loaded parameter file.
+type KeyStatus struct {
+	Types []abi.RegisteredSealProof // the proof types bound to it now
+	Path  string
+	Bytes int64 // the file's size: its decoded sections take as much
+	Tier  KeyTier
+	InUse int // proofs using it now
+}
+
+// KeyTier says where a loaded key is held, fastest first.
+type KeyTier string
+
+const (
+	KeyOnDevice KeyTier = "device" // in every GPU's memory (resident)
+	KeyPinned   KeyTier = "pinned" // a page-locked host copy GPUs stream from
+	KeyHost     KeyTier = "host"   // mapped and decoded on demand: the CPU's, or GPUs' before first use
+)
+
+// ProofStatus is one proof in the pipeline.
+type ProofStatus struct {
+	Seq        uint64 // Progress.Proof
+	Label      string
+	Priority   Priority
+	Partitions int
+	Started    int // partitions that began synthesis (proving or done included)
+	Proved     int
 }
 
 // Status returns a snapshot of the pipeline: queues, workers, devices and
@@ -78,6 +117,11 @@ func (p *Prover) Status() Status {
 		HostPeakBytes:              ps.Budget.Peak,
 		HostParkedBytes:            ps.Budget.Spare,
 		PinnedHostBytes:            groth16.PinnedHostBytes(),
+		Keys:                       p.keys.status(),
+	}
+	for _, j := range ps.JobList {
+		s.Proofs = append(s.Proofs, ProofStatus{Seq: j.Seq, Label: j.Label, Priority: Priority(j.Priority),
+			Partitions: j.Partitions, Started: j.Started, Proved: j.Proved})
 	}
 	var pk *groth16.ProvingKey // the first loaded type's key
 	if len(p.devices) > 0 && len(s.Loaded) > 0 {
@@ -86,7 +130,9 @@ func (p *Prover) Status() Status {
 		}
 	}
 	for _, d := range p.devices {
-		ds := DeviceStatus{Ordinal: d.Device(), Gate: d.Metrics(), MemoryLimitBytes: d.MemoryLimit()}
+		info := p.deviceInfo[d.Device()]
+		ds := DeviceStatus{Ordinal: d.Device(), Gate: d.Metrics(), MemoryLimitBytes: d.MemoryLimit(),
+			Name: info.Name, TotalBytes: info.TotalBytes}
 		if pk != nil {
 			ds.Mode = d.Mode(pk)
 		}
@@ -98,6 +144,7 @@ func (p *Prover) Status() Status {
 				ds.Workers++
 				if w.Busy {
 					ds.Busy++
+					ds.Proving = append(ds.Proving, w.Label)
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package gpuc2
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -74,7 +75,8 @@ func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 		errs[i] = make(chan error, 1)
 	}
 	prove := func(i int) {
-		_, err := p.ProveSeal(ctxs[i], SealRequest{C1: raws[i], Sector: abi.SectorNumber(i + 1), Miner: miner})
+		_, err := p.ProveSeal(ctxs[i], SealRequest{C1: raws[i], Sector: abi.SectorNumber(i + 1), Miner: miner,
+			Label: fmt.Sprintf("job-%d", i+1), Priority: Priority(i)})
 		errs[i] <- err
 	}
 	wait := func(ch <-chan struct{}, what string) {
@@ -99,6 +101,10 @@ func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 	assert.Zero(t, s.PartitionsWaitingProver)
 	assert.Zero(t, s.PartitionsProving)
 	assert.Equal(t, sh.bytes, s.HostReservedBytes, "only the first partition holds memory")
+	assert.Equal(t, []ProofStatus{
+		{Seq: 1, Label: "job-1", Priority: PriorityNormal, Partitions: 1, Started: 1},
+		{Seq: 2, Label: "job-2", Priority: PriorityHigh, Partitions: 1},
+	}, s.Proofs)
 
 	// Both cancelled: the waiting reservation gives up, the synthesis stops.
 	cancels[1]()
@@ -118,15 +124,16 @@ func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 	assert.Zero(t, s.PartitionsWaitingForMemory)
 	assert.Zero(t, s.PartitionsSynthesizing)
 	assert.Zero(t, s.HostReservedBytes)
+	assert.Empty(t, s.Proofs)
 	require.NoError(t, p.Close())
 }
 
 func TestSealTimingsAdd(t *testing.T) {
 	var sum SealTimings
-	one := SealTimings{Parse: 1, ParamLoad: 2, Queue: 3, Synthesis: 4, Prove: 5, Verify: 6, Total: 21}
+	one := SealTimings{Parse: 1, ParamLoad: 2, Wait: 7, Queue: 3, Synthesis: 4, Prove: 5, Verify: 6, Total: 21}
 	sum.Add(one)
 	sum.Add(one)
-	if want := (SealTimings{Parse: 2, ParamLoad: 4, Queue: 6, Synthesis: 8, Prove: 10, Verify: 12, Total: 42}); sum != want {
+	if want := (SealTimings{Parse: 2, ParamLoad: 4, Wait: 14, Queue: 6, Synthesis: 8, Prove: 10, Verify: 12, Total: 42}); sum != want {
 		t.Fatalf("got %+v, want %+v", sum, want)
 	}
 }

@@ -224,3 +224,14 @@ func (p *CUDAProver) Metrics() DeviceMetrics {
 	}
 	return p.gate.Metrics()
 }
+
+// KeyHeld says where the device holds pk now: onDevice, its points in the
+// device's memory (resident), or pinned, a page-locked host copy it streams
+// from (streaming, after a first proof or preload). Neither: pk is only in
+// host memory (mapped, decoded on demand).
+func (p *CUDAProver) KeyHeld(pk *ProvingKey) (onDevice, pinned bool) {
+	if p.gate == nil {
+		return false, false
+	}
+	return p.keys.ready(pk), hostKeys.uses(p, pk)
+}

@@ -56,6 +56,13 @@ func (h *hostCopies[K, V]) acquire(ctx context.Context, p *CUDAProver, k K, make
 	return h.flight.acquire(ctx, k, make)
 }
 
+// uses says whether p uses k's copy.
+func (h *hostCopies[K, V]) uses(p *CUDAProver, k K) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.users[k][p]
+}
+
 // drop ends p's use of k's copy (of every copy when k is the zero K); a
 // copy is evicted when no prover uses it any more.
 func (h *hostCopies[K, V]) drop(p *CUDAProver, k K) {

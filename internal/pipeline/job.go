@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpuc2/gpuc2/groth16"
@@ -31,6 +32,12 @@ type Spec struct {
 	// prover section as it starts (Event.Phase), in order, from the
 	// pipeline's goroutines and Collect's: it must return at once.
 	Report func(Event)
+	// Priority orders the job's partitions in the queues: higher first,
+	// then by sequence number. A partition already taken from a queue is
+	// not pre-empted.
+	Priority int
+	// Label names the job in Stats (JobStats, ProverStats); not interpreted.
+	Label string
 	// TraceArgs lead the arguments of the job's trace events, before
 	// "proof", its sequence number, and "partition", k.
 	TraceArgs []any
@@ -81,6 +88,25 @@ type Job struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	done   chan *task // every task reports here exactly once
+
+	// For Stats and Started: partitions past the queue, partitions proved,
+	// and when the first began synthesis (unix nanoseconds; 0: none yet).
+	started, proved atomic.Int32
+	firstStart      atomic.Int64
+}
+
+// Started is when the job's first partition began synthesis; zero before.
+func (j *Job) Started() time.Time {
+	if ns := j.firstStart.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+
+// markStarted counts a partition that begins synthesis.
+func (j *Job) markStarted(now time.Time) {
+	j.started.Add(1)
+	j.firstStart.CompareAndSwap(0, now.UnixNano())
 }
 
 // Seq is the job's sequence number in its pipeline, from 1: jobs are served
@@ -150,6 +176,7 @@ func (j *Job) Collect(each func(Result) error) error {
 				fail(t.err)
 				continue
 			}
+			j.proved.Add(1)
 			j.report(t, Proved, nil)
 			if first != nil {
 				continue

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -81,6 +83,7 @@ type proveWorker struct {
 	Prover
 	track trace.Track
 	busy  atomic.Bool
+	job   atomic.Pointer[Job] // the job it proves now
 }
 
 // New starts a pipeline's workers; Close stops them.
@@ -222,12 +225,25 @@ type Stats struct {
 	SynthesisWorkers int
 	Provers          []ProverStats // in Config.Provers' order
 	Budget           BudgetStats
+	// JobList is every job enqueued and not yet collected, in sequence order.
+	JobList []JobStats
 }
 
 // ProverStats is one prover worker's state.
 type ProverStats struct {
 	Device int
-	Busy   bool // proving now
+	Busy   bool   // proving now
+	Label  string // the Spec.Label of the job it proves now
+}
+
+// JobStats is one job's progress.
+type JobStats struct {
+	Seq        uint64
+	Label      string
+	Priority   int
+	Partitions int
+	Started    int // partitions that began synthesis (proving or done included)
+	Proved     int
 }
 
 // Stats returns a snapshot of the queues, workers and budget.
@@ -244,7 +260,18 @@ func (p *Pipeline) Stats() Stats {
 	}
 	s.Queued = queued + s.WaitingForMemory // taken from the queue, still waiting
 	for _, w := range p.provers {
-		s.Provers = append(s.Provers, ProverStats{Device: w.Device, Busy: w.busy.Load()})
+		ps := ProverStats{Device: w.Device, Busy: w.busy.Load()}
+		if j := w.job.Load(); j != nil {
+			ps.Label = j.spec.Label
+		}
+		s.Provers = append(s.Provers, ps)
 	}
+	p.mu.Lock()
+	for j := range p.jobs {
+		s.JobList = append(s.JobList, JobStats{Seq: j.seq, Label: j.spec.Label, Priority: j.spec.Priority,
+			Partitions: j.spec.Partitions, Started: int(j.started.Load()), Proved: int(j.proved.Load())})
+	}
+	p.mu.Unlock()
+	slices.SortFunc(s.JobList, func(a, b JobStats) int { return cmp.Compare(a.Seq, b.Seq) })
 	return s
 }

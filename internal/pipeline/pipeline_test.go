@@ -466,3 +466,88 @@ func TestPipelineSynthesizesNoFurtherAhead(t *testing.T) {
 	require.NoError(t, result(t, got))
 	assert.Len(t, ev.of(pipeline.Synthesizing), 6)
 }
+
+// A job of a higher priority, enqueued behind jobs of a lower one, is
+// scheduled before every one of their partitions still queued; the
+// partition held in synthesis is not pre-empted, and equal priorities keep
+// their order. Stats lists each job with its label and progress, and the
+// label of the job a prover worker proves.
+func TestPipelinePriorities(t *testing.T) {
+	var ev events
+	p, f := newPipeline(t, pipeline.Config{Synthesis: 1, HostBudget: 8 * partitionBytes})
+	first := held()
+	proving := make(chan string, 16)
+	f.hook = func(context.Context) error {
+		for _, w := range p.Stats().Provers {
+			if w.Busy {
+				proving <- w.Label
+			}
+		}
+		return nil
+	}
+	mk := func(label string, prio int, circuit func(int) (synth.Circuit, error)) *pipeline.Job {
+		s := spec(2, circuit, &ev)
+		s.Label, s.Priority = label, prio
+		j, err := p.Enqueue(context.Background(), s)
+		require.NoError(t, err)
+		return j
+	}
+	heldOnce := func(k int) (synth.Circuit, error) {
+		c, err := chain(k)
+		if k == 0 {
+			c = heldThen{first, c}
+		}
+		return c, err
+	}
+	low := mk("low", 0, heldOnce)
+	wait(t, first.synthesizing, "the first partition did not start")
+	low2 := mk("low2", 0, chain)
+	high := mk("high", 2, chain)
+	mid := mk("mid", 1, chain)
+
+	st := p.Stats()
+	var labels []string
+	var started []int
+	for _, j := range st.JobList {
+		labels = append(labels, j.Label)
+		started = append(started, j.Started)
+	}
+	assert.Equal(t, []string{"low", "low2", "high", "mid"}, labels)
+	assert.Equal(t, []int{1, 0, 0, 0}, started)
+	assert.Equal(t, 2, st.JobList[2].Priority)
+	assert.True(t, high.Started().IsZero())
+
+	close(first.release)
+	for _, j := range []*pipeline.Job{low, low2, high, mid} {
+		assert.NoError(t, result(t, collect(j)))
+	}
+	assert.False(t, high.Started().IsZero())
+	var order []uint64
+	for _, e := range ev.of(pipeline.Scheduled) {
+		order = append(order, e.Seq)
+	}
+	// low's first partition was already synthesizing; then high, mid, low's
+	// second, low2.
+	assert.Equal(t, []uint64{1, 3, 3, 4, 4, 1, 2, 2}, order)
+	close(proving)
+	labels = nil
+	for l := range proving {
+		labels = append(labels, l)
+	}
+	assert.Len(t, labels, 8)
+	assert.Contains(t, labels, "high")
+	assert.Empty(t, p.Stats().JobList)
+}
+
+// heldThen is a held circuit that synthesizes then once released.
+type heldThen struct {
+	heldCircuit
+	then synth.Circuit
+}
+
+func (c heldThen) Synthesize(ctx context.Context, cs synth.ConstraintSystem) error {
+	if err := c.heldCircuit.Synthesize(ctx, cs); err != nil {
+		return err
+	}
+	return c.then.Synthesize(ctx, cs)
+}

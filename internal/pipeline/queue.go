@@ -5,8 +5,9 @@ import (
 	"sync"
 )
 
-// queue holds tasks in (proof, partition) order: a proof's partitions
-// never wait behind those of a later proof.
+// queue holds tasks in (priority, proof, partition) order: a proof's
+// partitions go ahead of every queued partition of a lower priority, and
+// never wait behind those of a later proof of the same priority.
 type queue struct {
 	mu     sync.Mutex
 	items  []*task
@@ -23,6 +24,12 @@ func (q *queue) signal() {
 }
 
 func order(a, b *task) int {
+	if pa, pb := a.job.spec.Priority, b.job.spec.Priority; pa != pb {
+		if pa > pb {
+			return -1
+		}
+		return 1
+	}
 	if a.job.seq != b.job.seq {
 		if a.job.seq < b.job.seq {
 			return -1

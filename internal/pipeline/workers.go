@@ -85,6 +85,7 @@ func (p *Pipeline) synthesize(w *synthWorker, t *task) error {
 	defer p.synthesizing.Add(-1)
 	job := t.job
 	start := time.Now()
+	job.markStarted(start)
 	job.report(t, Synthesizing, nil)
 	err := par.Recover(func() error {
 		circuit, err := job.spec.Circuit(t.k)
@@ -132,7 +133,8 @@ func (p *Pipeline) prove(w *proveWorker, t *task) error {
 	}
 	p.proving.Add(1)
 	w.busy.Store(true)
-	defer func() { w.busy.Store(false); p.proving.Add(-1) }()
+	w.job.Store(job)
+	defer func() { w.job.Store(nil); w.busy.Store(false); p.proving.Add(-1) }()
 	t.device = w.Device
 	job.report(t, Proving, nil)
 	opts := []groth16.ProveOption{groth16.WithPhaseStart(func(name string) { job.reportPhase(t, name) })}
