@@ -1,0 +1,48 @@
+package update_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/update"
+)
+
+func params(t testing.TB, size uint64) update.Params {
+	t.Helper()
+	p, err := update.ParamsForSectorSize(size)
+	require.NoError(t, err)
+	return p
+}
+
+// synthesize runs c into a checker and returns it.
+func synthesize(t testing.TB, c *update.Circuit) *synth.Checker {
+	t.Helper()
+	ch := synth.NewChecker()
+	require.NoError(t, c.Synthesize(context.Background(), ch))
+	return ch
+}
+
+// A synthetic update's partitions satisfy the circuit, with
+// tests/circuit.rs' constraint count, and the circuit's inputs are the
+// natively computed public inputs.
+func TestCircuitSatisfied2KiB(t *testing.T) {
+	p := params(t, 2<<10)
+	s, err := update.NewSynthetic(p, 1)
+	require.NoError(t, err)
+	require.NoError(t, update.Check(context.Background(), p, s.Proofs, s.H, s.CommROld, s.CommDNew, s.CommRNew))
+	for k := range p.Partitions {
+		w, err := s.Witness(k)
+		require.NoError(t, err)
+		ch := synthesize(t, &update.Circuit{Params: p, Witness: w})
+		require.NoError(t, ch.Err())
+		assert.Equal(t, 1705039, ch.Stats().Constraints)
+		want, err := s.PublicInputs(k)
+		require.NoError(t, err)
+		assert.Equal(t, append([]fr.Element{fr.One()}, want...), ch.Inputs)
+	}
+}
