@@ -46,3 +46,37 @@ func TestCircuitSatisfied2KiB(t *testing.T) {
 		assert.Equal(t, append([]fr.Element{fr.One()}, want...), ch.Inputs)
 	}
 }
+
+// Every size of tests/circuit.rs: each partition of a synthetic update
+// satisfies the circuit with the constraint count the Rust test asserts,
+// and the blank circuit has the same count.
+func TestCircuitCounts(t *testing.T) {
+	for _, tc := range []struct {
+		size        uint64
+		constraints int
+	}{
+		{1 << 10, 1248389},
+		{2 << 10, 1705039},
+		{4 << 10, 2165109},
+		{8 << 10, 2620359},
+		{16 << 10, 6300021},
+		{32 << 10, 6760091},
+	} {
+		if testing.Short() && tc.size > 8<<10 {
+			continue
+		}
+		p := params(t, tc.size)
+		blank := synthesize(t, &update.Circuit{Params: p}).Stats()
+		assert.Equal(t, tc.constraints, blank.Constraints, "blank, %d bytes", tc.size)
+		assert.Equal(t, 5, blank.Inputs, "ONE and 4 public inputs")
+		s, err := update.NewSynthetic(p, tc.size)
+		require.NoError(t, err)
+		for k := range p.Partitions {
+			w, err := s.Witness(k)
+			require.NoError(t, err)
+			ch := synthesize(t, &update.Circuit{Params: p, Witness: w})
+			assert.NoError(t, ch.Err(), "%d bytes, partition %d", tc.size, k)
+			assert.Equal(t, blank, ch.Stats(), "%d bytes, partition %d: shape differs from the blank circuit's", tc.size, k)
+		}
+	}
+}
