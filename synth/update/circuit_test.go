@@ -80,3 +80,63 @@ func TestCircuitCounts(t *testing.T) {
 		}
 	}
 }
+
+// Into the prover's systems (full, and witness-only with its fast bit
+// rows) the circuit gives the checker's assignment and row count.
+func TestCircuitIntoProvingAssignment(t *testing.T) {
+	s := synthetic(t, 2<<10, 7)
+	w, err := s.Witness(0)
+	require.NoError(t, err)
+	c := &update.Circuit{Params: s.Params, Witness: w}
+	ch := synthesize(t, c)
+	require.NoError(t, ch.Err())
+	st := ch.Stats()
+	for name, pa := range map[string]*synth.ProvingAssignment{
+		"full":         synth.NewProvingAssignment(synth.Sizes{}),
+		"witness-only": synth.NewWitnessAssignment(synth.Sizes{}),
+	} {
+		require.NoError(t, c.Synthesize(context.Background(), pa), name)
+		assert.Equal(t, st.Constraints, pa.NumRows(), name)
+		assert.Equal(t, ch.Inputs, pa.Inputs, name)
+		assert.True(t, equalElements(ch.Aux, pa.Aux), name)
+	}
+}
+
+func equalElements(a, b []fr.Element) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Synthesis stops when its context is cancelled.
+func TestCircuitCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := (&update.Circuit{Params: params(t, 2<<10)}).Synthesize(ctx, synth.NewChecker())
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// A witness of the wrong shape is an error, not a panic.
+func TestCircuitBadWitness(t *testing.T) {
+	s := synthetic(t, 2<<10, 8)
+	for name, edit := range map[string]func(w *update.Partition){
+		"apex leaves":  func(w *update.Partition) { w.ApexLeaves = w.ApexLeaves[:3] },
+		"challenges":   func(w *update.Partition) { w.Challenges = w.Challenges[1:] },
+		"tree D path":  func(w *update.Partition) { w.Challenges[1].PathDNew = nil },
+		"tree R level": func(w *update.Partition) { w.Challenges[2].PathRNew[0] = w.Challenges[2].PathRNew[0][:2] },
+		"h":            func(w *update.Partition) { w.H = 5 },
+		"k":            func(w *update.Partition) { w.K = 1 },
+	} {
+		w, err := s.Witness(0)
+		require.NoError(t, err)
+		edit(w)
+		err = (&update.Circuit{Params: s.Params, Witness: w}).Synthesize(context.Background(), synth.NewChecker())
+		assert.ErrorIs(t, err, update.ErrWitness, name)
+	}
+}

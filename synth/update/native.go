@@ -1,6 +1,7 @@
 package update
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -106,4 +107,23 @@ func PublicInputs(p Params, k, h int, commROld, commDNew, commRNew fr.Element) (
 	var khe fr.Element
 	khe.SetUint64(kh)
 	return []fr.Element{khe, commROld, commDNew, commRNew}, nil
+}
+
+// ErrBadCommitment reports a commitment that cannot be a sector's.
+var ErrBadCommitment = errors.New("update: bad commitment")
+
+// CommitmentFromBytes reads a 32-byte commitment (comm_r_old, comm_d_new or
+// comm_r_new, little-endian, as a CID's digest holds it) as a field
+// element. It must be canonical (filecoin-proofs' try_from_bytes) and not
+// zero (get_sector_update_inputs refuses zero commitments); name is used in
+// the error.
+func CommitmentFromBytes(name string, b [32]byte) (fr.Element, error) {
+	if b == [32]byte{} {
+		return fr.Element{}, fmt.Errorf("%w: %s is all zero", ErrBadCommitment, name)
+	}
+	e, err := fr.LittleEndian.Element(&b)
+	if err != nil {
+		return fr.Element{}, fmt.Errorf("%w: %s %x is not a canonical field element (>= r)", ErrBadCommitment, name, b)
+	}
+	return e, nil
 }

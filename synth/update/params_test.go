@@ -149,3 +149,19 @@ func TestGadgetRows(t *testing.T) {
 		assert.Equal(t, tc.want, apex, "apex_por, %d bytes, %d partitions × %d apex leaves", tc.size, tc.partitions, tc.apex)
 	}
 }
+
+func TestCommitmentFromBytes(t *testing.T) {
+	var b [32]byte
+	_, err := update.CommitmentFromBytes("comm_r_old", b)
+	assert.ErrorIs(t, err, update.ErrBadCommitment)
+	for i := range b {
+		b[i] = 0xff
+	}
+	_, err = update.CommitmentFromBytes("comm_d_new", b)
+	assert.ErrorIs(t, err, update.ErrBadCommitment)
+	assert.ErrorContains(t, err, "comm_d_new")
+	b = [32]byte{7}
+	e, err := update.CommitmentFromBytes("comm_r_new", b)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(7), e.Uint64())
+}
