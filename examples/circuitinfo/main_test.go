@@ -25,6 +25,12 @@ func TestFlags(t *testing.T) {
 		_, err := parseFlags(args, io.Discard)
 		assert.Equal(t, 2, cli.Code(err), "%q: %v", args, err)
 	}
+	o, err = parseFlags([]string{"-update", "-sector-size", "32GiB"}, io.Discard)
+	require.NoError(t, err)
+	assert.True(t, o.update)
+	assert.Equal(t, 16, o.uparams.Partitions)
+	_, err = parseFlags([]string{"-update", "-sector-size", "64KiB"}, io.Discard)
+	assert.Equal(t, 2, cli.Code(err), "64 KiB is no update size")
 	var usage bytes.Buffer
 	_, err = parseFlags([]string{"-h"}, &usage)
 	assert.ErrorIs(t, err, flag.ErrHelp)

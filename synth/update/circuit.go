@@ -55,6 +55,9 @@ type Circuit struct {
 	// Witness is the partition; nil synthesizes the blank circuit (all
 	// values zero), which has the same shape.
 	Witness *Partition
+	// Progress, if set, is called after each challenge with the number of
+	// challenges done.
+	Progress func(done, total int)
 }
 
 var _ synth.Circuit = (*Circuit)(nil)
@@ -76,6 +79,9 @@ func (c *Circuit) Synthesize(ctx context.Context, cs synth.ConstraintSystem) err
 		}
 		if err := s.challenge(sh, i, &w.Challenges[i]); err != nil {
 			return fmt.Errorf("update circuit: challenge %d: %w", i, err)
+		}
+		if c.Progress != nil {
+			c.Progress(i+1, len(w.Challenges))
 		}
 	}
 	return nil
