@@ -33,3 +33,9 @@ func GadgetRows(p Params, partitions, apexLeaves int) (genChallengeBits, apexPoR
 	}
 	return ch.Stats().Constraints - before, apexPoR, nil
 }
+
+// NewSyntheticStructured makes a structured synthetic update (as
+// NewSynthetic does beyond 8 MiB) at any size.
+func NewSyntheticStructured(p Params, seed uint64) (*Synthetic, error) {
+	return newSynthetic(p, seed, true)
+}

@@ -106,3 +106,52 @@ func TestCircuit8MiB(t *testing.T) {
 	w.CommRNew = x
 	assert.ErrorIs(t, synthesize(t, &update.Circuit{Params: s.Params, Witness: w}).Err(), synth.ErrUnsatisfied)
 }
+
+// Structured synthetic updates (the form of the large sizes) check and
+// satisfy the circuit at 32 KiB (2 partitions, a sub and a top level) and
+// 8 MiB, and their trees equal full trees over the same nodes (2 KiB).
+func TestSyntheticStructured(t *testing.T) {
+	sizes := []uint64{2 << 10, 32 << 10, 8 << 20}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, size := range sizes {
+		p := params(t, size)
+		s, err := update.NewSyntheticStructured(p, 9)
+		require.NoError(t, err)
+		require.NoError(t, update.Check(context.Background(), p, s.Proofs, s.H, s.CommROld, s.CommDNew, s.CommRNew), "%d bytes", size)
+		w, err := s.Witness(p.Partitions - 1)
+		require.NoError(t, err)
+		require.NoError(t, synthesize(t, &update.Circuit{Params: p, Witness: w}).Err(), "%d bytes", size)
+	}
+	// at 2 KiB (64 nodes, one period) the structured sector is the random one
+	full, err := update.NewSynthetic(params(t, 2<<10), 9)
+	require.NoError(t, err)
+	structured, err := update.NewSyntheticStructured(params(t, 2<<10), 9)
+	require.NoError(t, err)
+	assert.Equal(t, full, structured)
+}
+
+// A 32 GiB synthetic update (structured) and its vanilla proofs: Check
+// passes, and Curio's JSON form round-trips.
+func TestSynthetic32GiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("32 GiB synthetic update: seconds")
+	}
+	p := params(t, 32<<30)
+	s, err := update.NewSynthetic(p, 1)
+	require.NoError(t, err)
+	require.Len(t, s.Proofs, 16)
+	require.NoError(t, update.Check(context.Background(), p, s.Proofs, s.H, s.CommROld, s.CommDNew, s.CommRNew))
+	data, err := update.EncodeVanillaProofsJSON(s.Proofs)
+	require.NoError(t, err)
+	t.Logf("32 GiB vanilla proofs: %d bytes of JSON", len(data))
+	raw, err := update.ParseVanillaProofsJSON(data)
+	require.NoError(t, err)
+	back, err := update.DecodeVanillaProofs(p, raw)
+	require.NoError(t, err)
+	assert.Equal(t, s.Proofs, back)
+	w, err := s.Witness(15)
+	require.NoError(t, err)
+	assert.Len(t, w.Challenges, 86)
+}

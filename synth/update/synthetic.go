@@ -2,7 +2,6 @@ package update
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -11,12 +10,22 @@ import (
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
-// Synthetic is a made-up sector update, deterministic from a seed: a random
-// old replica (tree R old) and comm_c, random new data (tree D new), the
-// new replica encoded from them with rho (tree R new), the commitments that
-// follow and every partition's vanilla proof, as
-// generate_partition_proofs would return them. TEST-ONLY data for tests,
-// examples and benchmarks, never a real sector.
+// Synthetic is a made-up sector update, deterministic from a seed: an old
+// replica (tree R old) and comm_c, new data (tree D new), the new replica
+// encoded from them with rho (tree R new), the commitments that follow and
+// every partition's vanilla proof, as generate_partition_proofs would
+// return them. TEST-ONLY data for tests, examples and benchmarks, never a
+// real sector.
+//
+// Up to 8 MiB every node is random and the trees are built in full. Larger
+// sectors cannot be sparse as synth/porep's SyntheticC1 is (the challenges
+// derive from comm_r_new, which commits to every node of the new replica),
+// so they are structured instead: old replica and data repeat with a period
+// of 64 random nodes, and the new replica differs from block to block of
+// nodes that share a rho; then a tree's nodes repeat too and each is
+// computed once (lazyTree). Such a sector is cheap at 32 GiB, but its
+// lower tree levels have equal siblings, so order bugs there show only in
+// the small, fully random ones.
 type Synthetic struct {
 	Params
 	H                            int // DefaultH
@@ -24,17 +33,27 @@ type Synthetic struct {
 	Proofs                       []*PartitionProof
 }
 
-// maxSyntheticNodes bounds NewSynthetic: it builds the three trees in full
-// (8 MiB: 2^18 nodes, about a second). Larger sizes would need sparse
-// trees, which the challenges forbid here: they derive from comm_r_new,
-// which commits to every node of the new replica.
-const maxSyntheticNodes = 1 << 18
+// maxFullNodes is the largest sector NewSynthetic builds in full (8 MiB:
+// 2^18 nodes, about a second).
+const maxFullNodes = 1 << 18
 
-// NewSynthetic makes a synthetic update for p (up to 8 MiB).
+// structuredPeriod is the period of a structured sector's old replica and
+// data (a power of two, so that it divides the larger subtree sizes).
+const structuredPeriod = 64
+
+// NewSynthetic makes a synthetic update for p: random up to 8 MiB,
+// structured beyond.
 func NewSynthetic(p Params, seed uint64) (*Synthetic, error) {
-	if p.Nodes > maxSyntheticNodes {
-		return nil, fmt.Errorf("%w: synthetic update inputs are built in full, up to %d nodes (8 MiB); %d-byte sectors are not supported", ErrParams, maxSyntheticNodes, p.SectorSize)
-	}
+	return newSynthetic(p, seed, p.Nodes > maxFullNodes)
+}
+
+// tree is what a synthetic update opens: a merkle.Tree or a lazyTree.
+type tree interface {
+	Root() fr.Element
+	Path(i int) (merkle.Path, error)
+}
+
+func newSynthetic(p Params, seed uint64, structured bool) (*Synthetic, error) {
 	var key [32]byte
 	binary.LittleEndian.PutUint64(key[:], seed)
 	copy(key[8:], "gpuc2 synthetic sector update")
@@ -49,8 +68,11 @@ func NewSynthetic(p Params, seed uint64) (*Synthetic, error) {
 		return e
 	}
 
-	s := &Synthetic{Params: p, H: p.DefaultH()}
-	rOld, data, rNew := make([]fr.Element, p.Nodes), make([]fr.Element, p.Nodes), make([]fr.Element, p.Nodes)
+	n := p.Nodes
+	if structured {
+		n = min(n, structuredPeriod)
+	}
+	rOld, data := make([]fr.Element, n), make([]fr.Element, n)
 	for i := range rOld {
 		rOld[i] = random()
 		// tree D leaves are SHA-254 sized (Fr32 data): the top two bits clear
@@ -60,12 +82,30 @@ func NewSynthetic(p Params, seed uint64) (*Synthetic, error) {
 		data[i], _ = fr.LittleEndian.Element(&b)
 	}
 	commC := random()
-
-	treeROld, err := merkle.NewPoseidon(rOld, p.TreeR)
+	s := &Synthetic{Params: p, H: p.DefaultH()}
+	shift := uint(p.ChallengeBits() - s.H)
+	rArities, err := p.TreeR.Arities(p.Nodes)
 	if err != nil {
 		return nil, err
 	}
-	treeD, err := merkle.NewSHA256(data)
+	dArities := make([]int, p.ChallengeBits())
+	for l := range dArities {
+		dArities[l] = 2
+	}
+
+	var treeROld, treeD tree
+	if structured {
+		period := uint64(len(rOld))
+		treeROld, err = newLazy(rArities, period, 64, func(pos, _ uint64) fr.Element { return rOld[pos] }, merkle.PoseidonHash)
+		if err == nil {
+			treeD, err = newLazy(dArities, period, 64, func(pos, _ uint64) fr.Element { return data[pos] }, merkle.SHA256Hash)
+		}
+	} else {
+		treeROld, err = merkle.NewPoseidon(rOld, p.TreeR)
+		if err == nil {
+			treeD, err = merkle.NewSHA256(data)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -73,21 +113,32 @@ func NewSynthetic(p Params, seed uint64) (*Synthetic, error) {
 		return nil, err
 	}
 	s.CommDNew = treeD.Root()
+
 	phi := Phi(s.CommDNew, s.CommROld)
-	shift := uint(p.ChallengeBits() - s.H)
-	rhos := map[uint32]fr.Element{}
-	for i := range rNew {
-		high := uint32(i >> shift)
+	rhos := map[uint64]fr.Element{}
+	newNode := func(pos, high uint64) fr.Element {
 		rho, ok := rhos[high]
 		if !ok {
-			rho = Rho(phi, high)
+			rho = Rho(phi, uint32(high))
 			rhos[high] = rho
 		}
-		var t fr.Element
-		t.Mul(&data[i], &rho)
-		rNew[i].Add(&rOld[i], &t)
+		var v fr.Element
+		v.Mul(&data[pos], &rho)
+		return *v.Add(&v, &rOld[pos])
 	}
-	treeRNew, err := merkle.NewPoseidon(rNew, p.TreeR)
+	var treeRNew tree
+	var rNew func(i uint64) fr.Element
+	if structured {
+		treeRNew, err = newLazy(rArities, uint64(len(rOld)), shift, newNode, merkle.PoseidonHash)
+		rNew = func(i uint64) fr.Element { return newNode(i%uint64(len(rOld)), i>>shift) }
+	} else {
+		all := make([]fr.Element, p.Nodes)
+		for i := range all {
+			all[i] = newNode(uint64(i), uint64(i)>>shift)
+		}
+		treeRNew, err = merkle.NewPoseidon(all, p.TreeR)
+		rNew = func(i uint64) fr.Element { return all[i] }
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +146,7 @@ func NewSynthetic(p Params, seed uint64) (*Synthetic, error) {
 		return nil, err
 	}
 
-	apex, err := apexNodes(p, data)
+	apex, err := apexNodes(p, data, treeD, structured)
 	if err != nil {
 		return nil, err
 	}
@@ -109,14 +160,15 @@ func NewSynthetic(p Params, seed uint64) (*Synthetic, error) {
 			return nil, err
 		}
 		for _, c := range chals {
+			pos := uint64(c) % uint64(len(rOld))
 			var cp ChallengeProof
-			if cp.ROld, err = rProof(p.TreeR, treeROld, int(c), rOld[c]); err != nil {
+			if cp.ROld, err = rProof(p.TreeR, treeROld, int(c), rOld[pos]); err != nil {
 				return nil, err
 			}
-			if cp.DNew, err = dProof(treeD, int(c), data[c]); err != nil {
+			if cp.DNew, err = dProof(treeD, int(c), data[pos]); err != nil {
 				return nil, err
 			}
-			if cp.RNew, err = rProof(p.TreeR, treeRNew, int(c), rNew[c]); err != nil {
+			if cp.RNew, err = rProof(p.TreeR, treeRNew, int(c), rNew(uint64(c))); err != nil {
 				return nil, err
 			}
 			pp.Challenges = append(pp.Challenges, cp)
@@ -140,13 +192,23 @@ func hash2(a, b fr.Element) (fr.Element, error) { return merkle.PoseidonHash([]f
 
 // apexNodes returns the nodes of tree D at the apex-leaf height, left to
 // right: Partitions·ApexLeaves of them.
-func apexNodes(p Params, data []fr.Element) ([]fr.Element, error) {
+func apexNodes(p Params, data []fr.Element, treeD tree, structured bool) ([]fr.Element, error) {
 	toApex := p.ChallengeBits() - p.PartitionBits() - p.ApexBits()
+	out := make([]fr.Element, p.Partitions*p.ApexLeaves)
+	if structured {
+		lt := treeD.(*lazyTree)
+		for j := range out {
+			var err error
+			if out[j], err = lt.node(toApex, uint64(j)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
 	if toApex == 0 {
 		return data, nil
 	}
 	width := 1 << uint(toApex)
-	out := make([]fr.Element, len(data)/width)
 	for j := range out {
 		t, err := merkle.NewSHA256(data[j*width : (j+1)*width])
 		if err != nil {
@@ -158,7 +220,7 @@ func apexNodes(p Params, data []fr.Element) ([]fr.Element, error) {
 }
 
 // rProof opens leaf i of a tree R as storage-proofs-core's MerkleProof.
-func rProof(s merkle.Shape, t *merkle.Tree, i int, leaf fr.Element) (porep.MerkleProof[fr.Element], error) {
+func rProof(s merkle.Shape, t tree, i int, leaf fr.Element) (porep.MerkleProof[fr.Element], error) {
 	path, err := t.Path(i)
 	if err != nil {
 		return porep.MerkleProof[fr.Element]{}, err
@@ -181,7 +243,7 @@ func rProof(s merkle.Shape, t *merkle.Tree, i int, leaf fr.Element) (porep.Merkl
 }
 
 // dProof opens leaf i of tree D as a Single MerkleProof of 32-byte values.
-func dProof(t *merkle.Tree, i int, leaf fr.Element) (porep.MerkleProof[[32]byte], error) {
+func dProof(t tree, i int, leaf fr.Element) (porep.MerkleProof[[32]byte], error) {
 	path, err := t.Path(i)
 	if err != nil {
 		return porep.MerkleProof[[32]byte]{}, err
