@@ -55,15 +55,25 @@ type Circuit struct {
 	// Witness is the partition; nil synthesizes the blank circuit (all
 	// values zero), which has the same shape.
 	Witness *Partition
+	// Workers bounds how many challenges are synthesized concurrently when
+	// the system is a *synth.ProvingAssignment (SynthesizeParallel): 0
+	// means GOMAXPROCS, 1 sequential. Other systems are always filled
+	// sequentially.
+	Workers int
 	// Progress, if set, is called after each challenge with the number of
-	// challenges done.
+	// challenges done; calls are serialized.
 	Progress func(done, total int)
 }
 
 var _ synth.Circuit = (*Circuit)(nil)
 
 // Synthesize implements synth.Circuit. It checks ctx between challenges.
+// Into a *synth.ProvingAssignment it runs SynthesizeParallel unless Workers
+// is 1; the result is the same.
 func (c *Circuit) Synthesize(ctx context.Context, cs synth.ConstraintSystem) error {
+	if p, ok := cs.(*synth.ProvingAssignment); ok && c.Workers != 1 {
+		return c.SynthesizeParallel(ctx, p, c.Workers)
+	}
 	w, kh, err := c.witness()
 	if err != nil {
 		return err

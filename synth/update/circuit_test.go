@@ -69,6 +69,9 @@ func TestCircuitCounts(t *testing.T) {
 		blank := synthesize(t, &update.Circuit{Params: p}).Stats()
 		assert.Equal(t, tc.constraints, blank.Constraints, "blank, %d bytes", tc.size)
 		assert.Equal(t, 5, blank.Inputs, "ONE and 4 public inputs")
+		sizes, err := p.Sizes()
+		require.NoError(t, err)
+		assert.Equal(t, synth.Sizes{Inputs: blank.Inputs, Aux: blank.Aux, Rows: blank.Constraints}, sizes, "Sizes, %d bytes", tc.size)
 		s, err := update.NewSynthetic(p, tc.size)
 		require.NoError(t, err)
 		for k := range p.Partitions {
@@ -82,23 +85,37 @@ func TestCircuitCounts(t *testing.T) {
 }
 
 // Into the prover's systems (full, and witness-only with its fast bit
-// rows) the circuit gives the checker's assignment and row count.
+// rows), sequentially and with the challenges in parallel, the circuit
+// gives the checker's assignment and row count, and the parallel runs give
+// the sequential one's a, b, c and densities.
 func TestCircuitIntoProvingAssignment(t *testing.T) {
 	s := synthetic(t, 2<<10, 7)
 	w, err := s.Witness(0)
 	require.NoError(t, err)
-	c := &update.Circuit{Params: s.Params, Witness: w}
-	ch := synthesize(t, c)
+	ch := synthesize(t, &update.Circuit{Params: s.Params, Witness: w})
 	require.NoError(t, ch.Err())
 	st := ch.Stats()
-	for name, pa := range map[string]*synth.ProvingAssignment{
-		"full":         synth.NewProvingAssignment(synth.Sizes{}),
-		"witness-only": synth.NewWitnessAssignment(synth.Sizes{}),
-	} {
-		require.NoError(t, c.Synthesize(context.Background(), pa), name)
-		assert.Equal(t, st.Constraints, pa.NumRows(), name)
-		assert.Equal(t, ch.Inputs, pa.Inputs, name)
-		assert.True(t, equalElements(ch.Aux, pa.Aux), name)
+	for _, witnessOnly := range []bool{false, true} {
+		var seq *synth.ProvingAssignment
+		for _, workers := range []int{1, 0, 3} {
+			pa := synth.NewProvingAssignment(synth.Sizes{})
+			if witnessOnly {
+				pa = synth.NewWitnessAssignment(synth.Sizes{})
+			}
+			c := &update.Circuit{Params: s.Params, Witness: w, Workers: workers}
+			require.NoError(t, c.Synthesize(context.Background(), pa))
+			assert.Equal(t, st.Constraints, pa.NumRows(), "witness-only %v, workers %d", witnessOnly, workers)
+			assert.Equal(t, ch.Inputs, pa.Inputs)
+			assert.True(t, equalElements(ch.Aux, pa.Aux), "witness-only %v, workers %d", witnessOnly, workers)
+			if seq == nil {
+				seq = pa
+				continue
+			}
+			assert.True(t, equalElements(seq.A, pa.A) && equalElements(seq.B, pa.B) && equalElements(seq.C, pa.C), "workers %d: a, b, c", workers)
+			assert.Equal(t, seq.AAux, pa.AAux, "workers %d", workers)
+			assert.Equal(t, seq.BAux, pa.BAux, "workers %d", workers)
+			assert.Equal(t, seq.BInput, pa.BInput, "workers %d", workers)
+		}
 	}
 }
 

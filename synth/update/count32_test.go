@@ -15,8 +15,9 @@ import (
 // TestCircuitCount32GiB counts the blank 32 GiB partition circuit
 // (tests/circuit.rs test_empty_sector_update_constraints_32gib asserts
 // 81,049,499) and checks that a synthetic update's partition satisfies it.
-// Each synthesis keeps every aux value (peak RSS 8.4 GiB, 125 s on the
-// 2-core dev machine, 2026-12-05), so it runs only with GPUC2_UPDATE_32GIB=1:
+// Each synthesis keeps every aux value (peak RSS 9.4 GiB; 125 s for the
+// count alone on the 2-core dev machine, 2026-12-05), so it runs only with
+// GPUC2_UPDATE_32GIB=1:
 //
 //	GPUC2_UPDATE_32GIB=1 go test -run TestCircuitCount32GiB -v -timeout 30m ./synth/update
 func TestCircuitCount32GiB(t *testing.T) {

@@ -53,11 +53,14 @@
 //
 // # Synthetic updates
 //
-// NewSynthetic makes a consistent update of a made-up sector (TEST-ONLY)
-// up to 8 MiB, with full trees: the challenges derive from comm_r_new,
-// which commits to every node of the new replica, so the trees cannot be
-// sparse the way synth/porep's SyntheticC1 makes them. 32 GiB synthetic
-// updates are not implemented.
+// NewSynthetic makes a consistent update of a made-up sector (TEST-ONLY),
+// with every partition's vanilla proof. Up to 8 MiB all nodes are random
+// and the trees are built in full. Beyond, the trees cannot be sparse the
+// way synth/porep's SyntheticC1 makes them (the challenges derive from
+// comm_r_new, which commits to every node of the new replica), so the
+// sector is structured: old replica and data repeat every 64 nodes, and
+// the tree nodes, which then repeat too, are computed once each. A 32 GiB
+// update and its proofs take about a second.
 //
 // # Concurrency
 //
