@@ -28,7 +28,7 @@ func BenchmarkSynthesizeWitness(b *testing.B) {
 			p := params(b, size)
 			s, err := update.NewSynthetic(p, 1)
 			require.NoError(b, err)
-			hint, err := p.Sizes()
+			hint, err := p.CircuitSizes()
 			require.NoError(b, err)
 			w, err := s.Witness(0)
 			require.NoError(b, err)

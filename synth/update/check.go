@@ -293,16 +293,15 @@ func (e *challengeEnv) check(cp *ChallengeProof, c uint32) (field, msg string) {
 		}
 	}
 
-	var want, dv fr.Element
-	dv.Mul(&leaf, ptr(Rho(e.phi, c>>e.shift)))
-	want.Add(&cp.ROld.Leaf, &dv)
+	rho := Rho(e.phi, c>>e.shift)
+	var want fr.Element
+	want.Mul(&leaf, &rho)
+	want.Add(&want, &cp.ROld.Leaf)
 	if cp.RNew.Leaf != want {
 		return "proof_r_new.leaf", "is not proof_r_old's leaf + proof_d_new's leaf · rho (wrong encoding, comm_d_new, comm_r_old or h?)"
 	}
 	return "", ""
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // rPath is a tree-R proof's path, all levels leaf to root (shape checked).
 func rPath(m *porep.MerkleProof[fr.Element]) merkle.Path {

@@ -69,7 +69,7 @@ func TestCircuitCounts(t *testing.T) {
 		blank := synthesize(t, &update.Circuit{Params: p}).Stats()
 		assert.Equal(t, tc.constraints, blank.Constraints, "blank, %d bytes", tc.size)
 		assert.Equal(t, 5, blank.Inputs, "ONE and 4 public inputs")
-		sizes, err := p.Sizes()
+		sizes, err := p.CircuitSizes()
 		require.NoError(t, err)
 		assert.Equal(t, synth.Sizes{Inputs: blank.Inputs, Aux: blank.Aux, Rows: blank.Constraints}, sizes, "Sizes, %d bytes", tc.size)
 		s, err := update.NewSynthetic(p, tc.size)

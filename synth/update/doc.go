@@ -64,7 +64,22 @@
 //
 // # Concurrency
 //
-// Synthesis is sequential; a Circuit may be synthesized concurrently into
-// different systems (the witness is only read). Check runs partitions in
-// parallel. Everything else is plain data.
+// Into a *synth.ProvingAssignment, Synthesize runs SynthesizeParallel (the
+// top level, then the challenges in forks of exact size on up to Workers
+// goroutines, joined in order: the same result as sequential synthesis);
+// into any other system (Checker, Recorder) it is sequential. A Circuit may
+// be synthesized concurrently into different systems (the witness is only
+// read). Check runs partitions in parallel. Everything else is plain data.
+//
+// # Tests
+//
+// The 32 GiB count and satisfaction, and a CPU proof at 2 KiB under a
+// TEST-ONLY setup, are opt-in:
+//
+//	GPUC2_UPDATE_32GIB=1 go test -run TestCircuitCount32GiB -v -timeout 30m ./synth/update
+//	GPUC2_TEST_UPDATE_PROOF=1 go test -run TestProve2KiB -v ./synth/update
+//
+// Fuzz the decoders with, e.g.,
+//
+//	go test ./synth/update -run XXX -fuzz 'FuzzDecodePartitionProof$' -fuzztime 20000x
 package update

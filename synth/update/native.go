@@ -46,14 +46,14 @@ type digestLayout struct{ randomBits, perDigest, perPartition int }
 
 func (p Params) digests() digestLayout {
 	rb := p.RandomBits()
-	per := num254 / rb
+	per := frCapacity / rb
 	// challenges.rs and gadgets.rs round up in f32; exact for these sizes,
 	// and kept in the same arithmetic on purpose.
 	return digestLayout{rb, per, int(math.Ceil(float64(float32(p.Challenges) / float32(per))))}
 }
 
-// num254 is Fr::CAPACITY.
-const num254 = 254
+// frCapacity is Fr::CAPACITY, the bits a digest lends its challenges.
+const frCapacity = 254
 
 // Challenges returns partition k's challenges (node indices), as
 // challenges.rs Challenges::new derives them from comm_r_new: every one

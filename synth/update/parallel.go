@@ -106,12 +106,19 @@ func challengeSize(p Params) (synth.Sizes, error) {
 // circuitSizes caches Sizes per Params.
 var circuitSizes sync.Map
 
-// Sizes returns the exact counts of p's partition circuit (inputs with
-// ONE, aux, rows without the input rows), for sizing a system before
+// Sizes is CircuitSizes as the hint groth16.Prove looks for: zero (no
+// hint) if the sizes cannot be measured.
+func (c *Circuit) Sizes() synth.Sizes {
+	s, _ := c.CircuitSizes()
+	return s
+}
+
+// CircuitSizes returns the exact counts of p's partition circuit (inputs
+// with ONE, aux, rows without the input rows), for sizing a system before
 // synthesis. The first call per Params synthesizes the blank top level
 // (about 6 M rows at 32 GiB, seconds) and one challenge; later calls are
 // free.
-func (p Params) Sizes() (synth.Sizes, error) {
+func (p Params) CircuitSizes() (synth.Sizes, error) {
 	if v, ok := circuitSizes.Load(p); ok {
 		return v.(synth.Sizes), nil
 	}
