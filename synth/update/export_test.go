@@ -7,10 +7,24 @@ import (
 	"github.com/gpuc2/gpuc2/synth/gadgets/num"
 )
 
-// GadgetRows returns the rows gen_challenge_bits and apex_por add for p's
-// parameters, with partitions, apexLeaves overriding p's (as
-// gadgets.rs' tests do), over blank values.
-func GadgetRows(p Params, partitions, apexLeaves int) (genChallengeBits, apexPoR int, err error) {
+// GenChallengeBitsRows returns the rows gen_challenge_bits adds for p,
+// over blank values.
+func GenChallengeBitsRows(p Params) (int, error) {
+	ch := synth.NewChecker()
+	s := newSynthesizer(ch, &p)
+	commRNew := num.Alloc(s.b, fr.Element{})
+	partition := num.Alloc(s.b, fr.Element{})
+	before := ch.Stats().Constraints
+	if _, err := s.genChallengeBits(commRNew, partition); err != nil {
+		return 0, err
+	}
+	return ch.Stats().Constraints - before, nil
+}
+
+// ApexPoRRows returns the rows apex_por adds for p's parameters with
+// partitions and apexLeaves overriding p's (as gadgets.rs' tests do), over
+// blank values.
+func ApexPoRRows(p Params, partitions, apexLeaves int) (int, error) {
 	p.Partitions, p.ApexLeaves = partitions, apexLeaves
 	ch := synth.NewChecker()
 	s := newSynthesizer(ch, &p)
@@ -21,17 +35,9 @@ func GadgetRows(p Params, partitions, apexLeaves int) (genChallengeBits, apexPoR
 	path := allocNums(g, make([]fr.Element, p.PartitionBits()))
 	before := ch.Stats().Constraints
 	if err := s.apexPoR(sh, path, commD); err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	apexPoR = ch.Stats().Constraints - before
-
-	commRNew := num.Alloc(g, fr.Element{})
-	partition := num.Alloc(g, fr.Element{})
-	before = ch.Stats().Constraints
-	if _, err := s.genChallengeBits(commRNew, partition); err != nil {
-		return 0, 0, err
-	}
-	return ch.Stats().Constraints - before, apexPoR, nil
+	return ch.Stats().Constraints - before, nil
 }
 
 // NewSyntheticStructured makes a structured synthetic update (as

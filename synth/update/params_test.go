@@ -127,8 +127,7 @@ func TestGadgetRows(t *testing.T) {
 		8 << 20: 568, 16 << 20: 568, 512 << 20: 4544, 32 << 30: 5680, 64 << 30: 5680,
 	}
 	for size, want := range genWant {
-		p := params(t, size)
-		gen, _, err := update.GadgetRows(p, p.Partitions, p.ApexLeaves)
+		gen, err := update.GenChallengeBitsRows(params(t, size))
 		require.NoError(t, err)
 		assert.Equal(t, want, gen, "gen_challenge_bits, %d bytes", size)
 	}
@@ -144,7 +143,7 @@ func TestGadgetRows(t *testing.T) {
 		if testing.Short() && tc.want > 1e6 {
 			continue
 		}
-		_, apex, err := update.GadgetRows(params(t, tc.size), tc.partitions, tc.apex)
+		apex, err := update.ApexPoRRows(params(t, tc.size), tc.partitions, tc.apex)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, apex, "apex_por, %d bytes, %d partitions × %d apex leaves", tc.size, tc.partitions, tc.apex)
 	}
