@@ -32,15 +32,6 @@ type nodeKey struct {
 	exact bool
 }
 
-func newLazyTree(arities []int, period uint64, blockShift uint, leaf func(pos, block uint64) fr.Element, h merkle.HashFunc) *lazyTree {
-	t := &lazyTree{arities: arities, period: period, blockShift: blockShift, leaf: leaf, hash: h, memo: map[nodeKey]fr.Element{}}
-	t.sizes = []uint64{1}
-	for _, a := range arities {
-		t.sizes = append(t.sizes, t.sizes[len(t.sizes)-1]*uint64(a))
-	}
-	return t
-}
-
 func (t *lazyTree) block(i uint64) uint64 {
 	if t.blockShift >= 64 {
 		return 0
@@ -80,7 +71,11 @@ func (t *lazyTree) node(l int, j uint64) (fr.Element, error) {
 
 // newLazy returns a lazyTree with its root computed.
 func newLazy(arities []int, period uint64, blockShift uint, leaf func(pos, block uint64) fr.Element, h merkle.HashFunc) (*lazyTree, error) {
-	t := newLazyTree(arities, period, blockShift, leaf, h)
+	t := &lazyTree{arities: arities, period: period, blockShift: blockShift, leaf: leaf, hash: h, memo: map[nodeKey]fr.Element{}}
+	t.sizes = []uint64{1}
+	for _, a := range arities {
+		t.sizes = append(t.sizes, t.sizes[len(t.sizes)-1]*uint64(a))
+	}
 	var err error
 	t.rootV, err = t.node(len(arities), 0)
 	return t, err
