@@ -18,13 +18,14 @@ import (
 // (81 M constraints, 2.6 GB of witness) with GPUC2_UPDATE_32GIB=1:
 //
 //	go test ./synth/update -run XXX -bench SynthesizeWitness -benchtime 3x
+//	GPUC2_UPDATE_32GIB=1 ./update.test -test.run XX -test.bench 'SynthesizeWitness/32GiB' -test.benchtime 2x
 func BenchmarkSynthesizeWitness(b *testing.B) {
 	sizes := []uint64{2 << 10, 8 << 20}
 	if os.Getenv("GPUC2_UPDATE_32GIB") == "1" {
 		sizes = append(sizes, 32<<30)
 	}
 	for _, size := range sizes {
-		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+		b.Run(sizeName(size), func(b *testing.B) {
 			p := params(b, size)
 			s, err := update.NewSynthetic(p, 1)
 			require.NoError(b, err)
@@ -59,4 +60,14 @@ func BenchmarkCheck(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func sizeName(size uint64) string {
+	switch {
+	case size >= 1<<30:
+		return fmt.Sprintf("%dGiB", size>>30)
+	case size >= 1<<20:
+		return fmt.Sprintf("%dMiB", size>>20)
+	}
+	return fmt.Sprintf("%dKiB", size>>10)
 }
