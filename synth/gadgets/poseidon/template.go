@@ -67,7 +67,10 @@ func (c *capture) Enforce(a, b, cc synth.LinearCombination) {
 
 func templateFor(c *native.Constants) *template {
 	a := c.Arity
-	v, _ := tpls.LoadOrStore(c, &tplEntry{})
+	v, ok := tpls.Load(c)
+	if !ok {
+		v, _ = tpls.LoadOrStore(c, &tplEntry{})
+	}
 	e := v.(*tplEntry)
 	e.once.Do(func() {
 		t := &template{arity: a}
