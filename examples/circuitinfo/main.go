@@ -48,7 +48,7 @@ func main() {
 	o, err := parseFlags(os.Args[1:], os.Stderr)
 	if err == nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		err = run(ctx, o)
+		err = run(ctx, o, os.Stdout)
 		stop()
 	}
 	cli.Exit("circuitinfo", err) // 2 after a usage error: nothing was done
@@ -124,7 +124,8 @@ func circuit(o options) (synth.Circuit, *func(done, total int), error) {
 	return c, &c.Progress, nil
 }
 
-func run(ctx context.Context, o options) error {
+// run synthesizes and writes the shape line to out.
+func run(ctx context.Context, o options, out io.Writer) error {
 	c, progress, err := circuit(o)
 	if err != nil {
 		return err
@@ -164,7 +165,7 @@ func run(ctx context.Context, o options) error {
 	constraints := ch.Stats().Constraints
 	synth.AppendInputRows(ch, ch.Stats().Inputs)
 	st := ch.Stats()
-	fmt.Printf("constraints=%d inputs=%d aux=%d rows=%d nnz_a=%d nnz_b=%d nnz_c=%d a_aux_density=%d b_aux_density=%d b_input_density=%d domain=2^%d\n",
+	fmt.Fprintf(out, "constraints=%d inputs=%d aux=%d rows=%d nnz_a=%d nnz_b=%d nnz_c=%d a_aux_density=%d b_aux_density=%d b_input_density=%d domain=2^%d\n",
 		constraints, st.Inputs, st.Aux, st.Constraints, st.NNZA, st.NNZB, st.NNZC,
 		st.AAuxDensity, st.BAuxDensity, st.BInputDensity, bits.Len(uint(st.Constraints-1)))
 	if !o.quiet {
