@@ -211,9 +211,12 @@ if has update; then
 	GPUC2_TEST_UPDATE_GPU=1 GPUC2_UPDATE_GPU_SIZE=${UPDATE_SIZE:-8MiB} timev "$DEV/update.test" -test.run 'TestGPUEqualsCPU$' \
 		-test.v -test.timeout 40m >"$OUT/update.log" 2>&1
 	note "update circuit, GPU against CPU (${UPDATE_SIZE:-8MiB}): rc=$? $(counts "$OUT/update.log") in $(($(date +%s) - t0)) s"
+	# Filecoin's real update parameters, where FIL_PROOFS_PARAMETER_CACHE holds them (skips otherwise)
+	GPUC2_UPDATE_REAL_SIZE=${UPDATE_SIZE:-8MiB} "$DEV/update.test" -test.run 'TestRealParams$' -test.v -test.timeout 20m \
+		>>"$OUT/update.log" 2>&1
 	GPUC2_UPDATE_32GIB=1 timev "$DEV/update.test" -test.run XX -test.bench 'SynthesizeWitness/32GiB$' -test.benchtime 2x \
 		-test.timeout 20m >>"$OUT/update.log" 2>&1
-	grep -E -- '--- (FAIL|PASS|SKIP)|proof_test.go|^Benchmark|Maximum resident' "$OUT/update.log" | tee -a "$summary"
+	grep -E -- '--- (FAIL|PASS|SKIP)|proof_test.go|realparams_test.go|^Benchmark|Maximum resident' "$OUT/update.log" | tee -a "$summary"
 fi
 if has sector; then
 	t0=$(date +%s)
