@@ -151,13 +151,14 @@ func TestWriterRecordsDigest(t *testing.T) {
 	assert.NoFileExists(t, DigestSidecarPath(path)+".tmp")
 }
 
-// Every published name is a v28 PoRep file with a well-formed digest, and
-// each .params has its .vk.
+// Every published name is a v28 PoRep or SnapDeals update file with a
+// well-formed digest, and each .params has its .vk.
 func TestPublishedDigests(t *testing.T) {
-	require.Len(t, publishedDigests, 10)
+	require.Len(t, publishedDigests, 20)
 	for name, d := range publishedDigests {
 		assert.True(t, validDigest(d), name)
-		assert.True(t, strings.HasPrefix(name, "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-"), name)
+		assert.True(t, strings.HasPrefix(name, "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-") ||
+			strings.HasPrefix(name, "v28-empty-sector-update-merkletree-poseidon_hasher-"), name)
 		if base, ok := strings.CutSuffix(name, ".params"); ok {
 			_, ok := publishedDigests[base+".vk"]
 			assert.True(t, ok, "no .vk for %s", name)

@@ -10,12 +10,13 @@
 #   CGO_ENABLED=1 go test -c -o .dev/groth16.test ./groth16      # for stream, partition
 #   go test -c -o .dev/stacked.test ./synth/stacked; go test -c -o .dev/sha256.test ./synth/gadgets/sha256  # synth
 #   CGO_ENABLED=1 go test -c -o .dev/gpuc2.test .                 # for facade
+#   CGO_ENABLED=1 go test -c -o .dev/update.test ./synth/update   # for update
 #   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/testsetup ./examples/testsetup   # for facade-sector
 #   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/c2prove ./examples/c2prove
 # (add -ldflags='-s -w' to keep .dev under the carry limit)
 # Then on the GPU machine, from the repository root:
 #   native/device-test.sh [tests] [stream] [sanitize] [racecheck] [bench] [big] [windows] [ncu] [partition] [synth]
-#                         [facade] [sector] [facade-sector]
+#                         [facade] [sector] [facade-sector] [update]
 #   (default: tests sanitize bench)
 # "big" adds the 2^24-class sizes to the correctness tests (GPUC2_TEST_BIG=1);
 # "windows" times the MSMs ${WINDOW_SIZES:-g1-24} (g1-K / g2-K: G1 / G2 at 2^K) at forced window sizes
@@ -38,7 +39,10 @@
 # -matrices=false, and FACADE_TAG a suffix to the run's file names): peak VRAM sampled by nvidia-smi, GPU
 # busy and PCIe rx by nvidia-smi dmon, peak RSS by GNU time and its moment by sampling (ps). "partition" with PARTITION_LIMITS (e.g.
 # 16GiB,24GiB) also streams the tiled key from pinned memory under each limit and checks the proofs
-# against the resident one's. FACADE_KEEP=1 keeps the setup file; FACADE_REUSE=1 uses one found in
+# against the resident one's. "update" proves a synthetic SnapDeals update partition
+# (${UPDATE_SIZE:-8MiB}; 32GiB: one partition of 81 M constraints) on the GPU, resident and streamed,
+# under a TEST-ONLY setup made on the GPU, against the CPU's proof for the same r, s (byte-identical),
+# then times the witness synthesis of a 32 GiB update partition (the 16 cores). FACADE_KEEP=1 keeps the setup file; FACADE_REUSE=1 uses one found in
 # FACADE_CACHE instead of making it (consecutive calls on a machine still warm). PACK=1 packs every
 # log and trace but summary.txt into $OUT/logs.tgz.
 set -uo pipefail
@@ -201,6 +205,18 @@ if has facade; then
 		>"$OUT/facade.log" 2>&1
 	note "facade tests on the GPU: rc=$? $(counts "$OUT/facade.log") in $(($(date +%s) - t0)) s"
 	grep -E -- '--- (FAIL|PASS|SKIP)' "$OUT/facade.log" | tee -a "$summary"
+fi
+if has update; then
+	t0=$(date +%s)
+	GPUC2_TEST_UPDATE_GPU=1 GPUC2_UPDATE_GPU_SIZE=${UPDATE_SIZE:-8MiB} timev "$DEV/update.test" -test.run 'TestGPUEqualsCPU$' \
+		-test.v -test.timeout 40m >"$OUT/update.log" 2>&1
+	note "update circuit, GPU against CPU (${UPDATE_SIZE:-8MiB}): rc=$? $(counts "$OUT/update.log") in $(($(date +%s) - t0)) s"
+	# Filecoin's real update parameters, where FIL_PROOFS_PARAMETER_CACHE holds them (skips otherwise)
+	GPUC2_UPDATE_REAL_SIZE=${UPDATE_SIZE:-8MiB} "$DEV/update.test" -test.run 'TestRealParams$' -test.v -test.timeout 20m \
+		>>"$OUT/update.log" 2>&1
+	GPUC2_UPDATE_32GIB=1 timev "$DEV/update.test" -test.run XX -test.bench 'SynthesizeWitness/32GiB$' -test.benchtime 2x \
+		-test.timeout 20m >>"$OUT/update.log" 2>&1
+	grep -E -- '--- (FAIL|PASS|SKIP)|proof_test.go|realparams_test.go|^Benchmark|Maximum resident' "$OUT/update.log" | tee -a "$summary"
 fi
 if has sector; then
 	t0=$(date +%s)

@@ -12,6 +12,8 @@
 //   - the output (element 1) is materialized at the end.
 //
 // Rows = 3·arity + 28·t + 4·R_P + 1: 311, 377, 505, 598 for arity 2, 4, 8, 11.
+// HashWith takes other constants of an arity (a custom domain tag: the
+// same rows with another constant on ONE).
 //
 // Usage:
 //

@@ -141,3 +141,29 @@ func BenchmarkHashWitness(b *testing.B) {
 		})
 	}
 }
+
+// HashWith a custom tag equals the native hash with it, is satisfied, and
+// does not share the Merkle-tree template (the tag is a row constant).
+func TestHashWithCustomTag(t *testing.T) {
+	c, err := native.CustomConstants(2, 1)
+	require.NoError(t, err)
+	in := randInputs(t, 2)
+	ch := synth.NewChecker()
+	b := boolean.NewBuilder(ch)
+	pre := []num.Num{num.Alloc(b, in[0]), num.Alloc(b, in[1])}
+	g := poseidon.New(b)
+	h, err := g.HashWith(c, pre)
+	require.NoError(t, err)
+	want, _ := c.Hash(in)
+	assert.Equal(t, want, h.Value)
+	assert.Equal(t, want, ch.Value(h.Var))
+	m, err := g.Hash(pre) // Merkle-tree tag, after the custom one
+	require.NoError(t, err)
+	plain, _ := native.Hash(in)
+	assert.Equal(t, plain, m.Value)
+	require.NoError(t, ch.Err())
+	assert.Equal(t, 2*311, ch.Stats().Constraints)
+
+	_, err = g.HashWith(c, pre[:1])
+	assert.ErrorIs(t, err, native.ErrArity)
+}

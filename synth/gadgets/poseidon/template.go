@@ -30,10 +30,15 @@ type template struct {
 
 type tplRow struct{ a, b, c, end int } // terms[a:b], [b:c], [c:end]
 
-var (
-	tplOnce [native.MaxWidth]sync.Once
-	tpls    [native.MaxWidth]*template
-)
+// tpls maps a *native.Constants to its template (once.Do builds it): one
+// per arity and domain tag, since the tag's folded S-box is a coefficient
+// of ONE in the rows.
+var tpls sync.Map
+
+type tplEntry struct {
+	once sync.Once
+	t    *template
+}
 
 // capture records the rows of a synthesis with slot variables.
 type capture struct {
@@ -62,7 +67,12 @@ func (c *capture) Enforce(a, b, cc synth.LinearCombination) {
 
 func templateFor(c *native.Constants) *template {
 	a := c.Arity
-	tplOnce[a].Do(func() {
+	v, ok := tpls.Load(c)
+	if !ok {
+		v, _ = tpls.LoadOrStore(c, &tplEntry{})
+	}
+	e := v.(*tplEntry)
+	e.once.Do(func() {
 		t := &template{arity: a}
 		cp := &capture{t: t}
 		g := New(boolean.NewBuilder(cp))
@@ -72,9 +82,9 @@ func templateFor(c *native.Constants) *template {
 		}
 		g.synthesize(c, pre)
 		t.nvars = cp.count
-		tpls[a] = t
+		e.t = t
 	})
-	return tpls[a]
+	return e.t
 }
 
 // valueSink keeps the allocated values and ignores rows.
@@ -89,11 +99,21 @@ func (s *valueSink) Value(v synth.Variable) fr.Element       { return s.vals[v.I
 func (s *valueSink) Enforce(_, _, _ synth.LinearCombination) {}
 
 // Hash is neptune's circuit::poseidon_hash over the preimage (the arity is
-// its length: 2, 4, 8 or 11). The result is a fresh aux variable.
+// its length: 2, 4, 8 or 11) with the Merkle-tree constants. The result is
+// a fresh aux variable.
 func (g *Gadget) Hash(preimage []num.Num) (num.Num, error) {
 	c, err := native.ConstantsFor(len(preimage))
 	if err != nil {
 		return num.Num{}, fmt.Errorf("poseidon gadget: %w", err)
+	}
+	return g.HashWith(c, preimage)
+}
+
+// HashWith is Hash with given constants (e.g. native.CustomConstants);
+// len(preimage) must be c.Arity.
+func (g *Gadget) HashWith(c *native.Constants, preimage []num.Num) (num.Num, error) {
+	if len(preimage) != c.Arity {
+		return num.Num{}, fmt.Errorf("poseidon gadget: %w: %d inputs for arity %d", native.ErrArity, len(preimage), c.Arity)
 	}
 	tpl := templateFor(c)
 

@@ -2,7 +2,9 @@
 // Strength::Standard and HashType::MerkleTree over BLS12-381 Fr, for the
 // arities 2, 4, 8 and 11 (t = arity + 1 state elements, R_F = 8 full rounds,
 // R_P = 55, 56, 57, 57 partial rounds, x⁵ S-box, Cauchy MDS matrix, round
-// constants from the Grain LFSR, domain tag 2^arity − 1).
+// constants from the Grain LFSR, domain tag 2^arity − 1). CustomConstants
+// gives neptune's HashType::Custom tags (id·2^40, same round constants),
+// which storage-proofs-update hashes its randomness with.
 //
 // The constants are derived once per arity on first use (sync.Once), as
 // neptune does: the plain round constants and MDS matrix, and from them the
