@@ -13,10 +13,11 @@
 #   CGO_ENABLED=1 go test -c -o .dev/update.test ./synth/update   # for update
 #   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/testsetup ./examples/testsetup   # for facade-sector
 #   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/c2prove ./examples/c2prove
+#   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/gpuc2d ./examples/gpuc2d; go build -ldflags='-s -w' -o .dev/cuzkclient ./examples/cuzkclient  # daemon
 # (add -ldflags='-s -w' to keep .dev under the carry limit)
 # Then on the GPU machine, from the repository root:
 #   native/device-test.sh [tests] [stream] [sanitize] [racecheck] [bench] [big] [windows] [ncu] [partition] [synth]
-#                         [facade] [sector] [facade-sector] [update]
+#                         [facade] [sector] [facade-sector] [update] [daemon]
 #   (default: tests sanitize bench)
 # "big" adds the 2^24-class sizes to the correctness tests (GPUC2_TEST_BIG=1);
 # "windows" times the MSMs ${WINDOW_SIZES:-g1-24} (g1-K / g2-K: G1 / G2 at 2^K) at forced window sizes
@@ -279,6 +280,51 @@ if has facade-sector; then
 	fi
 	[ $r -ne 0 ] && rc=1
 	[ -z "${FACADE_KEEP:-}" ] && rm -rf "$fdir/gpuc2/test-params" # the TEST-ONLY file (and any .tmp), unless FACADE_KEEP
+fi
+if has daemon; then
+	# gpuc2d (examples/gpuc2d) serving the facade-sector setup: DAEMON_COUNT 32 GiB TEST-ONLY sectors (default 4)
+	# submitted at once over gRPC by ./cuzkclient, another process, as Curio sends them (Commit2In envelopes), with
+	# FACADE_WORKERS GPU workers, once per limit in DAEMON_LIMITS (default FACADE_LIMITS): the client's per-proof
+	# send times and steady s/proof, the daemon's peak RSS (sampled) and VRAM. Run after facade-sector (FACADE_KEEP=1)
+	# in the same call, or with FACADE_REUSE=1 on a machine still warm, so that c2prove's figures come from this
+	# machine.
+	fsize=${FACADE_SIZE:-32GiB}
+	fdir=${FACADE_CACHE:-$(cd "$DEV" && pwd)/facade-cache}
+	circuit=porep-$(echo "$fsize" | tr 'A-Z' 'a-z' | sed 's/ib$//; s/kib$/k/')
+	sock=/tmp/gpuc2d-test.sock
+	for limit in ${DAEMON_LIMITS:-${FACADE_LIMITS:-unlimited}}; do
+		tag=${limit}${FACADE_TAG:-}
+		memflag=()
+		[ "$limit" != unlimited ] && memflag=(-device-memory "$limit")
+		t0=$(date +%s)
+		vram_start "$OUT/daemon-$tag-vram.log"
+		rss_start "$OUT/daemon-$tag-rss.log" gpuc2d
+		FIL_PROOFS_PARAMETER_CACHE=/nonexistent GOMEMLIMIT=${GOMEMLIMIT:-110GiB} "$DEV/gpuc2d" -listen "unix://$sock" \
+			-backend cuda -test-params "$fdir" -preload "$circuit" -workers "${FACADE_WORKERS:-2}" "${memflag[@]}" \
+			>"$OUT/daemon-$tag.log" 2>&1 &
+		dpid=$!
+		# serving once the key is preloaded: GetStatus answers
+		until "$DEV/cuzkclient" -addr "unix://$sock" -status >/dev/null 2>&1; do
+			kill -0 "$dpid" 2>/dev/null || break
+			sleep 1
+		done
+		note "daemon $tag: serving after $(($(date +%s) - t0)) s"
+		"$DEV/cuzkclient" -addr "unix://$sock" -sector-size "$fsize" -count "${DAEMON_COUNT:-4}" >"$OUT/daemon-client-$tag.log" 2>&1
+		r=$?
+		"$DEV/cuzkclient" -addr "unix://$sock" -metrics >"$OUT/daemon-metrics-$tag.txt" 2>&1
+		kill -TERM "$dpid" 2>/dev/null
+		wait "$dpid"
+		dr=$?
+		vram_stop
+		rss_stop
+		note "daemon $tag: cuzkclient $fsize × ${DAEMON_COUNT:-4} rc=$r, daemon exit $dr, in $(($(date +%s) - t0)) s," \
+			"peak VRAM $(vram_peak "$OUT/daemon-$tag-vram.log") MiB, daemon peak RSS sampled $(rss_peak "$OUT/daemon-$tag-rss.log")"
+		cut -c1-300 <"$OUT/daemon-client-$tag.log" | tee -a "$summary"
+		grep -E '^gpuc2d_proofs_total|^gpuc2_gpu_busy_seconds_total|^process_resident_memory_bytes' "$OUT/daemon-metrics-$tag.txt" | tee -a "$summary"
+		grep -E 'level=(WARN|ERROR)|panic' "$OUT/daemon-$tag.log" | cut -c1-300 | head -5 | tee -a "$summary"
+		[ $r -ne 0 ] && rc=1
+	done
+	[ -z "${FACADE_KEEP:-}" ] && rm -rf "$fdir/gpuc2d/test-params"
 fi
 # PACK=1: everything but the summary into one archive (the device tool returns a few files only).
 if [ -n "${PACK:-}" ]; then

@@ -1,0 +1,202 @@
+package provingengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gpuc2/gpuc2"
+	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+)
+
+// job is one submitted proof, from SubmitProof until it is forgotten
+// (Config.Retain after it ends).
+type job struct {
+	id        string
+	requestID string
+	kind      pb.ProofKind
+	priority  gpuc2.Priority
+	submitted time.Time
+	req       gpuc2.SealRequest
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed once the outcome below is set
+
+	// Set before done closes.
+	status   pb.AwaitProofResponse_Status
+	proof    []byte
+	errText  string
+	timings  gpuc2.SealTimings
+	finished time.Time
+
+	// byProve: made by a Prove call, so the last Prove caller to hang up
+	// cancels it (one made by SubmitProof lives until awaited or cancelled).
+	byProve bool
+	// Guarded by the table's mu.
+	provers int // Prove calls waiting on it
+}
+
+// errCancelled is the cause of a job cancelled by CancelProof, a Prove
+// caller hanging up or the daemon's shutdown.
+var errCancelled = errors.New("job cancelled")
+
+// ended reports whether the job has its outcome.
+func (j *job) ended() bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// response is the job's AwaitProofResponse once it has ended.
+func (j *job) response() *pb.AwaitProofResponse {
+	r := &pb.AwaitProofResponse{JobId: j.id, Status: j.status, Proof: j.proof, ErrorMessage: j.errText}
+	if j.status == pb.AwaitProofResponse_COMPLETED {
+		r.QueueWaitMs = ms(j.timings.Wait)
+		r.SrsLoadMs = ms(j.timings.ParamLoad)
+		r.SynthesisMs = ms(j.timings.Synthesis)
+		r.GpuComputeMs = ms(j.timings.Prove)
+	}
+	r.TotalMs = ms(j.finished.Sub(j.submitted))
+	return r
+}
+
+func ms(d time.Duration) uint64 { return uint64(max(0, d.Milliseconds())) }
+
+// table holds the jobs: by id, and by request id while a second submit
+// must get the same job (queued, running, or completed and retained).
+type table struct {
+	mu        sync.Mutex
+	byID      map[string]*job
+	byRequest map[string]*job
+	seq       uint64
+	closed    bool // draining: no new jobs
+}
+
+func newTable() *table {
+	return &table{byID: map[string]*job{}, byRequest: map[string]*job{}}
+}
+
+// errDraining refuses a submit during shutdown.
+var errDraining = errors.New("gpuc2d is shutting down: no new proofs")
+
+// errFull refuses a submit beyond Config.MaxPending.
+type errFull struct{ pending, max int }
+
+func (e errFull) Error() string {
+	return fmt.Sprintf("gpuc2d has %d proofs pending or running, its limit (-max-pending %d)", e.pending, e.max)
+}
+
+// add returns the job of req's request id if one is kept (found), else
+// makes one with newJob, unless the daemon is draining or maxPending jobs
+// are unfinished.
+func (t *table) add(requestID string, maxPending int, newJob func(id string) *job) (j *job, found bool, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if requestID != "" {
+		if j := t.byRequest[requestID]; j != nil {
+			return j, true, nil
+		}
+	}
+	if t.closed {
+		return nil, false, errDraining
+	}
+	if n := t.unfinishedLocked(); maxPending > 0 && n >= maxPending {
+		return nil, false, errFull{n, maxPending}
+	}
+	t.seq++
+	j = newJob("gpuc2-" + strconv.FormatUint(t.seq, 10))
+	t.byID[j.id] = j
+	if requestID != "" {
+		t.byRequest[requestID] = j
+	}
+	return j, false, nil
+}
+
+func (t *table) unfinishedLocked() int {
+	n := 0
+	for _, j := range t.byID {
+		if !j.ended() {
+			n++
+		}
+	}
+	return n
+}
+
+// get returns the job with id, or nil.
+func (t *table) get(id string) *job {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byID[id]
+}
+
+// ended records that j has ended: a failed or cancelled job no longer
+// answers for its request id, so that a retry proves anew; a completed one
+// does until it is forgotten.
+func (t *table) ended(j *job) {
+	if j.status == pb.AwaitProofResponse_COMPLETED || j.requestID == "" {
+		return
+	}
+	t.mu.Lock()
+	if t.byRequest[j.requestID] == j {
+		delete(t.byRequest, j.requestID)
+	}
+	t.mu.Unlock()
+}
+
+// forget drops the jobs that ended before cutoff.
+func (t *table) forget(cutoff time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id, j := range t.byID {
+		if j.ended() && j.finished.Before(cutoff) {
+			delete(t.byID, id)
+			if t.byRequest[j.requestID] == j {
+				delete(t.byRequest, j.requestID)
+			}
+		}
+	}
+}
+
+// unfinished returns the jobs not yet ended, in submission order.
+func (t *table) unfinished() []*job {
+	t.mu.Lock()
+	var out []*job
+	for _, j := range t.byID {
+		if !j.ended() {
+			out = append(out, j)
+		}
+	}
+	t.mu.Unlock()
+	slices.SortFunc(out, func(a, b *job) int { return a.submitted.Compare(b.submitted) })
+	return out
+}
+
+// close refuses new jobs from now on.
+func (t *table) close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+}
+
+// attach counts a Prove call waiting on j; detach ends it and reports
+// whether it was the last.
+func (t *table) attach(j *job) {
+	t.mu.Lock()
+	j.provers++
+	t.mu.Unlock()
+}
+
+func (t *table) detach(j *job) (last bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	j.provers--
+	return j.provers == 0
+}

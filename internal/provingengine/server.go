@@ -1,0 +1,343 @@
+package provingengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/filecoin-project/go-state-types/abi"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/gpuc2/gpuc2"
+	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+)
+
+// MaxMessageBytes is the gRPC message limit each way: Curio's client's.
+const MaxMessageBytes = 256 << 20
+
+// DefaultRetain is how long a finished job is kept by default.
+const DefaultRetain = 10 * time.Minute
+
+// cancelGrace is how long CancelProof waits for a running job to give its
+// memory and GPU back before it answers.
+const cancelGrace = time.Second
+
+// Config configures a Server.
+type Config struct {
+	Prover *gpuc2.Prover
+	// ParamsDir and TestParamsDir are the Prover's (gpuc2.Config): GetStatus
+	// lists a circuit whose file is there but not loaded as COLD.
+	ParamsDir, TestParamsDir string
+	// MaxPending refuses SubmitProof (ResourceExhausted) while this many
+	// jobs are queued or running; 0: no limit.
+	MaxPending int
+	// Retain is how long a job's outcome is kept after it ends, for
+	// AwaitProof and for a second submit of its request id (a completed
+	// job only); default DefaultRetain.
+	Retain time.Duration
+	Log    *slog.Logger
+}
+
+// Server is the ProvingEngine service over a gpuc2.Prover.
+type Server struct {
+	pb.UnimplementedProvingEngineServer
+	cfg     Config
+	prover  *gpuc2.Prover
+	log     *slog.Logger
+	jobs    *table
+	metrics *metrics
+	since   time.Time // when the daemon started
+
+	running sync.WaitGroup // job goroutines
+	stop    chan struct{}  // closed by Shutdown: the reaper returns
+	once    sync.Once
+}
+
+// New returns a Server over cfg.Prover; Register serves it on a gRPC
+// server, Shutdown drains it.
+func New(cfg Config) (*Server, error) {
+	if cfg.Prover == nil {
+		return nil, errors.New("provingengine: no Prover")
+	}
+	if cfg.Retain <= 0 {
+		cfg.Retain = DefaultRetain
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	s := &Server{cfg: cfg, prover: cfg.Prover, log: cfg.Log, jobs: newTable(), since: time.Now(), stop: make(chan struct{})}
+	s.metrics = newMetrics(s)
+	go s.reap()
+	return s, nil
+}
+
+// Register adds the service to g.
+func (s *Server) Register(g *grpc.Server) { pb.RegisterProvingEngineServer(g, s) }
+
+// ServerOptions are the options a gRPC server for this service needs:
+// Curio's message limits.
+func ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes)}
+}
+
+// reap forgets jobs Retain after they end.
+func (s *Server) reap() {
+	tick := time.NewTicker(min(s.cfg.Retain/4, time.Minute))
+	defer tick.Stop()
+	for {
+		select {
+		case now := <-tick.C:
+			s.jobs.forget(now.Add(-s.cfg.Retain))
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+// Shutdown refuses new jobs, cancels those not yet started, lets the
+// running ones finish until ctx ends, then cancels them too, and waits for
+// every job to end (their awaiters get CANCELLED).
+func (s *Server) Shutdown(ctx context.Context) {
+	s.once.Do(func() { close(s.stop) })
+	s.jobs.close()
+	for _, j := range s.jobs.unfinished() {
+		if !s.started(j) {
+			j.cancel(errCancelled)
+		}
+	}
+	done := make(chan struct{})
+	go func() { s.running.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-ctx.Done():
+	}
+	for _, j := range s.jobs.unfinished() {
+		j.cancel(errCancelled)
+	}
+	<-done
+}
+
+// SubmitProof queues a proof and returns its job id at once.
+func (s *Server) SubmitProof(ctx context.Context, req *pb.SubmitProofRequest) (*pb.SubmitProofResponse, error) {
+	j, err := s.submit(req, false)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.SubmitProofResponse{JobId: j.id, QueuePosition: s.position(j)}, nil
+}
+
+// AwaitProof waits for the job's outcome, or TIMEOUT after timeout_ms (the
+// job goes on).
+func (s *Server) AwaitProof(ctx context.Context, req *pb.AwaitProofRequest) (*pb.AwaitProofResponse, error) {
+	j := s.jobs.get(req.GetJobId())
+	if j == nil {
+		return nil, status.Errorf(codes.NotFound, "no job %s (unknown, or forgotten %v after it ended)", clip(req.GetJobId()), s.cfg.Retain)
+	}
+	var timeout <-chan time.Time
+	if req.GetTimeoutMs() > 0 {
+		t := time.NewTimer(time.Duration(min(req.GetTimeoutMs(), uint64(1<<62)/uint64(time.Millisecond))) * time.Millisecond)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-j.done:
+		return j.response(), nil
+	case <-timeout:
+		return &pb.AwaitProofResponse{JobId: j.id, Status: pb.AwaitProofResponse_TIMEOUT,
+			ErrorMessage: fmt.Sprintf("not done after %d ms; the job goes on", req.GetTimeoutMs()),
+			TotalMs:      ms(time.Since(j.submitted))}, nil
+	case <-ctx.Done():
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+}
+
+// Prove is SubmitProof and AwaitProof in one call. A caller that hangs up
+// cancels the job it made, unless another Prove call still waits on it.
+func (s *Server) Prove(ctx context.Context, req *pb.ProveRequest) (*pb.ProveResponse, error) {
+	j, err := s.submit(req.GetSubmit(), true)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if s.jobs.detach(j) && j.byProve && ctx.Err() != nil && !j.ended() {
+			s.log.Info("gpuc2d: caller hung up; cancelling its job", "job", j.id, "request", j.requestID)
+			j.cancel(errCancelled)
+		}
+	}()
+	select {
+	case <-j.done:
+		return &pb.ProveResponse{Result: j.response()}, nil
+	case <-ctx.Done():
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+}
+
+// CancelProof cancels a job and waits up to a second for it to stop.
+func (s *Server) CancelProof(ctx context.Context, req *pb.CancelProofRequest) (*pb.CancelProofResponse, error) {
+	j := s.jobs.get(req.GetJobId())
+	if j == nil {
+		return nil, status.Errorf(codes.NotFound, "no job %s", clip(req.GetJobId()))
+	}
+	if j.ended() {
+		return &pb.CancelProofResponse{}, nil
+	}
+	running := s.started(j)
+	j.cancel(errCancelled)
+	t := time.NewTimer(cancelGrace)
+	defer t.Stop()
+	select {
+	case <-j.done:
+	case <-t.C:
+		s.log.Warn("gpuc2d: a cancelled job has not stopped within its grace", "job", j.id, "grace", cancelGrace)
+	case <-ctx.Done():
+	}
+	return &pb.CancelProofResponse{WasRunning: running}, nil
+}
+
+// submit checks req, then returns the job of its request id if one is
+// kept, else starts a new one.
+func (s *Server) submit(req *pb.SubmitProofRequest, byProve bool) (*job, error) {
+	if req == nil {
+		return nil, status.Error(codes.InvalidArgument, "no request")
+	}
+	sreq, err := s.sealRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	j, found, err := s.jobs.add(req.GetRequestId(), s.cfg.MaxPending, func(id string) *job {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		sreq.Label = id
+		return &job{id: id, requestID: req.GetRequestId(), kind: req.GetProofKind(), priority: sreq.Priority,
+			submitted: time.Now(), req: sreq, ctx: ctx, cancel: cancel, done: make(chan struct{}), byProve: byProve}
+	})
+	var full errFull
+	switch {
+	case errors.Is(err, errDraining):
+		return nil, status.Error(codes.Unavailable, err.Error())
+	case errors.As(err, &full):
+		return nil, status.Error(codes.ResourceExhausted, err.Error())
+	case err != nil:
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	if byProve {
+		s.jobs.attach(j)
+	}
+	if found {
+		if j.kind != req.GetProofKind() || j.req.Sector != sreq.Sector || j.req.Miner != sreq.Miner ||
+			*j.req.ProofType != *sreq.ProofType {
+			if byProve {
+				s.jobs.detach(j)
+			}
+			return nil, status.Errorf(codes.InvalidArgument, "request_id %s is job %s, for another proof (%v sector %d of miner %d)",
+				clip(req.GetRequestId()), j.id, j.kind, j.req.Sector, j.req.Miner)
+		}
+		s.log.Info("gpuc2d: request id seen again; same job", "request", j.requestID, "job", j.id)
+		return j, nil
+	}
+	s.metrics.submitted(j)
+	s.log.Info("gpuc2d: proof queued", "job", j.id, "request", j.requestID, "kind", j.kind, "proof", *sreq.ProofType,
+		"sector", sreq.Sector, "miner", sreq.Miner, "priority", req.GetPriority(), "c1_bytes", len(sreq.C1))
+	s.running.Add(1)
+	go s.run(j)
+	return j, nil
+}
+
+// sealRequest checks what can be checked of req before any work and makes
+// the facade's request: a kind gpuc2d serves, a known proof type matching
+// sector_size, a vanilla proof.
+func (s *Server) sealRequest(req *pb.SubmitProofRequest) (gpuc2.SealRequest, error) {
+	switch req.GetProofKind() {
+	case pb.ProofKind_POREP_SEAL_COMMIT:
+	case pb.ProofKind_SNAP_DEALS_UPDATE, pb.ProofKind_WINDOW_POST_PARTITION, pb.ProofKind_WINNING_POST:
+		return gpuc2.SealRequest{}, status.Errorf(codes.Unimplemented,
+			"gpuc2d does not prove %v yet: it serves POREP_SEAL_COMMIT only", req.GetProofKind())
+	default:
+		return gpuc2.SealRequest{}, status.Errorf(codes.InvalidArgument, "proof_kind %v: gpuc2d serves POREP_SEAL_COMMIT", req.GetProofKind())
+	}
+	t := abi.RegisteredSealProof(req.GetRegisteredProof())
+	if req.GetRegisteredProof() > 1<<31 {
+		return gpuc2.SealRequest{}, invalid("registered_proof %d is no RegisteredSealProof", req.GetRegisteredProof())
+	}
+	size, err := t.SectorSize()
+	if err != nil {
+		return gpuc2.SealRequest{}, invalid("registered_proof %d is no RegisteredSealProof: %v", req.GetRegisteredProof(), err)
+	}
+	if req.GetSectorSize() != 0 && req.GetSectorSize() != uint64(size) {
+		return gpuc2.SealRequest{}, invalid("sector_size %d does not match registered_proof %d, whose sectors are %d bytes",
+			req.GetSectorSize(), req.GetRegisteredProof(), uint64(size))
+	}
+	if len(req.GetVanillaProof()) == 0 {
+		return gpuc2.SealRequest{}, invalid("vanilla_proof is empty: POREP_SEAL_COMMIT takes the C1 output there")
+	}
+	if req.GetMinerId() > 1<<63-1 {
+		return gpuc2.SealRequest{}, invalid("miner_id %d is out of range", req.GetMinerId())
+	}
+	return gpuc2.SealRequest{C1: req.GetVanillaProof(), Sector: abi.SectorNumber(req.GetSectorNumber()),
+		Miner: abi.ActorID(req.GetMinerId()), Priority: priority(req.GetPriority()), ProofType: &t}, nil
+}
+
+func invalid(format string, args ...any) error {
+	return status.Errorf(codes.InvalidArgument, "%s: %s", gpuc2.ErrBadInput, fmt.Sprintf(format, args...))
+}
+
+// priority maps cuzk's priority to the facade's (unspecified: normal).
+func priority(p pb.Priority) gpuc2.Priority {
+	switch p {
+	case pb.Priority_LOW:
+		return gpuc2.PriorityLow
+	case pb.Priority_HIGH:
+		return gpuc2.PriorityHigh
+	case pb.Priority_CRITICAL:
+		return gpuc2.PriorityCritical
+	}
+	return gpuc2.PriorityNormal
+}
+
+// run proves j through the facade and records its outcome.
+func (s *Server) run(j *job) {
+	defer s.running.Done()
+	res, err := s.prover.ProveSeal(j.ctx, j.req)
+	j.finished = time.Now()
+	switch {
+	case err == nil:
+		j.status, j.proof, j.timings = pb.AwaitProofResponse_COMPLETED, res.Proof, res.Timings
+	case errors.Is(context.Cause(j.ctx), errCancelled):
+		j.status, j.errText = pb.AwaitProofResponse_CANCELLED, "cancelled"
+	default:
+		j.status, j.errText = pb.AwaitProofResponse_FAILED, err.Error()
+	}
+	j.req.C1 = nil // the C1 (tens of MB) is not kept with the outcome
+	close(j.done)
+	s.jobs.ended(j)
+	s.metrics.ended(j)
+	s.log.Info("gpuc2d: proof ended", "job", j.id, "request", j.requestID, "status", j.status,
+		"total", j.finished.Sub(j.submitted).Round(time.Millisecond), "error", j.errText)
+}
+
+// started reports whether j's proof has a partition past the queue.
+func (s *Server) started(j *job) bool {
+	for _, p := range s.prover.Status().Proofs {
+		if p.Label == j.id {
+			return p.Started > 0
+		}
+	}
+	return false
+}
+
+// position is how many unfinished jobs are ahead of j: of a higher
+// priority, or of its own and submitted before it.
+func (s *Server) position(j *job) uint32 {
+	var n uint32
+	for _, o := range s.jobs.unfinished() {
+		if o != j && (o.priority > j.priority || o.priority == j.priority && o.submitted.Before(j.submitted)) {
+			n++
+		}
+	}
+	return n
+}

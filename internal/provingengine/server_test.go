@@ -1,0 +1,588 @@
+package provingengine_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	commcid "github.com/filecoin-project/go-fil-commcid"
+	"github.com/filecoin-project/go-state-types/abi"
+	prooftypes "github.com/filecoin-project/go-state-types/proof"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/internal/provingengine"
+	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+const (
+	spt   = abi.RegisteredSealProof_StackedDrg2KiBV1_1
+	miner = abi.ActorID(1000)
+)
+
+// testParams is one TEST-ONLY 2 KiB setup for every test of the package.
+var testParams string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gpuc2d-params")
+	if err != nil {
+		panic(err)
+	}
+	testParams = dir
+	code := m.Run()
+	if sharedStop != nil {
+		sharedStop()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// daemon is a Server over a CPU Prover on a real gRPC server on a unix
+// socket, and a client generated from the .proto.
+type daemon struct {
+	prover *gpuc2.Prover
+	srv    *provingengine.Server
+	client pb.ProvingEngineClient
+}
+
+type options struct {
+	cfg        gpuc2.Config
+	maxPending int
+}
+
+func start(t *testing.T, o options) *daemon {
+	t.Helper()
+	d, stop, err := newDaemon(o, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	require.NoError(t, err)
+	t.Cleanup(stop)
+	return d
+}
+
+// shared is a daemon with the default options for the tests that need no
+// other (each 2 KiB proof costs tens of CPU-seconds), closed by TestMain.
+var (
+	sharedOnce sync.Once
+	sharedD    *daemon
+	sharedErr  error
+	sharedStop func()
+)
+
+func shared(t *testing.T) *daemon {
+	t.Helper()
+	sharedOnce.Do(func() {
+		sharedD, sharedStop, sharedErr = newDaemon(options{}, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	})
+	require.NoError(t, sharedErr)
+	return sharedD
+}
+
+// newDaemon starts a Server over a CPU Prover (2 KiB parameters preloaded)
+// on a gRPC server on a unix socket, and a client; stop ends them.
+func newDaemon(o options, log *slog.Logger) (d *daemon, stop func(), err error) {
+	o.cfg.Backend, o.cfg.TestParamsDir, o.cfg.Logger = gpuc2.BackendCPU, testParams, log
+	o.cfg.ParamsDir = filepath.Join(testParams, "no-real-params")
+	ctx := context.Background()
+	prover, err := gpuc2.New(ctx, o.cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := prover.Preload(ctx, spt); err != nil {
+		prover.Close()
+		return nil, nil, err
+	}
+	srv, err := provingengine.New(provingengine.Config{Prover: prover, ParamsDir: o.cfg.ParamsDir,
+		TestParamsDir: testParams, MaxPending: o.maxPending, Log: log})
+	if err != nil {
+		prover.Close()
+		return nil, nil, err
+	}
+	sockDir, err := os.MkdirTemp("", "pe") // short: a socket path has at most 107 bytes
+	if err != nil {
+		prover.Close()
+		return nil, nil, err
+	}
+	lis, err := net.Listen("unix", filepath.Join(sockDir, "d.sock"))
+	if err != nil {
+		prover.Close()
+		return nil, nil, err
+	}
+	g := grpc.NewServer(provingengine.ServerOptions()...)
+	srv.Register(g)
+	go g.Serve(lis)
+	conn, err := grpc.NewClient("unix://"+lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(512<<20), grpc.MaxCallSendMsgSize(512<<20)))
+	if err != nil {
+		g.Stop()
+		prover.Close()
+		return nil, nil, err
+	}
+	stop = func() {
+		conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		srv.Shutdown(ctx)
+		cancel()
+		g.Stop()
+		prover.Close()
+		os.RemoveAll(sockDir)
+	}
+	return &daemon{prover: prover, srv: srv, client: pb.NewProvingEngineClient(conn)}, stop, nil
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
+}
+
+// c1 is a synthetic 2 KiB sector's C1 as Curio sends it (the Commit2In
+// envelope) when envelope, else filecoin-ffi's JSON.
+func c1(t *testing.T, sector abi.SectorNumber, envelope bool) []byte {
+	t.Helper()
+	c, err := porep.SyntheticC1(context.Background(), spt, miner, sector, sha256.Sum256([]byte("gpuc2d test")))
+	require.NoError(t, err)
+	var raw []byte
+	if envelope {
+		raw, err = porep.EncodeCommit2In(c, sector)
+	} else {
+		raw, err = c.EncodeJSON()
+	}
+	require.NoError(t, err)
+	return raw
+}
+
+// porepRequest is what Curio's PoRepSnarkCuzk sends for sector.
+func porepRequest(t *testing.T, sector abi.SectorNumber) *pb.SubmitProofRequest {
+	return &pb.SubmitProofRequest{
+		RequestId:       fmt.Sprintf("porep-%d-%d", miner, sector),
+		ProofKind:       pb.ProofKind_POREP_SEAL_COMMIT,
+		SectorSize:      2048,
+		RegisteredProof: uint64(spt),
+		Priority:        pb.Priority_NORMAL,
+		VanillaProof:    c1(t, sector, true),
+		SectorNumber:    uint64(sector),
+		MinerId:         uint64(miner),
+	}
+}
+
+// verify checks proof for sector as Curio does after a cuzk proof
+// (VerifySeal with the sector's commitments, ticket and seed).
+func verify(t *testing.T, d *daemon, sector abi.SectorNumber, proof []byte) {
+	t.Helper()
+	c, err := porep.SyntheticC1(context.Background(), spt, miner, sector, sha256.Sum256([]byte("gpuc2d test")))
+	require.NoError(t, err)
+	var commR [32]byte
+	fr.LittleEndian.PutElement(&commR, c.CommR) // commitments travel as little-endian bytes
+	sealed, err := commcid.ReplicaCommitmentV1ToCID(commR[:])
+	require.NoError(t, err)
+	unsealed, err := commcid.DataCommitmentV1ToCID(c.CommD[:])
+	require.NoError(t, err)
+	ok, err := d.prover.VerifySeal(prooftypes.SealVerifyInfo{SealProof: spt, SectorID: abi.SectorID{Miner: miner, Number: sector},
+		Randomness: c.Ticket[:], InteractiveRandomness: c.Seed[:], Proof: proof, SealedCID: sealed, UnsealedCID: unsealed})
+	require.NoError(t, err)
+	assert.True(t, ok, "VerifySeal of sector %d", sector)
+}
+
+// Prove of a synthetic 2 KiB sector, as Curio sends it, gives the proof
+// VerifySeal accepts; GetStatus and GetMetrics (Prometheus text, parsed)
+// show it.
+func TestProveVerifies(t *testing.T) {
+	d := shared(t)
+	ctx := context.Background()
+	completed := metric(t, d, "gpuc2d_proofs_total", map[string]string{"outcome": "completed"})
+	const sector = 10
+	resp, err := d.client.Prove(ctx, &pb.ProveRequest{Submit: porepRequest(t, sector)})
+	require.NoError(t, err)
+	r := resp.GetResult()
+	require.Equal(t, pb.AwaitProofResponse_COMPLETED, r.GetStatus(), r.GetErrorMessage())
+	assert.Len(t, r.GetProof(), 192)
+	assert.Positive(t, r.GetTotalMs())
+	assert.Positive(t, r.GetSynthesisMs()+r.GetGpuComputeMs())
+	verify(t, d, sector, r.GetProof())
+
+	st, err := d.client.GetStatus(ctx, &pb.GetStatusRequest{})
+	require.NoError(t, err)
+	assert.Positive(t, st.GetTotalProofsCompleted())
+	require.Len(t, st.GetLoadedSrs(), 1)
+	assert.Equal(t, "porep-2k", st.GetLoadedSrs()[0].GetCircuitId())
+	assert.Equal(t, pb.SRSStatus_WARM, st.GetLoadedSrs()[0].GetTier(), "the CPU's key: mapped on the host")
+	assert.Positive(t, st.GetLoadedSrs()[0].GetSizeBytes())
+	assert.Empty(t, st.GetGpus())
+
+	families := metricFamilies(t, d)
+	for _, name := range []string{"gpuc2d_proofs_total", "gpuc2d_queue_jobs", "gpuc2d_stage_seconds", "gpuc2_host_budget_bytes",
+		"gpuc2_pinned_host_bytes", "gpuc2_partitions", "gpuc2_loaded_key_bytes", "process_resident_memory_bytes", "gpuc2d_uptime_seconds"} {
+		assert.Contains(t, families, name)
+	}
+	assert.Equal(t, completed+1, metric(t, d, "gpuc2d_proofs_total", map[string]string{"outcome": "completed"}))
+	stages := map[string]bool{}
+	for _, m := range families["gpuc2d_stage_seconds"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			stages[l.GetValue()] = true
+		}
+		assert.Positive(t, m.GetHistogram().GetSampleCount())
+	}
+	assert.Equal(t, map[string]bool{"queue_wait": true, "key_load": true, "synthesis": true, "gpu": true, "total": true}, stages)
+}
+
+// One request id submitted twice is one job, one proof; AwaitProof with a
+// short timeout answers TIMEOUT and the job goes on; a completed job answers
+// for its request id while retained; an id reused for another proof is
+// refused.
+func TestRequestIDAndAwaitTimeout(t *testing.T) {
+	d := shared(t)
+	ctx := context.Background()
+	submitted := metric(t, d, "gpuc2d_proofs_submitted_total", nil)
+	req := porepRequest(t, 20)
+	a, err := d.client.SubmitProof(ctx, req)
+	require.NoError(t, err)
+	r, err := d.client.AwaitProof(ctx, &pb.AwaitProofRequest{JobId: a.GetJobId(), TimeoutMs: 1})
+	require.NoError(t, err)
+	assert.Equal(t, pb.AwaitProofResponse_TIMEOUT, r.GetStatus())
+	b, err := d.client.SubmitProof(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, a.GetJobId(), b.GetJobId())
+	r, err = d.client.AwaitProof(ctx, &pb.AwaitProofRequest{JobId: a.GetJobId()})
+	require.NoError(t, err)
+	require.Equal(t, pb.AwaitProofResponse_COMPLETED, r.GetStatus(), r.GetErrorMessage())
+	verify(t, d, 20, r.GetProof())
+	again, err := d.client.Prove(ctx, &pb.ProveRequest{Submit: req})
+	require.NoError(t, err)
+	assert.Equal(t, a.GetJobId(), again.GetResult().GetJobId())
+	assert.Equal(t, r.GetProof(), again.GetResult().GetProof())
+	assert.Equal(t, submitted+1, metric(t, d, "gpuc2d_proofs_submitted_total", nil), "one proof made")
+
+	other := porepRequest(t, 21)
+	other.RequestId = req.RequestId
+	_, err = d.client.SubmitProof(ctx, other)
+	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	_, err = d.client.AwaitProof(ctx, &pb.AwaitProofRequest{JobId: "nope"})
+	assert.Equal(t, codes.NotFound, status.Code(err))
+	_, err = d.client.CancelProof(ctx, &pb.CancelProofRequest{JobId: "nope"})
+	assert.Equal(t, codes.NotFound, status.Code(err))
+}
+
+// started waits until the job labelled id has a partition past the queue;
+// false if done closes first.
+func started(d *daemon, id string, done <-chan struct{}) bool {
+	for {
+		for _, p := range d.prover.Status().Proofs {
+			if p.Label == id && p.Started > 0 {
+				return true
+			}
+		}
+		select {
+		case <-done:
+			return false
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// CancelProof of a running job answers within a second, its awaiter gets
+// CANCELLED, its memory is given back, and the next proof succeeds.
+func TestCancelRunning(t *testing.T) {
+	d := shared(t)
+	ctx := context.Background()
+	for attempt := 0; ; attempt++ {
+		require.Less(t, attempt, 5, "no job was caught running in 5 attempts")
+		s, err := d.client.SubmitProof(ctx, porepRequest(t, abi.SectorNumber(40+attempt)))
+		require.NoError(t, err)
+		done := make(chan struct{})
+		var r *pb.AwaitProofResponse
+		go func() {
+			defer close(done)
+			r, _ = d.client.AwaitProof(ctx, &pb.AwaitProofRequest{JobId: s.GetJobId()})
+		}()
+		if !started(d, s.GetJobId(), done) {
+			continue
+		}
+		t0 := time.Now()
+		c, err := d.client.CancelProof(ctx, &pb.CancelProofRequest{JobId: s.GetJobId()})
+		took := time.Since(t0)
+		require.NoError(t, err)
+		<-done
+		if r.GetStatus() == pb.AwaitProofResponse_COMPLETED {
+			continue // it finished before the cancel reached it
+		}
+		assert.True(t, c.GetWasRunning())
+		assert.Less(t, took, time.Second)
+		assert.Equal(t, pb.AwaitProofResponse_CANCELLED, r.GetStatus())
+		st := d.prover.Status()
+		assert.Empty(t, st.Proofs)
+		assert.Equal(t, st.HostParkedBytes, st.HostReservedBytes, "only parked spares hold host memory")
+		t.Logf("cancelled a running job in %v", took)
+		break
+	}
+	resp, err := d.client.Prove(ctx, &pb.ProveRequest{Submit: porepRequest(t, 49)})
+	require.NoError(t, err)
+	assert.Equal(t, pb.AwaitProofResponse_COMPLETED, resp.GetResult().GetStatus(), resp.GetResult().GetErrorMessage())
+}
+
+// A client that hangs up on Prove cancels its job, whose request id is
+// then free for a retry.
+func TestHangUpCancels(t *testing.T) {
+	d := shared(t)
+	cancelled := metric(t, d, "gpuc2d_proofs_total", map[string]string{"outcome": "cancelled"})
+	ctx, cancel := context.WithCancel(context.Background())
+	req := porepRequest(t, 50)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := d.client.Prove(ctx, &pb.ProveRequest{Submit: req})
+		errc <- err
+	}()
+	require.Eventually(t, func() bool { return len(d.prover.Status().Proofs) > 0 }, time.Minute, time.Millisecond)
+	cancel()
+	assert.Equal(t, codes.Canceled, status.Code(<-errc))
+	require.Eventually(t, func() bool {
+		return metric(t, d, "gpuc2d_proofs_total", map[string]string{"outcome": "cancelled"}) == cancelled+1
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.Eventually(t, func() bool { return len(d.prover.Status().Proofs) == 0 }, 10*time.Second, time.Millisecond)
+	retry, err := d.client.SubmitProof(context.Background(), req)
+	require.NoError(t, err)
+	_, err = d.client.CancelProof(context.Background(), &pb.CancelProofRequest{JobId: retry.GetJobId()})
+	require.NoError(t, err)
+	r, err := d.client.AwaitProof(context.Background(), &pb.AwaitProofRequest{JobId: retry.GetJobId()})
+	require.NoError(t, err)
+	assert.Equal(t, pb.AwaitProofResponse_CANCELLED, r.GetStatus(), "a new job for the retry, cancelled in turn")
+}
+
+// Bad input of every kind is refused by name, no partial proof is
+// returned, and the daemon goes on.
+func TestBadInput(t *testing.T) {
+	d := shared(t)
+	ctx := context.Background()
+	good := c1(t, 60, false)
+	cases := []struct {
+		name   string
+		mutate func(*pb.SubmitProofRequest)
+		code   codes.Code // of the call; OK: the job FAILED
+		want   string
+	}{
+		{"garbage", func(r *pb.SubmitProofRequest) { r.VanillaProof = []byte("not a C1 at all") }, codes.OK, "bad input"},
+		{"truncated", func(r *pb.SubmitProofRequest) { r.VanillaProof = good[:len(good)/2] }, codes.OK, "bad input"},
+		{"wrong sector number", func(r *pb.SubmitProofRequest) { r.SectorNumber = 61 }, codes.OK, "bad input"},
+		{"wrong miner", func(r *pb.SubmitProofRequest) { r.MinerId = 1001 }, codes.OK, "bad input"},
+		{"C1 of another proof type", func(r *pb.SubmitProofRequest) {
+			r.RegisteredProof = uint64(abi.RegisteredSealProof_StackedDrg2KiBV1)
+		}, codes.OK, "the C1 is for StackedDrg2KiBV1_1, the request for StackedDrg2KiBV1"},
+		{"NI-PoRep", func(r *pb.SubmitProofRequest) {
+			c, err := porep.SyntheticC1(ctx, abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep, miner, 60, [32]byte{1})
+			require.NoError(t, err)
+			r.VanillaProof, err = c.EncodeJSON()
+			require.NoError(t, err)
+			r.RegisteredProof = uint64(abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep)
+		}, codes.OK, "unsupported"},
+		{"unknown registered_proof", func(r *pb.SubmitProofRequest) { r.RegisteredProof = 999 }, codes.InvalidArgument, "registered_proof 999"},
+		{"sector size mismatch", func(r *pb.SubmitProofRequest) { r.SectorSize = 32 << 30 }, codes.InvalidArgument, "sector_size"},
+		{"empty", func(r *pb.SubmitProofRequest) { r.VanillaProof = nil }, codes.InvalidArgument, "vanilla_proof is empty"},
+		{"no kind", func(r *pb.SubmitProofRequest) { r.ProofKind = pb.ProofKind_PROOF_KIND_UNSPECIFIED }, codes.InvalidArgument, "proof_kind"},
+		{"SnapDeals", func(r *pb.SubmitProofRequest) { r.ProofKind = pb.ProofKind_SNAP_DEALS_UPDATE }, codes.Unimplemented, "SNAP_DEALS_UPDATE"},
+		{"WindowPoSt", func(r *pb.SubmitProofRequest) { r.ProofKind = pb.ProofKind_WINDOW_POST_PARTITION }, codes.Unimplemented, "WINDOW_POST_PARTITION"},
+		{"WinningPoSt", func(r *pb.SubmitProofRequest) { r.ProofKind = pb.ProofKind_WINNING_POST }, codes.Unimplemented, "WINNING_POST"},
+		{"300 MiB", func(r *pb.SubmitProofRequest) { r.VanillaProof = make([]byte, 300<<20) }, codes.ResourceExhausted, "larger than max"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := porepRequest(t, 60)
+			req.RequestId = fmt.Sprintf("bad-%d", i)
+			req.VanillaProof = good
+			tc.mutate(req)
+			resp, err := d.client.Prove(ctx, &pb.ProveRequest{Submit: req})
+			if tc.code != codes.OK {
+				require.Equal(t, tc.code, status.Code(err), "%v", err)
+				assert.Contains(t, err.Error(), tc.want)
+				return
+			}
+			require.NoError(t, err)
+			r := resp.GetResult()
+			assert.Equal(t, pb.AwaitProofResponse_FAILED, r.GetStatus())
+			assert.Empty(t, r.GetProof(), "no partial proof")
+			assert.Contains(t, r.GetErrorMessage(), tc.want)
+			assert.Less(t, len(r.GetErrorMessage()), 2000)
+		})
+	}
+	st, err := d.client.GetStatus(ctx, &pb.GetStatusRequest{})
+	require.NoError(t, err, "still serving")
+	assert.Zero(t, st.GetQueues()[0].GetPending()+st.GetQueues()[0].GetInProgress())
+}
+
+// A CRITICAL proof submitted behind four NORMAL ones finishes before every
+// NORMAL one that had not started when it entered the pipeline (those are
+// then cancelled: the point is made).
+func TestCriticalGoesAhead(t *testing.T) {
+	d := start(t, options{cfg: gpuc2.Config{WorkersPerDevice: 1, SynthesisConcurrency: 1}})
+	ctx := context.Background()
+	var normal []string
+	for i := range 4 {
+		s, err := d.client.SubmitProof(ctx, porepRequest(t, abi.SectorNumber(200+i)))
+		require.NoError(t, err)
+		assert.Equal(t, uint32(i), s.GetQueuePosition())
+		normal = append(normal, s.GetJobId())
+	}
+	req := porepRequest(t, 210)
+	req.Priority = pb.Priority_CRITICAL
+	s, err := d.client.SubmitProof(ctx, req)
+	require.NoError(t, err)
+	critical := s.GetJobId()
+	assert.Zero(t, s.GetQueuePosition(), "nothing ahead of a CRITICAL proof")
+	// Once it is in the pipeline: which NORMAL ones have not started?
+	var notStarted []string
+	require.Eventually(t, func() bool {
+		in, startedNow := false, map[string]bool{}
+		for _, p := range d.prover.Status().Proofs {
+			in = in || p.Label == critical
+			startedNow[p.Label] = p.Started > 0
+		}
+		if !in {
+			return false
+		}
+		notStarted = notStarted[:0]
+		for _, id := range normal {
+			if !startedNow[id] && !ended(d, id) {
+				notStarted = append(notStarted, id)
+			}
+		}
+		return true
+	}, time.Minute, time.Millisecond)
+	require.NotEmpty(t, notStarted, "every NORMAL proof started before the CRITICAL one entered: the test shows nothing")
+
+	r, err := d.client.AwaitProof(ctx, &pb.AwaitProofRequest{JobId: critical})
+	require.NoError(t, err)
+	require.Equal(t, pb.AwaitProofResponse_COMPLETED, r.GetStatus(), r.GetErrorMessage())
+	verify(t, d, 210, r.GetProof())
+	for _, id := range notStarted {
+		assert.False(t, ended(d, id), "%s, not started when the CRITICAL proof entered, finished before it", id)
+	}
+	t.Logf("NORMAL jobs %v; not started when the CRITICAL one entered: %v", normal, notStarted)
+	for _, id := range normal {
+		_, err := d.client.CancelProof(ctx, &pb.CancelProofRequest{JobId: id})
+		require.NoError(t, err)
+	}
+}
+
+// ended reports whether job id has ended (an AwaitProof of 1 ms).
+func ended(d *daemon, id string) bool {
+	r, err := d.client.AwaitProof(context.Background(), &pb.AwaitProofRequest{JobId: id, TimeoutMs: 1})
+	return err == nil && r.GetStatus() != pb.AwaitProofResponse_TIMEOUT
+}
+
+// GetStatus' queue counts follow the jobs, and -max-pending refuses.
+func TestStatusQueuesAndMaxPending(t *testing.T) {
+	d := start(t, options{cfg: gpuc2.Config{WorkersPerDevice: 1, SynthesisConcurrency: 1}, maxPending: 3})
+	ctx := context.Background()
+	queue := func() (pending, running uint32) {
+		st, err := d.client.GetStatus(ctx, &pb.GetStatusRequest{})
+		require.NoError(t, err)
+		require.Len(t, st.GetQueues(), 1)
+		q := st.GetQueues()[0]
+		assert.Equal(t, "POREP_SEAL_COMMIT", q.GetProofKind())
+		return q.GetPending(), q.GetInProgress()
+	}
+	p, r := queue()
+	assert.Zero(t, p+r)
+	var jobs []string
+	for i := range 3 {
+		s, err := d.client.SubmitProof(ctx, porepRequest(t, abi.SectorNumber(300+i)))
+		require.NoError(t, err)
+		jobs = append(jobs, s.GetJobId())
+	}
+	p, r = queue()
+	assert.Equal(t, uint32(3), p+r, "pending %d + in progress %d", p, r)
+	_, err := d.client.SubmitProof(ctx, porepRequest(t, 310))
+	assert.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
+	require.Eventually(t, func() bool { p, r := queue(); return r == 1 && p == 2 }, time.Minute, time.Millisecond,
+		"one job in progress, two pending (one prover, one synthesis worker)")
+	for _, id := range jobs {
+		_, err := d.client.CancelProof(ctx, &pb.CancelProofRequest{JobId: id})
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool { p, r := queue(); return p+r == 0 }, 10*time.Second, time.Millisecond)
+	s, err := d.client.SubmitProof(ctx, porepRequest(t, 310))
+	require.NoError(t, err, "room again")
+	_, err = d.client.CancelProof(ctx, &pb.CancelProofRequest{JobId: s.GetJobId()})
+	require.NoError(t, err)
+}
+
+// Sixteen Prove calls at once under a host budget of about one and a half
+// partitions all complete. Opt-in (GPUC2_TEST_DAEMON_MANY=1, as .ci/run
+// does): sixteen 2 KiB CPU proofs take minutes on 2 cores.
+func TestManyConcurrentUnderSmallBudget(t *testing.T) {
+	if os.Getenv("GPUC2_TEST_DAEMON_MANY") == "" {
+		t.Skip("set GPUC2_TEST_DAEMON_MANY=1: sixteen 2 KiB CPU proofs")
+	}
+	req, err := gpuc2.Requirements(spt, gpuc2.Config{Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	budget := req.PartitionHostBytes * 3 / 2
+	d := start(t, options{cfg: gpuc2.Config{HostMemoryBudget: budget}})
+	const n = 16
+	var wg sync.WaitGroup
+	results := make([]*pb.AwaitProofResponse, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := d.client.Prove(context.Background(), &pb.ProveRequest{Submit: porepRequest(t, abi.SectorNumber(100+i))})
+			if assert.NoError(t, err) {
+				results[i] = resp.GetResult()
+			}
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if assert.NotNil(t, r) {
+			assert.Equal(t, pb.AwaitProofResponse_COMPLETED, r.GetStatus(), "proof %d: %s", i, r.GetErrorMessage())
+		}
+	}
+	verify(t, d, 100+n-1, results[n-1].GetProof())
+	assert.LessOrEqual(t, d.prover.Status().HostPeakBytes, budget)
+}
+
+func metricFamilies(t *testing.T, d *daemon) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := d.client.GetMetrics(context.Background(), &pb.GetMetricsRequest{})
+	require.NoError(t, err)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(resp.GetPrometheusText()))
+	require.NoError(t, err)
+	return families
+}
+
+// metric sums the samples of the counter or gauge name whose labels
+// include match.
+func metric(t *testing.T, d *daemon, name string, match map[string]string) float64 {
+	t.Helper()
+	var sum float64
+	for _, m := range metricFamilies(t, d)[name].GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		ok := true
+		for k, v := range match {
+			ok = ok && labels[k] == v
+		}
+		if ok {
+			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return sum
+}
