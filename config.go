@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/errtext"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
@@ -157,13 +158,13 @@ func (c Config) withDefaults(gpus func(Config) (int, error)) (_ Config, budgetAu
 			c.Backend = BackendCUDA
 		}
 	default:
-		return Config{}, false, fmt.Errorf("gpuc2: unknown backend %q", c.Backend)
+		return Config{}, false, fmt.Errorf("%w: unknown backend %s", ErrBadInput, errtext.Quote(c.Backend))
 	}
 	switch c.ConstraintMatrices {
 	case MatricesAuto, MatricesOn, MatricesOff:
 	default:
-		return Config{}, false, fmt.Errorf("gpuc2: unknown ConstraintMatrices %q (want %q, %q or %q)",
-			c.ConstraintMatrices, MatricesAuto, MatricesOn, MatricesOff)
+		return Config{}, false, fmt.Errorf("%w: unknown ConstraintMatrices %s (want %q, %q or %q)",
+			ErrBadInput, errtext.Quote(c.ConstraintMatrices), MatricesAuto, MatricesOn, MatricesOff)
 	}
 	n := 0 // GPUs
 	if c.Backend == BackendCUDA {

@@ -18,7 +18,9 @@ import (
 var (
 	// ErrBadInput wraps every problem with what the caller passed: the C1
 	// bytes (errors.As then gives a *porep.C1Error naming the field), the
-	// sector identity, a proof type, a SealVerifyInfo or its proof.
+	// sector identity, a proof type, a SealVerifyInfo or its proof, a
+	// Config's Backend or ConstraintMatrices. A string of the caller's is
+	// quoted in the message and cut to 64 bytes, its length said.
 	ErrBadInput = errors.New("gpuc2: bad input")
 	// ErrParamsCorrupt reports a parameter file that is truncated, malformed,
 	// does not match its .vk or does not fit the circuit of its proof type.

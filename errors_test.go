@@ -95,6 +95,15 @@ func TestErrorsWrapSentinels(t *testing.T) {
 			defer q.Close()
 			return q.Preload(ctx, c1.RegisteredProof)
 		}, gpuc2.ErrParamsCorrupt, "not a regular file"},
+		{"a 16 MiB proof name", func() error {
+			long := strings.Replace(string(raw), `"StackedDrg2KiBV1_1"`, `"`+strings.Repeat("X", 16<<20)+`"`, 1)
+			_, err := p.SealCommitPhase2(ctx, []byte(long), sector, miner)
+			return err
+		}, gpuc2.ErrBadInput, `"XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"… (16777216 bytes)`},
+		{"an unknown backend", func() error {
+			_, err := gpuc2.New(ctx, gpuc2.Config{Backend: gpuc2.Backend(strings.Repeat("b", 1<<20))})
+			return err
+		}, gpuc2.ErrBadInput, "(1048576 bytes)"},
 		{"no parameters", func() error {
 			_, err := p.SealCommitPhase2(ctx, raw, sector, miner)
 			return err
@@ -104,6 +113,7 @@ func TestErrorsWrapSentinels(t *testing.T) {
 			err := tc.call()
 			require.ErrorIs(t, err, tc.want)
 			assert.Contains(t, err.Error(), tc.text)
+			assert.Less(t, len(err.Error()), 1024, "a caller's strings are cut (errtext.MaxBytes)")
 			if errors.Is(err, gpuc2.ErrBadInput) {
 				assert.True(t, strings.HasPrefix(err.Error(), "gpuc2: bad input: "), err.Error())
 			}

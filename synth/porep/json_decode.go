@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2/internal/errtext"
 )
 
 // Caps on JSON and bincode list lengths, far above any registered proof's
@@ -557,7 +559,7 @@ func decodeMerkleProof[T Domain](d *jdec, m *MerkleProof[T]) error {
 				case "Top":
 					m.Kind = ProofTop
 				default:
-					return d.errf("unknown proof variant %q", key)
+					return d.errf("unknown proof variant %s", errtext.Quote(key))
 				}
 				d.push(string(key))
 				defer d.pop()
