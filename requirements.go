@@ -1,7 +1,6 @@
 package gpuc2
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -267,21 +266,22 @@ func leastDeviceMemory() (int64, error) {
 func paramsShape(t abi.RegisteredSealProof, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
 	path, _, ferr := FindParams(cfg.ParamsDir, t)
 	if ferr != nil && cfg.TestParamsDir != "" { // an existing TEST-ONLY file, of any size
-		path, ferr = TestParamsPath(cfg.TestParamsDir, t), nil
-		if fileSize(path) == 0 {
-			ferr = ErrParamsMissing
+		path = TestParamsPath(cfg.TestParamsDir, t)
+		present, err := testParamsExist(path)
+		if err != nil {
+			return c, 0, 0, false, err
+		}
+		if present {
+			ferr = nil
 		}
 	}
 	if ferr == nil {
 		pk, err := groth16.OpenProvingKey(path)
-		if err == nil {
-			defer pk.Close()
-			return pk.Counts(), len(pk.VerifyingKey().IC), fileSize(path), true, nil
+		if err != nil {
+			return c, 0, 0, false, paramsError(path, err)
 		}
-		if !errors.Is(err, groth16.ErrMalformedKey) {
-			return c, 0, 0, false, err
-		}
-		return c, 0, 0, false, fmt.Errorf("%w: %s: %w", ErrParamsCorrupt, path, err)
+		defer pk.Close()
+		return pk.Counts(), len(pk.VerifyingKey().IC), fileSize(path), true, nil
 	}
 	c, ic, size = estimatedKeyShape(t, sh)
 	return c, ic, size, false, nil
