@@ -285,9 +285,9 @@ const synthesisSlackPercent = 30
 // peak, in percent of them: the collector lets the heap grow by GOGC %
 // (default 100) of what it found live before it collects, and each
 // partition leaves its synthesis' and MSMs' buffers behind. Measured at
-// 2 KiB: 1.82 and 1.80 times the key and working sets (one and two
-// partitions at once; BENCHMARKS.md, issue 44); 65 % of GOGC keeps the
-// figure above those peaks and within 10 %.
+// 2 KiB: peaks of 1.80 to 1.89 times the key and working sets (one and
+// two partitions at once; BENCHMARKS.md, issue 44); 65 % of GOGC, with
+// runtimeHostBytes, keeps the figure above those peaks and within 10 %.
 func cpuHeapSlackPercent() int64 {
 	gogc := int64(100)
 	if v, err := strconv.Atoi(os.Getenv("GOGC")); err == nil && v >= 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -59,4 +60,39 @@ func TestC1ErrorsBoundCallerStrings(t *testing.T) {
 			assert.Contains(t, msg, errtext.Quote(tc.str), "the string's start, quoted")
 		})
 	}
+}
+
+// A long proof name costs no copy of itself (issue 44: a 200 MB name
+// allocated 1.47 GB on its way into an error).
+func TestLongProofNameAllocations(t *testing.T) {
+	c1, err := porep.SyntheticC1(context.Background(), abi.RegisteredSealProof_StackedDrg2KiBV1_1, testMiner, testSector, [32]byte{44})
+	require.NoError(t, err)
+	raw, err := c1.EncodeJSON()
+	require.NoError(t, err)
+	const n = 64 << 20
+	in := bytes.Replace(raw, []byte(`"StackedDrg2KiBV1_1"`), []byte(`"`+strings.Repeat("X", n)+`"`), 1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = porep.ParseC1(in)
+	runtime.ReadMemStats(&after)
+	require.ErrorIs(t, err, porep.ErrBadC1)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("a %d-byte proof name: %d bytes allocated", n, allocated)
+	assert.Less(t, allocated, uint64(len(raw))*4, "the C1's own decoding, no copy of the name")
+}
+
+// Nor does a long vanilla_proofs variant key.
+func TestLongVariantAllocations(t *testing.T) {
+	c1, err := porep.SyntheticC1(context.Background(), abi.RegisteredSealProof_StackedDrg2KiBV1_1, testMiner, testSector, [32]byte{44})
+	require.NoError(t, err)
+	raw, err := c1.EncodeJSON()
+	require.NoError(t, err)
+	const n = 64 << 20
+	in := bytes.Replace(raw, []byte(`"StackedDrg2KiBV1":[`), []byte(`"`+strings.Repeat("X", n)+`":[`), 1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = porep.ParseC1(in)
+	runtime.ReadMemStats(&after)
+	require.ErrorIs(t, err, porep.ErrBadC1)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(len(raw))*4, "the C1's own decoding, no copy of the key")
 }

@@ -161,7 +161,7 @@ func parseC1JSON(data []byte) (*C1, error) {
 	if err != nil {
 		return nil, &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
 	}
-	if want := sp.vanillaKey(); variant != want {
+	if want := sp.vanillaKey(); string(variant) != want {
 		return nil, badC1("vanilla_proofs", "variant %s does not match registered_proof %v (want %q)", errtext.Quote(variant), ProofName(c.RegisteredProof), want)
 	}
 	if err := c.Validate(); err != nil {

@@ -124,8 +124,14 @@ func ProofName(p abi.RegisteredSealProof) string {
 
 // ParseProofName maps a Rust enum name (as ProofName returns) back.
 func ParseProofName(name string) (abi.RegisteredSealProof, error) {
+	return parseProofName([]byte(name))
+}
+
+// parseProofName is ParseProofName without a copy of name: a C1's may be
+// as long as the C1.
+func parseProofName(name []byte) (abi.RegisteredSealProof, error) {
 	for p := abi.RegisteredSealProof(0); p <= 19; p++ {
-		if ProofName(p) == name {
+		if ProofName(p) == string(name) {
 			return p, nil
 		}
 	}
