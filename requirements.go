@@ -257,7 +257,8 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	// loads, a section at a time. Without Preload a resident key's first
 	// proof loads it: counted whole.
 	if !cuda { // the heap holds it all: the collector's slack grows with it
-		h.slack = (file + int64(h.partitions)*h.held) * cpuHeapSlackPercent() / 100
+		key, parts := cpuHeapSlackPercent()
+		h.slack = file*key/100 + int64(h.partitions)*h.held*parts/100
 	}
 	r.HostBytes = h.peak(file)
 	r.PreloadedHostBytes = r.HostBytes
@@ -282,18 +283,20 @@ const synthesisSlackPercent = 30
 
 // cpuHeapSlackPercent is, on the CPU, where the key and the partitions'
 // working sets are all heap, the garbage the heap holds beside them at its
-// peak, in percent of them: the collector lets the heap grow by GOGC %
-// (default 100) of what it found live before it collects, and each
-// partition leaves its synthesis' and MSMs' buffers behind. Measured at
-// 2 KiB: peaks of 1.80 to 1.89 times the key and working sets (one and
-// two partitions at once; BENCHMARKS.md, issue 44); 65 % of GOGC, with
-// runtimeHostBytes, keeps the figure above those peaks and within 10 %.
-func cpuHeapSlackPercent() int64 {
+// peak, in percent of the key and of the working sets: the collector lets
+// the heap grow by GOGC % (default 100) of what it found live before it
+// collects; the key is live at every collection, the partitions only
+// while in flight, and each leaves its synthesis' and MSMs' buffers
+// behind. Measured at 2 KiB (BENCHMARKS.md, issue 44): 3.06–3.15 GiB with
+// one partition at a time, 3.95–3.98 with two, against a key of 1.04 and
+// partitions of 0.58 GiB; 80 % and 60 % of GOGC, with runtimeHostBytes,
+// put the figure 3–8 % above those peaks.
+func cpuHeapSlackPercent() (key, partitions int64) {
 	gogc := int64(100)
 	if v, err := strconv.Atoi(os.Getenv("GOGC")); err == nil && v >= 0 {
 		gogc = int64(v)
 	}
-	return gogc * 65 / 100
+	return gogc * 80 / 100, gogc * 60 / 100
 }
 
 // hostModel is the host memory of a process proving one proof type, in its

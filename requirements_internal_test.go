@@ -78,8 +78,9 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 					room -= r.ParamsBytes
 				}
 				n := min(int64(tc.want.SynthesisConcurrency+tc.want.WorkersPerDevice), max(1, room/r.PartitionHostBytes))
-				live := r.ParamsBytes + n*r.PartitionHostBytes
-				assert.Equal(t, live+live*cpuHeapSlackPercent()/100+runtimeHostBytes, r.HostBytes)
+				key, parts := cpuHeapSlackPercent()
+				slack := r.ParamsBytes*key/100 + n*r.PartitionHostBytes*parts/100
+				assert.Equal(t, r.ParamsBytes+n*r.PartitionHostBytes+slack+runtimeHostBytes, r.HostBytes)
 			}
 			require.NoError(t, p.Close())
 		})
