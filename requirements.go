@@ -252,14 +252,14 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 			h.load += int64(min(conc, h.partitions)) * sh.witnessBytes
 		}
 	}
-	// The key: decoded on the host (the CPU), in pinned memory (a streaming
-	// GPU), or, preloaded onto resident GPUs, on the host only while it
-	// loads, a section at a time. Without Preload a resident key's first
-	// proof loads it: counted whole.
 	if !cuda { // the heap holds it all: the collector's slack grows with it
 		key, parts := cpuHeapSlackPercent()
 		h.slack = file*key/100 + int64(h.partitions)*h.held*parts/100
 	}
+	// The key: decoded on the host (the CPU), in pinned memory (a streaming
+	// GPU), or, preloaded onto resident GPUs, on the host only while it
+	// loads, a section at a time. Without Preload a resident key's first
+	// proof loads it: counted whole.
 	r.HostBytes = h.peak(file)
 	r.PreloadedHostBytes = r.HostBytes
 	if r.Mode == groth16.ModeResident {
@@ -310,7 +310,7 @@ type hostModel struct {
 	matrices   int64 // the matrices' host copies in the steady state, and c's pinned stage
 	staging    int64 // the GPU workers' upload chunks (pinned)
 	load       int64 // the matrices' recording or check, and the witnesses made meanwhile; 0 without matrices
-	slack      int64 // a synthesis' garbage not yet collected
+	slack      int64 // the heap's garbage not yet collected
 }
 
 // peak is the larger phase's host memory with key bytes of parameters held.
