@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/errtext"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
@@ -88,8 +89,10 @@ type Config struct {
 	// Stage), and as each phase of its proof starts (Progress.Phase), in
 	// order, from one goroutine of the Prover's: a slow callback
 	// delays later reports, not the proofs, and a callback may call Close. A
-	// call's reports are delivered before it returns, unless Close cuts it
-	// short; none starts after Close returns.
+	// call's reports are delivered before it returns, unless its context
+	// ends (a stuck callback does not hold it past its deadline: the rest
+	// follow later, in order) or Close cuts it short; none starts after
+	// Close returns.
 	Progress func(Progress)
 	// Tracer, if set, records every stage of every proof (C1 parse and
 	// check, parameter load, per partition queue, wait_budget, synthesis and
@@ -155,13 +158,13 @@ func (c Config) withDefaults(gpus func(Config) (int, error)) (_ Config, budgetAu
 			c.Backend = BackendCUDA
 		}
 	default:
-		return Config{}, false, fmt.Errorf("gpuc2: unknown backend %q", c.Backend)
+		return Config{}, false, fmt.Errorf("%w: unknown backend %s", ErrBadInput, errtext.Quote(c.Backend))
 	}
 	switch c.ConstraintMatrices {
 	case MatricesAuto, MatricesOn, MatricesOff:
 	default:
-		return Config{}, false, fmt.Errorf("gpuc2: unknown ConstraintMatrices %q (want %q, %q or %q)",
-			c.ConstraintMatrices, MatricesAuto, MatricesOn, MatricesOff)
+		return Config{}, false, fmt.Errorf("%w: unknown ConstraintMatrices %s (want %q, %q or %q)",
+			ErrBadInput, errtext.Quote(c.ConstraintMatrices), MatricesAuto, MatricesOn, MatricesOff)
 	}
 	n := 0 // GPUs
 	if c.Backend == BackendCUDA {

@@ -18,10 +18,17 @@ import (
 var (
 	// ErrBadInput wraps every problem with what the caller passed: the C1
 	// bytes (errors.As then gives a *porep.C1Error naming the field), the
-	// sector identity, a proof type, a SealVerifyInfo or its proof.
+	// sector identity, a proof type, a SealVerifyInfo or its proof, a
+	// Config's Backend or ConstraintMatrices. A string of the caller's is
+	// quoted in the message and cut to 64 bytes, its length said.
 	ErrBadInput = errors.New("gpuc2: bad input")
 	// ErrParamsCorrupt reports a parameter file that is truncated, malformed,
-	// does not match its .vk or does not fit the circuit of its proof type.
+	// does not match its .vk or its digest, is not a regular file, or does
+	// not fit the circuit of its proof type: what the file holds is wrong.
+	// An operating-system error on a parameter path (permission denied, a
+	// dangling link, a link loop, a directory that cannot be searched)
+	// wraps ErrParamsMissing instead: the process cannot get the bytes.
+	// Both name the path, once.
 	ErrParamsCorrupt = errors.New("gpuc2: parameters corrupt")
 	// ErrOutOfDeviceMemory reports a GPU that could not hold a partition's
 	// work: the native library's out-of-memory status, or a reservation

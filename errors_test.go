@@ -2,11 +2,13 @@ package gpuc2_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-state-types/abi"
@@ -15,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/testcircuit"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -95,6 +99,15 @@ func TestErrorsWrapSentinels(t *testing.T) {
 			defer q.Close()
 			return q.Preload(ctx, c1.RegisteredProof)
 		}, gpuc2.ErrParamsCorrupt, "not a regular file"},
+		{"a 16 MiB proof name", func() error {
+			long := strings.Replace(string(raw), `"StackedDrg2KiBV1_1"`, `"`+strings.Repeat("X", 16<<20)+`"`, 1)
+			_, err := p.SealCommitPhase2(ctx, []byte(long), sector, miner)
+			return err
+		}, gpuc2.ErrBadInput, `"XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"… (16777216 bytes)`},
+		{"an unknown backend", func() error {
+			_, err := gpuc2.New(ctx, gpuc2.Config{Backend: gpuc2.Backend(strings.Repeat("b", 1<<20))})
+			return err
+		}, gpuc2.ErrBadInput, "(1048576 bytes)"},
 		{"no parameters", func() error {
 			_, err := p.SealCommitPhase2(ctx, raw, sector, miner)
 			return err
@@ -104,6 +117,7 @@ func TestErrorsWrapSentinels(t *testing.T) {
 			err := tc.call()
 			require.ErrorIs(t, err, tc.want)
 			assert.Contains(t, err.Error(), tc.text)
+			assert.Less(t, len(err.Error()), 1024, "a caller's strings are cut (errtext.MaxBytes)")
 			if errors.Is(err, gpuc2.ErrBadInput) {
 				assert.True(t, strings.HasPrefix(err.Error(), "gpuc2: bad input: "), err.Error())
 			}
@@ -123,4 +137,135 @@ func paramsPaths(t *testing.T, dir string, spt abi.RegisteredSealProof) (params,
 	require.True(t, i >= 0 && j > i, msg)
 	base := filepath.Join(dir, msg[i:j]+"0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0")
 	return base + ".params", base + ".vk"
+}
+
+// Every fault of a parameter file's path wraps ErrParamsMissing (the OS
+// would not give the bytes) or ErrParamsCorrupt (the bytes are wrong),
+// names the path once, and never starts a TEST-ONLY setup: only a path
+// where os.Lstat finds nothing may (issue 44: a dangling link or a link
+// loop at the TEST-ONLY path started a 33 s setup that replaced the link;
+// a mode-0000 file or sidecar wrapped no sentinel). The permission cases
+// need a user the OS refuses: they skip as root, whose links and
+// directories fail the same way.
+func TestParamsFaultsNamed(t *testing.T) {
+	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1
+	root := os.Geteuid() == 0
+	loop := func(path string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.Symlink(filepath.Base(path), path))
+	}
+	for _, tc := range []struct {
+		name    string
+		real    bool // the fault is in ParamsDir, else in TestParamsDir
+		asUser  bool // needs a user the OS refuses
+		fault   func(t *testing.T, params string) (named string)
+		want    error
+		text    string
+		symlink bool // the path must still be a link afterwards
+	}{
+		{".params a link loop", true, false, func(t *testing.T, params string) string {
+			loop(params)
+			return params
+		}, gpuc2.ErrParamsMissing, "too many levels of symbolic links", true},
+		{".params mode 0000", true, true, func(t *testing.T, params string) string {
+			require.NoError(t, os.Chmod(params, 0))
+			return params
+		}, gpuc2.ErrParamsMissing, "permission denied", false},
+		{"TEST-ONLY a dangling link", false, false, func(t *testing.T, params string) string {
+			require.NoError(t, os.MkdirAll(filepath.Dir(params), 0o755))
+			require.NoError(t, os.Symlink("nowhere.params", params))
+			return params
+		}, gpuc2.ErrParamsMissing, "no such file or directory", true},
+		{"TEST-ONLY a link loop", false, false, func(t *testing.T, params string) string {
+			loop(params)
+			return params
+		}, gpuc2.ErrParamsMissing, "too many levels of symbolic links", true},
+		{"TEST-ONLY directory a file", false, false, func(t *testing.T, params string) string {
+			require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Dir(params)), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Dir(params), nil, 0o644))
+			return params
+		}, gpuc2.ErrParamsMissing, "not a directory", false},
+		{"TEST-ONLY directory unsearchable", false, true, func(t *testing.T, params string) string {
+			require.NoError(t, os.MkdirAll(filepath.Dir(params), 0o755))
+			require.NoError(t, os.Chmod(filepath.Dir(params), 0o600))
+			t.Cleanup(func() { os.Chmod(filepath.Dir(params), 0o755) })
+			return params
+		}, gpuc2.ErrParamsMissing, "permission denied", false},
+		{"TEST-ONLY digest sidecar a link loop", false, false, func(t *testing.T, params string) string {
+			writeTestOnly(t, params)
+			side := groth16.DigestSidecarPath(params)
+			require.NoError(t, os.Remove(side))
+			loop(side)
+			return side
+		}, gpuc2.ErrParamsMissing, "too many levels of symbolic links", false},
+		{"TEST-ONLY digest sidecar mode 0000", false, true, func(t *testing.T, params string) string {
+			writeTestOnly(t, params)
+			side := groth16.DigestSidecarPath(params)
+			require.NoError(t, os.Chmod(side, 0))
+			return side
+		}, gpuc2.ErrParamsMissing, "permission denied", false},
+		{"TEST-ONLY truncated", false, false, func(t *testing.T, params string) string {
+			writeTestOnly(t, params)
+			st, err := os.Stat(params)
+			require.NoError(t, err)
+			require.NoError(t, os.Truncate(params, st.Size()-1))
+			return params
+		}, gpuc2.ErrParamsCorrupt, "BLAKE2b digest", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.asUser && root {
+				t.Skip("root reads any file")
+			}
+			dir := t.TempDir()
+			cfg := gpuc2.Config{ParamsDir: filepath.Join(dir, "real"), Backend: gpuc2.BackendCPU, SkipSelfVerify: true}
+			require.NoError(t, os.MkdirAll(cfg.ParamsDir, 0o755))
+			var params string
+			if tc.real {
+				var vk string
+				params, vk = paramsPaths(t, cfg.ParamsDir, spt)
+				require.NoError(t, os.WriteFile(vk, []byte("vk"), 0o644))
+				if !tc.symlink {
+					require.NoError(t, os.WriteFile(params, []byte("params"), 0o644))
+				}
+			} else {
+				cfg.TestParamsDir = filepath.Join(dir, "test")
+				params = gpuc2.TestParamsPath(cfg.TestParamsDir, spt)
+			}
+			named := tc.fault(t, params)
+
+			// A setup takes minutes on 2 cores: the deadline bounds a
+			// run of the code before the fix, where one started.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			p, err := gpuc2.New(ctx, cfg)
+			require.NoError(t, err)
+			defer p.Close()
+			err = p.Preload(ctx, spt)
+			require.ErrorIs(t, err, tc.want)
+			msg := err.Error()
+			assert.Contains(t, msg, tc.text)
+			side := groth16.DigestSidecarPath(named) // a sidecar named beside its file is no repeat
+			assert.Equal(t, 1, strings.Count(msg, named)-strings.Count(msg, side), "the path named once: %s", msg)
+			_, err = gpuc2.Requirements(spt, cfg)
+			if err != nil { // Requirements reads only the real files' and TEST-ONLY files' headers
+				assert.True(t, errors.Is(err, gpuc2.ErrParamsMissing) || errors.Is(err, gpuc2.ErrParamsCorrupt), err.Error())
+			}
+			if tc.symlink {
+				st, err := os.Lstat(params)
+				require.NoError(t, err)
+				assert.Equal(t, os.ModeSymlink, st.Mode().Type(), "the link was replaced")
+			}
+		})
+	}
+}
+
+// writeTestOnly writes a small key (of another circuit) and its digest
+// sidecar at a TEST-ONLY path: its digest checks out, its shape does not.
+func writeTestOnly(t *testing.T, path string) {
+	pk, err := groth16.Setup(context.Background(), &testcircuit.Chain{N: 20, Seed: 1, Inputs: 1}, rand.Reader)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, groth16.WriteParams(path, pk))
+	_, err = os.Stat(groth16.DigestSidecarPath(path))
+	require.NoError(t, err, "WriteParams writes the sidecar")
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -256,7 +255,11 @@ func (c *keyCache) find(t abi.RegisteredSealProof) (keySource, error) {
 		return keySource{}, err
 	}
 	path := TestParamsPath(c.testParamsDir, t)
-	if _, statErr := os.Stat(path); statErr == nil || IsTestSize(t) {
+	present, statErr := testParamsExist(path)
+	if statErr != nil {
+		return keySource{}, statErr
+	}
+	if present || IsTestSize(t) { // what is there, TestParams opens or names; else it creates a setup
 		return keySource{params: path}, nil
 	}
 	return keySource{}, fmt.Errorf("%w; and no TEST-ONLY setup at %s: %s", err, path, testSetupHint(t, c.testParamsDir))

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth"
@@ -212,7 +214,12 @@ func (p *Prover) loadOrRecord(ctx context.Context, a *admission) (ms *pce.Matric
 // matricesCachePath is the cache file of a's circuit's matrices, named by
 // its proof type and sizes; "" when there is no cache.
 func (p *Prover) matricesCachePath(a *admission) string {
-	dir := p.cfg.MatricesCacheDir
+	return matricesCacheFile(p.cfg.MatricesCacheDir, a.c1.RegisteredProof, a.shape.sizes)
+}
+
+// matricesCacheFile is the cache file of the matrices of t's circuit of
+// sizes sz under dir (Config.MatricesCacheDir); "" when there is no cache.
+func matricesCacheFile(dir string, t abi.RegisteredSealProof, sz synth.Sizes) string {
 	switch dir {
 	case "none":
 		return ""
@@ -223,8 +230,7 @@ func (p *Prover) matricesCachePath(a *admission) string {
 		}
 		dir = filepath.Join(cache, "gpuc2", "matrices")
 	}
-	sz := a.shape.sizes
-	return filepath.Join(dir, fmt.Sprintf("%s-%d-%d-%d.pce", porep.ProofName(a.c1.RegisteredProof), sz.Inputs, sz.Aux, sz.Rows))
+	return filepath.Join(dir, fmt.Sprintf("%s-%d-%d-%d.pce", porep.ProofName(t), sz.Inputs, sz.Aux, sz.Rows))
 }
 
 // checkMatrices checks matrices read from a file: their sizes against the

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/filecoin-project/go-state-types/abi"
 
@@ -29,7 +30,12 @@ func DefaultParamsDir() string {
 	return "/var/tmp/filecoin-proof-parameters"
 }
 
-// ErrParamsMissing reports that no parameter file for a proof type was found.
+// ErrParamsMissing reports that no parameter file for a proof type was
+// found, or that one could not be read: every operating-system error of
+// opening, reading or creating a parameter file or its digest sidecar
+// (permission denied, a dangling link, a link loop, a directory that cannot
+// be searched, an I/O error), naming the path. What a file holds, when it
+// is wrong, wraps ErrParamsCorrupt.
 var ErrParamsMissing = errors.New("gpuc2: parameters missing")
 
 // paramsPrefix is the start of the v28 PoRep parameter file names; the
@@ -130,16 +136,24 @@ func TestParamsPath(cacheDir string, p abi.RegisteredSealProof) string {
 // is used for any sector size, after checks of its digest sidecar (written
 // with it) and that its section counts fit p's circuit (else the error
 // wraps ErrParamsCorrupt; it is never replaced).
-// A missing file is created (and created is true) only for test sizes
-// (IsTestSize); for a larger size the error wraps ErrParamsMissing and says
-// how to make one: `go run ./examples/testsetup -sector-size 32GiB`, on a GPU.
+// A file is created (and created is true) only where os.Lstat says nothing
+// is at its path, and only for test sizes (IsTestSize); for a larger size
+// the error wraps ErrParamsMissing and says how to make one:
+// `go run ./examples/testsetup -sector-size 32GiB`, on a GPU. Anything else
+// at the path (a dangling link, a link loop) or a path that cannot be
+// looked at (a directory the process cannot search) is an error naming
+// the path: a setup costs minutes and would replace what is there.
 func TestParams(ctx context.Context, cacheDir string, p abi.RegisteredSealProof) (pk *groth16.ProvingKey, path string, created bool, err error) {
 	params, err := porep.CircuitParams(p)
 	if err != nil {
 		return nil, "", false, err
 	}
 	path = TestParamsPath(cacheDir, p)
-	if _, statErr := os.Stat(path); statErr == nil {
+	present, err := testParamsExist(path)
+	if err != nil {
+		return nil, path, false, err
+	}
+	if present {
 		pk, err = groth16.OpenProvingKeyContext(ctx, path, groth16.WithDigestCheck())
 		if err != nil {
 			return nil, path, false, paramsError(path, err)
@@ -159,12 +173,26 @@ func TestParams(ctx context.Context, cacheDir string, p abi.RegisteredSealProof)
 		return nil, "", false, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, "", false, err
+		return nil, "", false, paramsError(path, err)
 	}
 	if err := groth16.WriteParamsContext(ctx, path, pk, nil); err != nil {
-		return nil, "", false, err
+		return nil, "", false, paramsError(path, err)
 	}
 	return pk, path, true, nil
+}
+
+// testParamsExist says whether anything is at a TEST-ONLY path, as os.Lstat
+// sees it (a link counts, whatever it points to): only where nothing is may
+// a setup be created. A path that cannot be looked at is an error naming it.
+func testParamsExist(path string) (bool, error) {
+	_, err := os.Lstat(path)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: TEST-ONLY parameters: %w", ErrParamsMissing, err)
 }
 
 // testSetupHint says how to make a TEST-ONLY file under cacheDir for a size
@@ -184,17 +212,31 @@ func testSetupHint(p abi.RegisteredSealProof, cacheDir string) string {
 		size, cacheDir, disk)
 }
 
-// paramsError classifies an error of opening a parameter file.
+// paramsError classifies an error of opening, reading or creating the
+// parameter file at path (or its .vk or digest sidecar): what the file
+// holds wraps ErrParamsCorrupt, an operating-system error ErrParamsMissing
+// (ErrParamsMissing's doc). The message names path once.
 func paramsError(path string, err error) error {
+	var pathErr *fs.PathError
+	var linkErr *os.LinkError
+	var errno syscall.Errno
 	switch {
 	case errors.Is(err, ErrParamsMissing), errors.Is(err, ErrParamsCorrupt):
 		return err
 	case errors.Is(err, groth16.ErrMalformedKey), errors.Is(err, groth16.ErrKeyMismatch):
-		return fmt.Errorf("%w: %s: %w", ErrParamsCorrupt, path, err)
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %w", ErrParamsMissing, err)
+		return fmt.Errorf("%w: %w", ErrParamsCorrupt, namingPath(path, err))
+	case errors.As(err, &pathErr), errors.As(err, &linkErr), errors.As(err, &errno):
+		return fmt.Errorf("%w: %w", ErrParamsMissing, namingPath(path, err))
 	}
 	return err
+}
+
+// namingPath is err, with path before it unless its message names it.
+func namingPath(path string, err error) error {
+	if strings.Contains(err.Error(), path) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // fileSize is the size of the file at path; 0 if it cannot be read.

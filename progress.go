@@ -1,6 +1,7 @@
 package gpuc2
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 
@@ -110,8 +111,10 @@ func (q *events) send(p Progress) {
 }
 
 // flush waits until the reports sent before it have been delivered, or
-// until abort closes (Close: the callback may be the one closing).
-func (q *events) flush(abort <-chan struct{}) {
+// until ctx ends (the call's: a stuck callback must not hold it past its
+// deadline) or abort closes (Close: the callback may be the one closing).
+// Reports not yet delivered stay queued, in order, until Close.
+func (q *events) flush(ctx context.Context, abort <-chan struct{}) {
 	if q.fn == nil {
 		return
 	}
@@ -121,6 +124,7 @@ func (q *events) flush(abort <-chan struct{}) {
 	}
 	select {
 	case <-done:
+	case <-ctx.Done():
 	case <-abort:
 	}
 }

@@ -1,10 +1,11 @@
 package gpuc2
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
+	"strconv"
 
 	"github.com/filecoin-project/go-state-types/abi"
 
@@ -39,10 +40,11 @@ type Resources struct {
 	MatricesBytes int64
 	MatricesOnGPU bool
 	// MatricesLoadBytes is host RAM the first proof of a parameter file
-	// holds beside HostBytes (PreloadedHostBytes), once, when proofs use the
-	// matrices: the larger of their recording (pce.RecordingBytes) and the
-	// check of a cached file (one full synthesis beside the matrices read
-	// back). At 32 GiB the check's, 27.3 GB. 0 without matrices.
+	// holds while it loads the matrices, when proofs use them: their
+	// recording (pce.RecordingBytes, 19.1 GB at 32 GiB), or where
+	// MatricesCacheDir holds the circuit's file, its check (one full
+	// assignment beside the matrices read back, 22.9 GB). HostBytes counts
+	// it (the witnesses made meanwhile beside it). 0 without matrices.
 	MatricesLoadBytes int64
 	// ParamsBytes is the size of the .params file; the decoded sections
 	// take as much on the host, and the SRS as much on a GPU. ParamsExact
@@ -51,22 +53,32 @@ type Resources struct {
 	// sections for other sizes).
 	ParamsBytes int64
 	ParamsExact bool
-	// HostBytes is host RAM for one proof on its own: the decoded
-	// parameters, the partition working sets the configured concurrency
-	// holds at once (capped by the host budget), and 512 MiB for the C1,
-	// its graph and the runtime.
+	// HostBytes is the peak host RAM (resident set) of a process proving
+	// this type under cfg, however many proofs are in flight (each adds
+	// its C1, small): what a scheduler should reserve for the process. It
+	// is the decoded parameters (pinned, streaming) and the larger of two
+	// phases: the first proof's load of the matrices (MatricesLoadBytes,
+	// and the first witnesses made meanwhile), and the steady state (the
+	// partitions the workers hold at once, one per synthesis and prover
+	// worker as far as the host budget has room, each what it really
+	// holds; the matrices' host copies; upload staging), plus a
+	// synthesis' garbage the collector has not yet taken back
+	// (synthesisSlackPercent of a partition's full working set) and
+	// 512 MiB for the C1s, graphs and runtime. An automatic budget is the
+	// machine's, as New sets it. Measured against VmHWM it is an upper
+	// bound within 10 % (BENCHMARKS.md, issue 44).
 	HostBytes int64
-	// PreloadedHostBytes is host RAM for one proof once Prover.Preload has
-	// put the parameters on the GPU (the CUDA backend, a key that fits):
-	// the host then holds them only while they load, one decoded section
-	// at a time (the file's pages dropped as they are decoded, each section
-	// once it is on the GPU: groth16.HostSections), so this is the
-	// larger of the largest section (groth16.LargestSectionBytes) and the
-	// working sets, plus the matrices and 512 MiB. Several GPUs load at
-	// once and a section stays until the last has it: GPUs at one pace
-	// should hold one or two sections, a slower one more (not yet measured
-	// on several GPUs; this figure counts one). Equal to HostBytes on the
-	// CPU.
+	// PreloadedHostBytes is HostBytes for a process that calls
+	// Prover.Preload first, as c2prove does: with resident GPUs the key is
+	// on the host only while it loads, one decoded section at a time (the
+	// file's pages dropped as they are decoded, each section once it is on
+	// the GPU: groth16.HostSections), so this is the larger of the largest
+	// section (groth16.LargestSectionBytes) and the two phases without the
+	// key. Several GPUs load at once and a section stays until the last has
+	// it: GPUs at one pace should hold one or two sections, a slower one
+	// more (not yet measured on several GPUs; this figure counts one).
+	// Equal to HostBytes on the CPU and with a streamed key (pinned either
+	// way).
 	PreloadedHostBytes int64
 	// PinnedBytes is page-locked host memory for the CUDA path: the upload
 	// staging chunks of each GPU worker; the vectors of the working sets
@@ -108,12 +120,13 @@ type Resources struct {
 	GPUs int
 }
 
-// Requirements returns what one proof of t needs under cfg: its backend
+// Requirements returns what proving t needs under cfg: its backend
 // (auto resolved by whether the native library loads), WorkersPerDevice,
-// SynthesisConcurrency, HostMemoryBudget, and ParamsDir/TestParamsDir for
-// the exact parameter file size when the file is there. Defaults are those
-// of New, for one GPU; an automatic host budget (the machine's memory) does
-// not cap the working sets.
+// SynthesisConcurrency, HostMemoryBudget, ParamsDir/TestParamsDir for
+// the exact parameter file size when the file is there, and
+// MatricesCacheDir for whether the matrices are recorded or checked.
+// Defaults are those of New, for one GPU; an automatic host budget is the
+// machine's, as New sets it.
 func Requirements(t abi.RegisteredSealProof, cfg Config) (r Resources, err error) {
 	err = guard(slog.Default(), "Requirements", func() error {
 		r, _, err = requirements(t, cfg)
@@ -204,28 +217,126 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		}
 	}
 	if r.MatricesBytes > 0 {
-		r.MatricesLoadBytes = max(pce.RecordingBytes(sh.sizes), sh.bytes+matrices) // sh.bytes: a full synthesis
+		r.MatricesLoadBytes = pce.RecordingBytes(sh.sizes)
+		if path := matricesCacheFile(cfg.MatricesCacheDir, t, sh.sizes); path != "" && fileSize(path) > 0 {
+			r.MatricesLoadBytes = groth16.AssignmentBytes(sh.sizes) + matrices // checked by one full synthesis
+		}
 	}
-	held := min(int64(sh.partitions), int64(conc+workers)) * r.PartitionHostBytes // the working sets at once
-	if !budgetAuto {
-		held = min(held, max(cfg.HostMemoryBudget, r.PartitionHostBytes))
+	h := hostModel{slack: sh.bytes * synthesisSlackPercent / 100}
+	h.partitions = partitionsAtOnce(cfg, budgetAuto, conc+workers, r.PartitionHostBytes, file, r, pinnedHost)
+	switch { // what a partition really holds
+	case !cuda:
+		h.held = r.PartitionHostBytes
+	case r.MatricesOnGPU:
+		h.held = sh.witnessBytes
+	case cfg.heapABC(): // a, b, c evaluated on the host, into the heap
+		h.held = sh.bytes
+	default: // a full assignment; the GPU computes H
+		h.held = groth16.AssignmentBytes(sh.sizes)
 	}
 	if cuda { // the working sets at once are synthesized into pinned memory
 		pinned := groth16.PinnedAssignmentBytes(sh.sizes)
 		if r.MatricesBytes > 0 { // witness-only partitions: only their aux is pinned
 			pinned = groth16.PinnedWitnessBytes(sh.sizes)
 		}
-		r.PinnedBytes += held / r.PartitionHostBytes * pinned
+		r.PinnedBytes += int64(h.partitions) * pinned
+		h.staging = int64(workers) * groth16.UploadStagingBytes
 	}
-	r.HostBytes = file + held + r.MatricesBytes + pinnedHost + 512<<20
+	h.matrices = pinnedHost // a streaming GPU's pinned copy, c's stage
+	if r.MatricesBytes > 0 && !r.MatricesOnGPU {
+		h.matrices += r.MatricesBytes // the heap's copy, for the host's evaluation
+	}
+	if r.MatricesBytes > 0 {
+		h.load = r.MatricesLoadBytes
+		if r.MatricesOnGPU { // the first witnesses are made while the matrices load, a spare per synthesis worker within the budget
+			h.load += int64(min(conc, h.partitions)) * sh.witnessBytes
+		}
+	}
+	if !cuda { // the heap holds it all: the collector's slack grows with it
+		key, parts := cpuHeapSlackPercent()
+		h.slack = file*key/100 + int64(h.partitions)*h.held*parts/100
+	}
+	// The key: decoded on the host (the CPU), in pinned memory (a streaming
+	// GPU), or, preloaded onto resident GPUs, on the host only while it
+	// loads, a section at a time. Without Preload a resident key's first
+	// proof loads it: counted whole.
+	r.HostBytes = h.peak(file)
 	r.PreloadedHostBytes = r.HostBytes
 	if r.Mode == groth16.ModeResident {
-		// Preloaded onto the GPUs, the parameters are on the host only
-		// while they load. A streamed key is decoded into pinned memory:
-		// it takes the parameters' place in HostBytes and stays.
-		r.PreloadedHostBytes = max(groth16.LargestSectionBytes(counts), held) + r.MatricesBytes + 512<<20
+		r.PreloadedHostBytes = max(groth16.LargestSectionBytes(counts)+runtimeHostBytes, h.peak(0))
 	}
 	return r, cfg, nil
+}
+
+// runtimeHostBytes is what HostBytes allows for the C1s, their graphs and
+// the Go runtime.
+const runtimeHostBytes = 512 << 20
+
+// synthesisSlackPercent is, with a GPU, the garbage a partition's
+// synthesis leaves on the heap before the collector takes it back, in
+// percent of a partition's full working set (PartitionHostBytes): the
+// peaks measured at 32 GiB exceed the modelled sizes by 5.8 and 5.9 GiB (a
+// recording's, a cached file's check; BENCHMARKS.md, issue 44), 29 % of
+// its 19.9 GiB. (Pinned memory is no heap: the collector's slack on the
+// CPU, cpuHeapSlackPercent, does not apply.)
+const synthesisSlackPercent = 30
+
+// cpuHeapSlackPercent is, on the CPU, where the key and the partitions'
+// working sets are all heap, the garbage the heap holds beside them at its
+// peak, in percent of the key and of the working sets: the collector lets
+// the heap grow by GOGC % (default 100) of what it found live before it
+// collects; the key is live at every collection, the partitions only
+// while in flight, and each leaves its synthesis' and MSMs' buffers
+// behind. Measured at 2 KiB (BENCHMARKS.md, issue 44): 3.06–3.15 GiB with
+// one partition at a time, 3.95–3.98 with two, against a key of 1.04 and
+// partitions of 0.58 GiB; 80 % and 60 % of GOGC, with runtimeHostBytes,
+// put the figure 3–8 % above those peaks.
+func cpuHeapSlackPercent() (key, partitions int64) {
+	gogc := int64(100)
+	if v, err := strconv.Atoi(os.Getenv("GOGC")); err == nil && v >= 0 {
+		gogc = int64(v)
+	}
+	return gogc * 80 / 100, gogc * 60 / 100
+}
+
+// hostModel is the host memory of a process proving one proof type, in its
+// two phases: the first proof's load of the constraint matrices, and the
+// partitions' steady state. Its peak is what HostBytes promises: an upper
+// bound of the process's peak RSS (VmHWM), however many proofs are in
+// flight (each adds its C1, small beside runtimeHostBytes).
+type hostModel struct {
+	partitions int   // held at once
+	held       int64 // what a partition really holds
+	matrices   int64 // the matrices' host copies in the steady state, and c's pinned stage
+	staging    int64 // the GPU workers' upload chunks (pinned)
+	load       int64 // the matrices' recording or check, and the witnesses made meanwhile; 0 without matrices
+	slack      int64 // the heap's garbage not yet collected
+}
+
+// peak is the larger phase's host memory with key bytes of parameters held.
+func (h hostModel) peak(key int64) int64 {
+	steady := int64(h.partitions)*h.held + h.matrices + h.staging
+	return key + max(steady, h.load) + h.slack + runtimeHostBytes
+}
+
+// partitionsAtOnce is how many partitions the pipeline holds at once: one
+// per synthesis and prover worker (workers), as many as the host budget
+// has room for (at least one: a partition larger than the budget is
+// refused). An automatic budget is New's: the machine's, less the loaded
+// parameters (key bytes, unless every GPU holds them) and the matrices'
+// host copies. Spares are kept within the budget too.
+func partitionsAtOnce(cfg Config, budgetAuto bool, workers int, partition, key int64, r Resources, pinnedHost int64) int {
+	room := cfg.HostMemoryBudget
+	if budgetAuto {
+		if r.Mode != groth16.ModeResident {
+			room -= key
+		}
+		room -= pinnedHost
+		if r.MatricesBytes > 0 && !r.MatricesOnGPU {
+			room -= r.MatricesBytes
+		}
+	}
+	return int(min(int64(workers), max(1, room/partition)))
 }
 
 // proofsAtOnce is how many of workers reserve a proof's bytes at once in
@@ -267,21 +378,22 @@ func leastDeviceMemory() (int64, error) {
 func paramsShape(t abi.RegisteredSealProof, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
 	path, _, ferr := FindParams(cfg.ParamsDir, t)
 	if ferr != nil && cfg.TestParamsDir != "" { // an existing TEST-ONLY file, of any size
-		path, ferr = TestParamsPath(cfg.TestParamsDir, t), nil
-		if fileSize(path) == 0 {
-			ferr = ErrParamsMissing
+		path = TestParamsPath(cfg.TestParamsDir, t)
+		present, err := testParamsExist(path)
+		if err != nil {
+			return c, 0, 0, false, err
+		}
+		if present {
+			ferr = nil
 		}
 	}
 	if ferr == nil {
 		pk, err := groth16.OpenProvingKey(path)
-		if err == nil {
-			defer pk.Close()
-			return pk.Counts(), len(pk.VerifyingKey().IC), fileSize(path), true, nil
+		if err != nil {
+			return c, 0, 0, false, paramsError(path, err)
 		}
-		if !errors.Is(err, groth16.ErrMalformedKey) {
-			return c, 0, 0, false, err
-		}
-		return c, 0, 0, false, fmt.Errorf("%w: %s: %w", ErrParamsCorrupt, path, err)
+		defer pk.Close()
+		return pk.Counts(), len(pk.VerifyingKey().IC), fileSize(path), true, nil
 	}
 	c, ic, size = estimatedKeyShape(t, sh)
 	return c, ic, size, false, nil

@@ -68,13 +68,20 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 			st := p.Status()
 			assert.Equal(t, tc.want.HostMemoryBudget, st.HostBudgetBytes)
 			assert.Equal(t, tc.cfg.HostMemoryBudget <= 0, p.budgetAuto)
-			// And what Requirements sized: the working sets of the
-			// partitions the concurrency holds, capped by an explicit budget.
-			held := min(int64(r.Partitions), int64(tc.want.SynthesisConcurrency+tc.want.WorkersPerDevice)) * r.PartitionHostBytes
-			if !p.budgetAuto {
-				held = min(held, max(tc.want.HostMemoryBudget, r.PartitionHostBytes))
+			// And what Requirements sized on the CPU: the key and the
+			// working sets of the partitions the workers hold, as many as
+			// the budget New runs has room for (an automatic one less the
+			// loaded key), the heap's garbage beside them, the runtime.
+			if tc.want.Backend == BackendCPU {
+				room := tc.want.HostMemoryBudget
+				if p.budgetAuto {
+					room -= r.ParamsBytes
+				}
+				n := min(int64(tc.want.SynthesisConcurrency+tc.want.WorkersPerDevice), max(1, room/r.PartitionHostBytes))
+				key, parts := cpuHeapSlackPercent()
+				slack := r.ParamsBytes*key/100 + n*r.PartitionHostBytes*parts/100
+				assert.Equal(t, r.ParamsBytes+n*r.PartitionHostBytes+slack+runtimeHostBytes, r.HostBytes)
 			}
-			assert.Equal(t, r.ParamsBytes+held+r.MatricesBytes+512<<20, r.HostBytes)
 			require.NoError(t, p.Close())
 		})
 	}

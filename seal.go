@@ -192,7 +192,7 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 	if err != nil {
 		return nil, err
 	}
-	defer p.events.flush(p.closing) // the last reports of this call, before it returns
+	defer p.events.flush(ctx, p.closing) // the last reports of this call, before it returns (or ctx ends)
 	if err := p.collect(job, req, verifier, res); err != nil {
 		return nil, err
 	}

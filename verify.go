@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 
 	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/ipfs/go-cid"
@@ -68,7 +67,9 @@ func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey,
 	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" {
 		return nil, err
 	}
-	if _, statErr := os.Stat(TestParamsPath(p.cfg.TestParamsDir, t)); statErr != nil { // of any size
+	if present, statErr := testParamsExist(TestParamsPath(p.cfg.TestParamsDir, t)); statErr != nil {
+		return nil, statErr
+	} else if !present { // of any size: what is there is opened (never a setup), or its fault named
 		return nil, err
 	}
 	key, err := p.keys.acquire(context.Background(), t)

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"golang.org/x/crypto/blake2b"
+
+	"github.com/gpuc2/gpuc2/internal/errtext"
 )
 
 // A key file's digest is Filecoin's: the first 16 bytes of the file's
@@ -66,7 +68,7 @@ func ExpectedDigest(ctx context.Context, path string) (want, source string, err 
 	}
 	want = strings.TrimSpace(string(b))
 	if !validDigest(want) {
-		return "", "", fmt.Errorf("groth16: digest sidecar %s holds %q, not %d hex bytes: %w", side, want, digestBytes, ErrMalformedKey)
+		return "", "", fmt.Errorf("groth16: digest sidecar %s holds %s, not %d hex bytes: %w", side, errtext.Quote(want), digestBytes, ErrMalformedKey)
 	}
 	return want, side, nil
 }

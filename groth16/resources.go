@@ -74,6 +74,14 @@ func LargestSectionBytes(c SectionCounts) int64 {
 	return max(int64(max(c.H, c.L, c.A, c.B))*g1Bytes, int64(c.B)*g2Bytes)
 }
 
+// AssignmentBytes is what a full proving assignment holds on the host
+// once synthesized for a GPU (the GPU computes H, so no quotient scratch):
+// a, b, c over the domain, the inputs and aux. A check of recorded
+// matrices holds one too (on the heap).
+func AssignmentBytes(sz synth.Sizes) int64 {
+	return 3*int64(sz.Domain())*frSize + int64(sz.Inputs+sz.Aux)*frSize
+}
+
 // PinnedWitnessBytes is the pinned host memory of a witness synthesized
 // into PinnedVectors' memory, as the facade's pipeline does for the GPUs
 // (part of WitnessHostBytes): its aux; the few inputs stay on the heap.

@@ -276,6 +276,8 @@ if has facade-sector; then
 				grep -v '^proof=' | tee -a "$summary"
 			grep -E '^proof=' "$OUT/facade-sector-$tag.log" | cut -c1-20 | tee -a "$summary"
 			grep -Eo 'verified=[a-z]+' "$OUT/facade-sector-$tag.log" | tee -a "$summary"
+			# Requirements against the truth (issue 44): the host peak c2prove was promised beside its VmHWM
+			note "facade-sector $tag: requirements $(grep -Eo 'host peak: .*' "$OUT/facade-sector-$tag.log" || echo 'host peak: not printed')"
 		done
 	fi
 	[ $r -ne 0 ] && rc=1

@@ -107,7 +107,7 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 			i+1, reqs[i].Sector, t.Total.Seconds(), t.Queue.Seconds(), t.ParamLoad.Seconds(), t.Synthesis.Seconds(),
 			t.Prove.Seconds(), t.Verify.Seconds(), r.Devices, good)
 	}
-	printSummary(p.Status(), results, doneAt, wall)
+	printSummary(p.Status(), results, doneAt, wall, need)
 	if mem != nil {
 		peak, err := mem.stop()
 		if err != nil {
@@ -299,8 +299,9 @@ func preload(ctx context.Context, p *gpuc2.Prover, o *options, d *display) error
 
 // printSummary prints the run's figures: the first proof's latency, the
 // steady state, the stages (mean per proof; partition stages are summed
-// over partitions, which overlap), peak host RSS and reserved VRAM.
-func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Duration, wall time.Duration) {
+// over partitions, which overlap), peak host RSS beside the Requirements
+// it was predicted by (need), and reserved VRAM.
+func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Duration, wall time.Duration, need gpuc2.Resources) {
 	n := len(results)
 	sorted := slices.Clone(doneAt)
 	slices.Sort(sorted)
@@ -321,6 +322,9 @@ func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Du
 	fmt.Printf("  host budget: high-water %.1f of %.1f GiB\n", gib(st.HostPeakBytes), gib(st.HostBudgetBytes))
 	if hwm, err := peakRSS(); err == nil {
 		fmt.Printf("  peak host RSS (VmHWM): %.1f GiB\n", gib(hwm))
+		// c2prove preloads the parameters: PreloadedHostBytes is its prediction.
+		fmt.Printf("  host peak: predicted %.2f GiB (Requirements' PreloadedHostBytes), measured %.2f GiB (VmHWM): %.1f %% of the measured\n",
+			gib(need.PreloadedHostBytes), gib(hwm), 100*float64(need.PreloadedHostBytes)/float64(hwm))
 	}
 	// Pinned memory is outside the Go heap; the heap's retained pages are
 	// what the GC's goal let it grow to (they are returned only slowly).

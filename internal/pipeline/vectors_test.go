@@ -22,6 +22,7 @@ type fakeVectors struct {
 	mu         sync.Mutex
 	live       map[*fr.Element]int // start → capacity
 	allocs     int
+	peak       int // the most vectors live at once
 	fail       bool
 	failIn     int // > 0: the failIn-th Alloc from now fails
 	wrongFrees int
@@ -45,6 +46,7 @@ func (m *fakeVectors) Alloc(n int) ([]fr.Element, error) {
 	}
 	m.live[unsafe.SliceData(v)] = n
 	m.allocs++
+	m.peak = max(m.peak, len(m.live))
 	return v, nil
 }
 
@@ -70,6 +72,13 @@ func (m *fakeVectors) count() (live, allocs int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.live), m.allocs
+}
+
+// peakLive is the most vectors that were live at once.
+func (m *fakeVectors) peakLive() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.peak
 }
 
 // vectorsProver checks whether each partition is witness-only and whether
@@ -151,7 +160,14 @@ func testPipelineVectorMemory(t *testing.T, witnessOnly bool) {
 	}
 	live, allocs := mem.count()
 	assert.Equal(t, 12, prover.inMem, "every partition was synthesized into the vector memory")
-	assert.LessOrEqual(t, allocs, 3*perAssignment, "the spares' vectors are reused: at most the budget's partitions")
+	// The bound that matters: the vectors live at once never exceed the
+	// budget's partitions. How many were allocated in all depends on when
+	// each partition gave its bytes back (a spare kept, or dropped for a
+	// new reservation): issue 44 saw 16 here under -race, never more live.
+	assert.LessOrEqual(t, mem.peakLive(), 3*perAssignment, "live vectors within the budget's partitions")
+	// Each run after the first starts with the spare the one before left
+	// (the last partition released finds room for it): reused, not made.
+	assert.LessOrEqual(t, allocs, 10*perAssignment, "the spares' vectors are reused")
 	assert.Equal(t, live, spares(), "the live vectors are the spares'")
 
 	require.Error(t, run(1, func(int) (synth.Circuit, error) { return panicky{}, nil }))

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2/internal/errtext"
 )
 
 // Caps on JSON and bincode list lengths, far above any registered proof's
@@ -557,7 +559,7 @@ func decodeMerkleProof[T Domain](d *jdec, m *MerkleProof[T]) error {
 				case "Top":
 					m.Kind = ProofTop
 				default:
-					return d.errf("unknown proof variant %q", key)
+					return d.errf("unknown proof variant %s", errtext.Quote(key))
 				}
 				d.push(string(key))
 				defer d.pop()
@@ -758,15 +760,16 @@ func (d *jdec) challengeProof(p *ChallengeProof) error {
 	return err
 }
 
-// vanillaProofs reads {"StackedDrg…V1": [[P,…],…]} and returns the key.
-func (d *jdec) vanillaProofs(c *C1) (string, error) {
-	var variant string
+// vanillaProofs reads {"StackedDrg…V1": [[P,…],…]} and returns the key
+// (not copied: a hostile one may be as long as the C1).
+func (d *jdec) vanillaProofs(c *C1) ([]byte, error) {
+	var variant []byte
 	err := d.object(func(key []byte) error {
-		if variant != "" {
+		if variant != nil {
 			return d.errf("more than one vanilla_proofs variant")
 		}
-		variant = string(key)
-		if variant == "" {
+		variant = key
+		if len(variant) == 0 {
 			return d.errf("empty vanilla_proofs variant")
 		}
 		_, err := d.array(maxPartitions, "partitions", func(k int) error {
@@ -789,17 +792,17 @@ func (d *jdec) vanillaProofs(c *C1) (string, error) {
 		}
 		return err
 	})
-	if err == nil && variant == "" {
+	if err == nil && variant == nil {
 		err = d.errf("empty vanilla_proofs")
 	}
 	return variant, err
 }
 
 // decodeC1JSON parses the serde_json form without checking shapes.
-func decodeC1JSON(data []byte) (*C1, string, error) {
+func decodeC1JSON(data []byte) (*C1, []byte, error) {
 	d := &jdec{b: data, part: -1, chal: -1}
 	c := &C1{}
-	var variant string
+	var variant []byte
 	f := fields{d: d, names: []string{"registered_proof", "vanilla_proofs", "comm_r", "comm_d", "replica_id", "seed", "ticket"}}
 	err := d.object(func(key []byte) error {
 		switch string(key) {
@@ -809,7 +812,7 @@ func decodeC1JSON(data []byte) (*C1, string, error) {
 				if err != nil {
 					return err
 				}
-				p, err := ParseProofName(string(s))
+				p, err := parseProofName(s)
 				if err != nil {
 					return &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
 				}
@@ -843,7 +846,7 @@ func decodeC1JSON(data []byte) (*C1, string, error) {
 		}
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	return c, variant, nil
 }

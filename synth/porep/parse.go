@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/filecoin-project/go-state-types/abi"
+
+	"github.com/gpuc2/gpuc2/internal/errtext"
 )
 
 // Commit2In is the envelope {"SectorNum","Phase1Out","SectorSize"} used by
@@ -159,8 +161,8 @@ func parseC1JSON(data []byte) (*C1, error) {
 	if err != nil {
 		return nil, &C1Error{Partition: -1, Challenge: -1, Field: "registered_proof", Msg: "unknown proof type", Err: err}
 	}
-	if want := sp.vanillaKey(); variant != want {
-		return nil, badC1("vanilla_proofs", "variant %q does not match registered_proof %v (want %q)", variant, ProofName(c.RegisteredProof), want)
+	if want := sp.vanillaKey(); string(variant) != want {
+		return nil, badC1("vanilla_proofs", "variant %s does not match registered_proof %v (want %q)", errtext.Quote(variant), ProofName(c.RegisteredProof), want)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/filecoin-project/go-state-types/abi"
+
+	"github.com/gpuc2/gpuc2/internal/errtext"
 )
 
 // APIVersion is the rust-fil-proofs API version a proof type runs under.
@@ -122,12 +124,18 @@ func ProofName(p abi.RegisteredSealProof) string {
 
 // ParseProofName maps a Rust enum name (as ProofName returns) back.
 func ParseProofName(name string) (abi.RegisteredSealProof, error) {
+	return parseProofName([]byte(name))
+}
+
+// parseProofName is ParseProofName without a copy of name: a C1's may be
+// as long as the C1.
+func parseProofName(name []byte) (abi.RegisteredSealProof, error) {
 	for p := abi.RegisteredSealProof(0); p <= 19; p++ {
-		if ProofName(p) == name {
+		if ProofName(p) == string(name) {
 			return p, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: %q", ErrUnknownProof, name)
+	return 0, fmt.Errorf("%w: %s", ErrUnknownProof, errtext.Quote(name))
 }
 
 // ParamsFor returns every fixed parameter of p. The sector size, porep_id
@@ -186,7 +194,7 @@ func ProofForSectorSize(size string) (abi.RegisteredSealProof, error) {
 			return abi.RegisteredSealProof(5 + s), nil // the V1_1 row
 		}
 	}
-	return 0, fmt.Errorf("porep: sector size %q: want 2KiB, 8MiB, 512MiB, 32GiB or 64GiB", size)
+	return 0, fmt.Errorf("porep: sector size %s: want 2KiB, 8MiB, 512MiB, 32GiB or 64GiB", errtext.Quote(size))
 }
 
 // SectorSizeName is the sector size as Filecoin writes it (2KiB … 64GiB),
