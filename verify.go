@@ -57,7 +57,7 @@ func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey,
 	if e := p.keys.loaded(t); e != nil {
 		return e.pk.VerifyingKey(), nil
 	}
-	_, vkPath, err := FindParams(p.cfg.ParamsDir, t)
+	vkPath, err := FindVerifyingKey(p.cfg.ParamsDir, t) // the .params file is not needed
 	if err == nil {
 		vk, err := groth16.ReadVerifyingKeyFile(context.Background(), vkPath, groth16.WithDigestCheck())
 		if err != nil {
@@ -66,7 +66,7 @@ func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey,
 		return vk, nil
 	}
 	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" {
-		return nil, err
+		return nil, missingParamsHint(err, t)
 	}
 	if _, statErr := os.Stat(TestParamsPath(p.cfg.TestParamsDir, t)); statErr != nil { // of any size
 		return nil, err
