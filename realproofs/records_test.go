@@ -2,12 +2,15 @@ package realproofs_test
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +18,7 @@ import (
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/realproofs"
+	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -212,4 +216,69 @@ func realVerifyingKey(t *testing.T) *groth16.PreparedVerifyingKey {
 	vk, err := groth16.ReadVerifyingKeyFile(context.Background(), path, groth16.WithDigestCheck())
 	require.NoError(t, err, "the real .vk, its digest checked against parameters.json's")
 	return groth16.PrepareVerifyingKey(vk)
+}
+
+// inputsCircuit has the given public inputs and nothing else (one row
+// each, x·1 = x): a key and proofs for any record's inputs in milliseconds,
+// to see Verify and Check accept a valid proof without Filecoin's key.
+type inputsCircuit struct{ in []fr.Element }
+
+func (c *inputsCircuit) Synthesize(_ context.Context, cs synth.ConstraintSystem) error {
+	for _, x := range c.in {
+		v := cs.AllocInput(x)
+		cs.Enforce(synth.LC(v), synth.LC(synth.One), synth.LC(v))
+	}
+	return nil
+}
+
+// Check counts a record whose proof is valid (here under a key of the
+// records' input count, proven for each record's computed inputs) and
+// rejects its four tampered copies; a record proven for another record's
+// inputs fails.
+func TestCheckAcceptsValidProofs(t *testing.T) {
+	ctx := context.Background()
+	recs, err := realproofs.Records2KiB()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(realproofs.Raw2KiB()), "\n")
+	first, _ := recs[0].PublicInputs()
+	pk, err := groth16.Setup(ctx, &inputsCircuit{in: first[0]}, rand.Reader)
+	require.NoError(t, err)
+	var text []string
+	for _, i := range []int{0, 1, 2, 3, 4} { // one of each kind, then the first's proof for the second's sector
+		in, err := recs[i%4].PublicInputs()
+		require.NoError(t, err)
+		proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, &inputsCircuit{in: in[0]})
+		require.NoError(t, err)
+		b, err := proof.MarshalBinary()
+		require.NoError(t, err)
+		line := lines[i%4]
+		if i == 4 {
+			line = lines[1]
+		}
+		text = append(text, replaceProof(t, line, b))
+	}
+	ours, err := realproofs.Parse(strings.NewReader(strings.Join(text, "\n")))
+	require.NoError(t, err)
+	results := realproofs.Check(groth16.PrepareVerifyingKey(pk.VerifyingKey()), ours)
+	require.Len(t, results, 4)
+	for k, res := range results {
+		want := realproofs.Result{Kind: recs[k].Kind(), Records: 1, Verified: 1, Tampered: 4, Rejected: 4}
+		if k == 1 {
+			want.Records, want.Verified, want.Tampered, want.Rejected = 2, 1, 8, 8 // line 5 holds recs[0]'s proof
+		}
+		assert.Equal(t, want, res, res.Kind)
+		assert.Equal(t, k != 1, res.OK(), res.Kind)
+	}
+}
+
+// replaceProof puts proof in place of a record line's proof array.
+func replaceProof(t *testing.T, line string, proof []byte) string {
+	i := strings.Index(line, `"proof":[`)
+	require.GreaterOrEqual(t, i, 0)
+	j := strings.Index(line[i:], "]")
+	nums := make([]string, len(proof))
+	for k, b := range proof {
+		nums[k] = strconv.Itoa(int(b))
+	}
+	return line[:i] + `"proof":[` + strings.Join(nums, ",") + line[i+j:]
 }

@@ -66,9 +66,9 @@ type Tampered struct {
 }
 
 // Tampered returns four copies of r, each with one change: a bit of the
-// proof flipped (in C's x coordinate, which leaves the point off its
-// subgroup, so the proof no longer decodes), a bit of comm_r, a bit of the
-// seed, and the next sector number.
+// proof flipped (the low bit of C's x coordinate: the point falls off the
+// curve or out of the subgroup, so the proof no longer decodes), a bit of
+// comm_r, a bit of the seed, and the next sector number.
 func (r *Record) Tampered() []Tampered {
 	proof := append([]byte(nil), r.Proof...)
 	proof[len(proof)-1] ^= 1
