@@ -93,7 +93,7 @@ const ourProofVerified = "our proof verified under the real key"
 // real .params) and checks the proof with VerifySealVK and the real .vk.
 func proveUnderRealKey(ctx context.Context, p *gpuc2.Prover, vk *groth16.VerifyingKey, spt abi.RegisteredSealProof,
 	miner abi.ActorID, sector abi.SectorNumber, d *display) (string, error) {
-	_, c1, err := syntheticC1(ctx, spt, miner, sector)
+	_, raw, err := syntheticC1(ctx, spt, miner, sector)
 	if err != nil {
 		return "", err
 	}
@@ -101,7 +101,7 @@ func proveUnderRealKey(ctx context.Context, p *gpuc2.Prover, vk *groth16.Verifyi
 	d.begin(func() string {
 		return fmt.Sprintf("  %s: proving… %.0f s", porep.ProofName(spt), time.Since(start).Seconds())
 	})
-	proofBytes, err := p.SealCommitPhase2(ctx, c1, sector, miner)
+	proofBytes, err := p.SealCommitPhase2(ctx, raw, sector, miner)
 	d.end()
 	switch {
 	case errors.Is(err, gpuc2.ErrProofInvalid):
@@ -109,7 +109,7 @@ func proveUnderRealKey(ctx context.Context, p *gpuc2.Prover, vk *groth16.Verifyi
 	case err != nil:
 		return "", err
 	}
-	info, err := gpuc2.NewSealVerifyInfo(c1, proofBytes, sector, miner)
+	info, err := gpuc2.NewSealVerifyInfo(raw, proofBytes, sector, miner)
 	if err != nil {
 		return "", err
 	}

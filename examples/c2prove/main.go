@@ -45,6 +45,13 @@
 // when stdout is not a terminal, each phase's start is a plain line
 // ("progress …"), without \r or escape codes.
 //
+// -check-real checks gpuc2 against Filecoin's real 2 KiB parameter files
+// in -params (realproofs): rust-fil-proofs' 124 real 2 KiB proofs verified
+// with the real .vk, and tampered copies refused, per porep_config; then
+// synthetic V1_1 and Synthetic PoRep sectors proved with the real .params
+// and verified with the real .vk. Without the files it is a usage error
+// naming them.
+//
 // -facade is accepted for older scripts and does nothing: every mode
 // proves through the facade.
 package main
