@@ -3,6 +3,7 @@ package gpuc2_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -83,27 +84,28 @@ func bitLen(n int64) int {
 	return b
 }
 
-// Config.Progress reports each partition's stage as it goes, in order,
-// from a goroutine of the Prover's; here the stages of a 2 KiB sector's
-// one partition (with Progress.Phase set, the prover's phases too).
+// Config.Progress reports each partition's stage, in order, from a
+// goroutine of the Prover's, and delivers a call's reports before the call
+// returns; within StageProving, Progress.Phase names the prover's phase.
+// Here the host cancels a 2 KiB proof as its prover starts H: the
+// partition ends in StageFailed and the call returns the context's error.
 func ExampleConfig_progress() {
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		log.Fatal(err)
 	}
 	var mu sync.Mutex
 	var stages []gpuc2.Stage
-	verified := make(chan struct{})
 	progress := func(e gpuc2.Progress) {
-		if e.Phase != "" {
-			return // a phase of the prover (H, msm_h, …), within StageProving
-		}
 		mu.Lock()
 		defer mu.Unlock()
-		stages = append(stages, e.Stage)
-		if e.Stage == gpuc2.StageVerified || e.Stage == gpuc2.StageFailed {
-			close(verified)
+		switch e.Phase {
+		case "":
+			stages = append(stages, e.Stage)
+		case "H":
+			cancel()
 		}
 	}
 	p, err := gpuc2.New(ctx, gpuc2.Config{TestParamsDir: cache, Progress: progress})
@@ -121,12 +123,12 @@ func ExampleConfig_progress() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := p.SealCommitPhase2(ctx, c1JSON, 2, 1000); err != nil {
-		log.Fatal(err)
-	}
-	<-verified // reports may trail the call's return
+	_, err = p.SealCommitPhase2(ctx, c1JSON, 2, 1000)
 	mu.Lock()
 	defer mu.Unlock()
 	fmt.Println(stages)
-	// Output: [queued scheduled synthesis proving proved verified]
+	fmt.Println("cancelled:", errors.Is(err, context.Canceled))
+	// Output:
+	// [queued scheduled synthesis proving failed]
+	// cancelled: true
 }
