@@ -14,6 +14,10 @@
 //	p, err := gpuc2.New(ctx, gpuc2.Config{})    // parameters from $FIL_PROOFS_PARAMETER_CACHE
 //	defer p.Close()
 //	proof, err := p.SealCommitPhase2(ctx, c1, sector, miner) // 192 bytes per partition
+//	info, err := gpuc2.NewSealVerifyInfo(c1, proof, sector, miner)
+//	ok, err := p.VerifySeal(info)
+//
+// Example (example_test.go, copied into the README) runs this at 2 KiB.
 //
 // Several proofs share one pipeline (ProveSeal): their partitions are
 // synthesized in (proof, partition) order under a host memory budget and

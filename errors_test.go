@@ -130,12 +130,14 @@ func TestErrorsWrapSentinels(t *testing.T) {
 func paramsPaths(t *testing.T, dir string, spt abi.RegisteredSealProof) (params, vk string) {
 	_, _, err := gpuc2.FindParams(dir, spt)
 	require.ErrorIs(t, err, gpuc2.ErrParamsMissing)
-	// The error names the pattern it looked for: "<prefix>*.params in <dir>".
+	// The error names the file it looked for; FindParams matches its name
+	// up to the hash's first 8 digits, and another hash after them is no
+	// published file (so its digest comes from a sidecar).
 	msg := err.Error()
 	i := strings.Index(msg, "v28-")
-	j := strings.Index(msg, "*.params")
+	j := strings.Index(msg, "sha256_hasher-")
 	require.True(t, i >= 0 && j > i, msg)
-	base := filepath.Join(dir, msg[i:j]+"0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0")
+	base := filepath.Join(dir, msg[i:j+len("sha256_hasher-")+8]+"0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0")
 	return base + ".params", base + ".vk"
 }
 

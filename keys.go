@@ -252,7 +252,7 @@ func (c *keyCache) find(t abi.RegisteredSealProof) (keySource, error) {
 		return keySource{params: params, vk: vk}, nil
 	}
 	if !errors.Is(err, ErrParamsMissing) || c.testParamsDir == "" {
-		return keySource{}, err
+		return keySource{}, missingParamsHint(err, t)
 	}
 	path := TestParamsPath(c.testParamsDir, t)
 	present, statErr := testParamsExist(path)

@@ -73,7 +73,7 @@ func findParams(dir string, p abi.RegisteredSealProof) (params, vk string, err e
 	}
 	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*.params"))
 	if len(matches) == 0 {
-		return "", "", fmt.Errorf("%w: %s*.params in %s", ErrParamsMissing, prefix, dir)
+		return "", "", fmt.Errorf("%w: no %s in %s", ErrParamsMissing, paramsFileName(prefix, ".params"), dir)
 	}
 	params = matches[0]
 	vk = strings.TrimSuffix(params, ".params") + ".vk"
@@ -81,6 +81,42 @@ func findParams(dir string, p abi.RegisteredSealProof) (params, vk string, err e
 		return "", "", fmt.Errorf("%w: %s (beside %s)", ErrParamsMissing, filepath.Base(vk), filepath.Base(params))
 	}
 	return params, vk, nil
+}
+
+// FindVerifyingKey returns the path of p's real Filecoin .vk file in dir,
+// all that verification needs, or ErrParamsMissing naming the file.
+func FindVerifyingKey(dir string, p abi.RegisteredSealProof) (string, error) {
+	prefix, err := paramsPrefix(p)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*.vk"))
+	if len(matches) == 0 {
+		return "", fmt.Errorf("%w: no %s in %s", ErrParamsMissing, paramsFileName(prefix, ".vk"), dir)
+	}
+	return matches[0], nil
+}
+
+// paramsFileName is the published name of a parameter file (ext ".params"
+// or ".vk"), or the pattern looked for where none is known.
+func paramsFileName(prefix, ext string) string {
+	if name := groth16.PublishedName(prefix, ext); name != "" {
+		return name
+	}
+	return prefix + "*" + ext
+}
+
+// missingParamsHint completes a lookup's ErrParamsMissing for a Prover
+// without Config.TestParamsDir: where the real files come from, and the
+// TEST-ONLY alternative.
+func missingParamsHint(err error, p abi.RegisteredSealProof) error {
+	size, serr := porep.SectorSizeName(p)
+	if serr != nil || !errors.Is(err, ErrParamsMissing) {
+		return err
+	}
+	return fmt.Errorf("%w (fetch Filecoin's files with `curio fetch-params %s` or `lotus fetch-params %s`, into $%s; "+
+		"or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, "+
+		"beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)", err, size, size, EnvParamsDir)
 }
 
 // OpenParams is OpenParamsContext without cancellation.

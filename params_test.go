@@ -311,3 +311,39 @@ func TestParamsDigestChecked(t *testing.T) {
 	require.ErrorIs(t, err, gpuc2.ErrParamsCorrupt)
 	assert.ErrorContains(t, err, "no digest to check "+path)
 }
+
+// A Prover without real files and without Config.TestParamsDir says where
+// the real files come from, and names the TEST-ONLY alternative; VerifySeal
+// the same (it needs only the .vk).
+func TestParamsMissingHint(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: dir, Backend: gpuc2.BackendCPU})
+	require.NoError(t, err)
+	defer p.Close()
+	miner, sector := abi.ActorID(1000), abi.SectorNumber(4)
+	c1, err := porep.SyntheticC1(ctx, abi.RegisteredSealProof_StackedDrg2KiBV1_1, miner, sector, [32]byte{4})
+	require.NoError(t, err)
+	raw, err := c1.EncodeJSON()
+	require.NoError(t, err)
+	_, err = p.SealCommitPhase2(ctx, raw, sector, miner)
+	require.ErrorIs(t, err, gpuc2.ErrParamsMissing)
+	for _, want := range []string{
+		"v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params in " + dir,
+		"curio fetch-params 2KiB", "lotus fetch-params 2KiB", "Config.TestParamsDir", "examples/testsetup",
+	} {
+		assert.ErrorContains(t, err, want)
+	}
+
+	info, err := gpuc2.NewSealVerifyInfo(raw, make([]byte, 192), sector, miner)
+	require.NoError(t, err)
+	_, err = p.VerifySeal(info)
+	require.ErrorIs(t, err, gpuc2.ErrParamsMissing)
+	assert.ErrorContains(t, err, "032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.vk in "+dir)
+	assert.ErrorContains(t, err, "Config.TestParamsDir")
+
+	_, err = gpuc2.NewSealVerifyInfo(raw, nil, sector+1, miner)
+	assert.ErrorIs(t, err, gpuc2.ErrBadInput, "the C1 is another sector's")
+	_, err = gpuc2.NewSealVerifyInfo([]byte("{"), nil, sector, miner)
+	assert.ErrorIs(t, err, gpuc2.ErrBadInput)
+}

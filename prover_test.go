@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
-	"sync"
+	"path/filepath"
 	"testing"
 
 	"github.com/filecoin-project/go-state-types/abi"
@@ -22,18 +23,10 @@ import (
 // sharedParams is one TEST-ONLY parameter directory for the package's
 // tests, so the 2 KiB setup is made once per run.
 var sharedParams struct {
-	once sync.Once
-	dir  string
+	dir string // made by TestMain; also the examples' user cache directory
 }
 
-func testParamsDir(t *testing.T) string {
-	sharedParams.once.Do(func() {
-		dir, err := os.MkdirTemp("", "gpuc2-test-params-")
-		require.NoError(t, err)
-		sharedParams.dir = dir
-	})
-	return sharedParams.dir
-}
+func testParamsDir(*testing.T) string { return sharedParams.dir }
 
 // envTestFacade opts in to the facade's further 2 KiB proofs on the CPU (the
 // pipeline with several proofs in flight, Synthetic PoRep, a panic in
@@ -50,6 +43,19 @@ func needFacadeProofs(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	// The examples make their TEST-ONLY setup under os.UserCacheDir(), as a
+	// program would: pointed at the tests' shared directory, they reuse its
+	// setup and leave nothing behind. GOCACHE stays where go put it.
+	if cache, err := os.UserCacheDir(); err == nil && os.Getenv("GOCACHE") == "" {
+		os.Setenv("GOCACHE", filepath.Join(cache, "go-build")) // go's default, for the go builds of readme_test.go
+	}
+	dir, err := os.MkdirTemp("", "gpuc2-test-params-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sharedParams.dir = dir
+	os.Setenv("XDG_CACHE_HOME", dir)
 	code := m.Run()
 	if sharedParams.dir != "" {
 		os.RemoveAll(sharedParams.dir)

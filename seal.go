@@ -352,20 +352,7 @@ func (p *Prover) result(res *SealResult, req SealRequest, a *admission) error {
 		}
 	}
 	slices.Sort(res.Devices)
-	in := a.c1
-	sealed, unsealed, err := commitmentCIDs(frBytesLE(&in.CommR), in.CommD)
-	if err != nil {
-		return err
-	}
-	res.VerifyInfo = proof.SealVerifyInfo{
-		SealProof:             in.RegisteredProof,
-		SectorID:              abi.SectorID{Miner: req.Miner, Number: req.Sector},
-		DealIDs:               slices.Clone(req.DealIDs),
-		Randomness:            slices.Clone(in.Ticket[:]),
-		InteractiveRandomness: slices.Clone(in.Seed[:]),
-		Proof:                 res.Proof,
-		SealedCID:             sealed,
-		UnsealedCID:           unsealed,
-	}
-	return nil
+	res.VerifyInfo, err = sealVerifyInfo(a.c1, res.Proof, req.Sector, req.Miner)
+	res.VerifyInfo.DealIDs = slices.Clone(req.DealIDs)
+	return err
 }

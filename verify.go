@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/ipfs/go-cid"
@@ -56,7 +57,7 @@ func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey,
 	if e := p.keys.loaded(t); e != nil {
 		return e.pk.VerifyingKey(), nil
 	}
-	_, vkPath, err := FindParams(p.cfg.ParamsDir, t)
+	vkPath, err := FindVerifyingKey(p.cfg.ParamsDir, t) // the .params file is not needed
 	if err == nil {
 		vk, err := groth16.ReadVerifyingKeyFile(context.Background(), vkPath, groth16.WithDigestCheck())
 		if err != nil {
@@ -65,7 +66,7 @@ func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey,
 		return vk, nil
 	}
 	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" {
-		return nil, err
+		return nil, missingParamsHint(err, t)
 	}
 	if present, statErr := testParamsExist(TestParamsPath(p.cfg.TestParamsDir, t)); statErr != nil {
 		return nil, statErr
@@ -187,6 +188,43 @@ func commitmentOf(c cid.Cid, read func(cid.Cid) ([]byte, error), what string) ([
 	}
 	copy(out[:], b) // commcid checked the length
 	return out, nil
+}
+
+// NewSealVerifyInfo builds the proof.SealVerifyInfo of a C2 proof from
+// the C1 it was proven from (filecoin-ffi JSON or the Commit2In envelope):
+// the proof type, ticket and seed, comm_r and comm_d as the sealed and
+// unsealed CIDs (go-fil-commcid), the sector and miner. It checks that the
+// C1's replica_id is the sector's. Errors wrap ErrBadInput.
+func NewSealVerifyInfo(c1 []byte, proofBytes []byte, sector abi.SectorNumber, miner abi.ActorID) (info proof.SealVerifyInfo, err error) {
+	err = guard(slog.Default(), "NewSealVerifyInfo", func() error {
+		in, err := porep.ParseC1(c1)
+		if err != nil {
+			return err
+		}
+		if err := in.CheckReplicaID(miner, sector); err != nil {
+			return err
+		}
+		info, err = sealVerifyInfo(in, proofBytes, sector, miner)
+		return err
+	})
+	return info, err
+}
+
+// sealVerifyInfo is the SealVerifyInfo of proofBytes, proven from in.
+func sealVerifyInfo(in *porep.C1, proofBytes []byte, sector abi.SectorNumber, miner abi.ActorID) (proof.SealVerifyInfo, error) {
+	sealed, unsealed, err := commitmentCIDs(frBytesLE(&in.CommR), in.CommD)
+	if err != nil {
+		return proof.SealVerifyInfo{}, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	return proof.SealVerifyInfo{
+		SealProof:             in.RegisteredProof,
+		SectorID:              abi.SectorID{Miner: miner, Number: sector},
+		Randomness:            slices.Clone(in.Ticket[:]),
+		InteractiveRandomness: slices.Clone(in.Seed[:]),
+		Proof:                 proofBytes,
+		SealedCID:             sealed,
+		UnsealedCID:           unsealed,
+	}, nil
 }
 
 // commitmentCIDs are comm_r and comm_d as the chain names them: the sealed

@@ -43,6 +43,17 @@ func PublishedDigest(name string) (string, bool) {
 	return d, ok
 }
 
+// PublishedName returns the published v28 file name that starts with
+// prefix and ends with ext (".params" or ".vk"), or "" if there is none.
+func PublishedName(prefix, ext string) string {
+	for name := range publishedDigests {
+		if strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ext) {
+			return name
+		}
+	}
+	return ""
+}
+
 // ExpectedDigest returns the digest the key file at path must have, and
 // where it comes from: Filecoin's published digest when the file's name is
 // a published one, else its sidecar (DigestSidecarPath). With neither the

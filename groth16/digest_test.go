@@ -111,3 +111,17 @@ func TestWriteParamsReplacesSidecar(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, pk.Close())
 }
+
+// PublishedName completes a parameter file's name from the start of its
+// hash, as parameters.json lists it; the 2 KiB .vk's digest is the one
+// Filecoin publishes (dc1ade99…).
+func TestPublishedName(t *testing.T) {
+	const prefix = "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138"
+	vk := groth16.PublishedName(prefix, ".vk")
+	assert.Equal(t, prefix+"d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.vk", vk)
+	d, ok := groth16.PublishedDigest(vk)
+	assert.True(t, ok)
+	assert.Equal(t, "dc1ade9929ade1708238f155343044ac", d)
+	assert.Equal(t, strings.TrimSuffix(vk, ".vk")+".params", groth16.PublishedName(prefix, ".params"))
+	assert.Empty(t, groth16.PublishedName(prefix+"ff", ".vk"))
+}

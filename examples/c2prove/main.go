@@ -45,6 +45,13 @@
 // when stdout is not a terminal, each phase's start is a plain line
 // ("progress …"), without \r or escape codes.
 //
+// -check-real checks gpuc2 against Filecoin's real 2 KiB parameter files
+// in -params (realproofs): rust-fil-proofs' 124 real 2 KiB proofs verified
+// with the real .vk, and tampered copies refused, per porep_config; then
+// synthetic V1_1 and Synthetic PoRep sectors proved with the real .params
+// and verified with the real .vk. Without the files it is a usage error
+// naming them.
+//
 // -facade is accepted for older scripts and does nothing: every mode
 // proves through the facade.
 package main
@@ -104,6 +111,7 @@ type options struct {
 	workers    int
 	deviceMem  int64           // -device-memory: gpuc2.Config.DeviceMemoryLimit
 	matrices   string          // -matrices: gpuc2.Config.ConstraintMatrices
+	checkReal  bool            // -check-real
 	set        map[string]bool // the flags given on the command line
 
 	// Resolved by check.
@@ -112,6 +120,7 @@ type options struct {
 	c1         *porep.C1 // parsed, for -c1
 	backendWhy string    // why this backend
 	params     string    // the real .params file; "": the TEST-ONLY setup
+	vk         string    // the real .vk file, with -check-real
 	testOnly   string    // the TEST-ONLY setup's path, when used
 }
 
@@ -151,6 +160,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.IntVar(&o.count, "count", 1, "proofs in flight at once through the gpuc2 pipeline (synthetic sectors get consecutive sector numbers)")
 	cache, _ := os.UserCacheDir()
 	fs.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used without -params when the default directory has no real files; empty: none")
+	fs.BoolVar(&o.checkReal, "check-real", false, "check gpuc2 against Filecoin's real 2 KiB parameters in -params (curio fetch-params 2KiB or lotus fetch-params 2048 put them there): verify rust-fil-proofs' 124 real 2 KiB proofs with the real .vk, and prove synthetic 2 KiB sectors (V1_1, Synthetic PoRep) with the real .params, verifying them with the real .vk")
 	fs.Bool("facade", false, "no effect, kept for older scripts: every mode proves through the gpuc2 facade's pipeline")
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (gpuc2.Config.WorkersPerDevice; 0: the facade's default)")
 	fs.StringVar(&o.matrices, "matrices", "auto", "prove from the circuit's compiled constraint matrices, recorded on the first proof (gpuc2.Config.ConstraintMatrices): auto (when every GPU evaluates a, b, c from them: beside a resident key, or streamed with the key where that costs no overlap), on (also on the host) or off (full synthesis)")
@@ -196,6 +206,13 @@ func (o *options) check() error {
 	case o.set["params"] && o.set["test-params"]:
 		return cli.Usagef("-test-params is used only without -params: a -params directory must hold the real files")
 	}
+	if o.checkReal {
+		for _, f := range []string{"c1", "sector-size", "count", "test-params", "trace", "memprofile"} {
+			if o.set[f] {
+				return cli.Usagef("-%s is not used with -check-real, which proves synthetic 2 KiB sectors with the real parameters", f)
+			}
+		}
+	}
 	if o.c1File != "" {
 		raw, err := os.ReadFile(o.c1File)
 		if err != nil {
@@ -231,6 +248,9 @@ func (o *options) check() error {
 	if err := cli.Devices("devices", o.devices...); err != nil {
 		return err
 	}
+	if o.checkReal {
+		return o.checkRealParams()
+	}
 	return o.checkParams()
 }
 
@@ -261,6 +281,9 @@ func (o *options) checkParams() error {
 }
 
 func run(ctx context.Context, o *options, d *display) error {
+	if o.checkReal {
+		return checkReal(ctx, o, d)
+	}
 	if o.testOnly != "" {
 		fmt.Fprintf(d.stderr(), "c2prove: TEST-ONLY parameters: no real ones for %v in %s; using the local TEST-ONLY setup %s "+
 			"(made once if missing). Its proofs verify only against that local key, never on chain; -params DIR requires real files.\n",

@@ -46,7 +46,10 @@ func TestCheckRefuses(t *testing.T) {
 		want []string
 	}{
 		{[]string{"-backend", "gpu"}, []string{`-backend "gpu": want auto, cpu or cuda`}},
-		{[]string{"-params", empty}, []string{"-params " + empty, prefix2KiB + "*.params", "only without -params"}},
+		{[]string{"-params", empty}, []string{"-params " + empty, prefix2KiB, ".params in " + empty, "only without -params"}},
+		{[]string{"-check-real", "-params", empty}, []string{"-check-real needs Filecoin's real 2 KiB parameter files", prefix2KiB, ".params in " + empty, "curio fetch-params 2KiB", "lotus fetch-params 2048"}},
+		{[]string{"-check-real", "-count", "2"}, []string{"-count is not used with -check-real"}},
+		{[]string{"-check-real", "-sector-size", "32GiB"}, []string{"-sector-size is not used with -check-real"}},
 		{[]string{"extra-arg"}, []string{`unexpected arguments ["extra-arg"]`}},
 		{[]string{"-count", "0"}, []string{"-count"}},
 		{[]string{"-workers", "-1"}, []string{"-workers"}},

@@ -30,10 +30,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-state-types/abi"
-	"github.com/filecoin-project/go-state-types/proof"
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
@@ -109,7 +106,7 @@ func (t *C2Task) TypeDetails() TaskTypeDetails {
 
 // Do proves one sector's C2 and verifies the proof as the chain will. The
 // SealVerifyInfo comes from what Curio keeps per sector (ticket, seed,
-// comm_r, comm_d); here they are read back from the C1 itself.
+// comm_r, comm_d); here NewSealVerifyInfo reads them back from the C1.
 func (t *C2Task) Do(ctx context.Context, c1 []byte, sector abi.SectorNumber, miner abi.ActorID) ([]byte, error) {
 	proofBytes, err := t.ffi.SealCommitPhase2(ctx, c1, sector, miner)
 	if err != nil {
@@ -121,28 +118,9 @@ func (t *C2Task) Do(ctx context.Context, c1 []byte, sector abi.SectorNumber, min
 		}
 		return nil, err
 	}
-	in, err := porep.ParseC1(c1)
+	info, err := gpuc2.NewSealVerifyInfo(c1, proofBytes, sector, miner) // CIDs from the C1's comm_r, comm_d
 	if err != nil {
 		return nil, err
-	}
-	var commR [32]byte
-	fr.LittleEndian.PutElement(&commR, in.CommR) // commitments travel as little-endian bytes
-	sealed, err := commcid.ReplicaCommitmentV1ToCID(commR[:])
-	if err != nil {
-		return nil, err
-	}
-	unsealed, err := commcid.DataCommitmentV1ToCID(in.CommD[:])
-	if err != nil {
-		return nil, err
-	}
-	info := proof.SealVerifyInfo{
-		SealProof:             in.RegisteredProof,
-		SectorID:              abi.SectorID{Miner: miner, Number: sector},
-		Randomness:            in.Ticket[:],
-		InteractiveRandomness: in.Seed[:],
-		Proof:                 proofBytes,
-		SealedCID:             sealed,
-		UnsealedCID:           unsealed,
 	}
 	ok, err := t.prover.VerifySeal(info)
 	if err != nil {

@@ -54,8 +54,14 @@ func Challenges(p abi.RegisteredSealProof, replicaID, commR, seed [32]byte, part
 	if err != nil {
 		return nil, err
 	}
+	return sp.PartitionChallenges(replicaID, commR, seed, partition)
+}
+
+// PartitionChallenges derives partition k's challenged nodes under sp (see
+// Challenges).
+func (sp SealParams) PartitionChallenges(replicaID, commR, seed [32]byte, partition int) ([]uint64, error) {
 	if partition < 0 || partition >= sp.Partitions {
-		return nil, fmt.Errorf("porep: partition %d out of range (%v has %d)", partition, ProofName(p), sp.Partitions)
+		return nil, fmt.Errorf("porep: partition %d out of range (%v has %d)", partition, ProofName(sp.Proof), sp.Partitions)
 	}
 	n := sp.ChallengesPerPartition
 	first := uint32(n * partition)

@@ -30,8 +30,11 @@ func NewGraph(p abi.RegisteredSealProof) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newGraph(sp.Nodes, sp.PoRepID, sp.APIVersion), nil
+	return sp.Graph(), nil
 }
+
+// Graph returns the graph of sp's sector size, porep_id and API version.
+func (sp SealParams) Graph() *Graph { return newGraph(sp.Nodes, sp.PoRepID, sp.APIVersion) }
 
 func newGraph(nodes uint64, porepID [32]byte, api APIVersion) *Graph {
 	g := &Graph{nodes: nodes, api: api}

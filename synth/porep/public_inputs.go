@@ -21,28 +21,33 @@ func PublicInputs(c *C1, miner abi.ActorID, sector abi.SectorNumber, partition i
 	if err := c.CheckReplicaID(miner, sector); err != nil {
 		return nil, err
 	}
-	g, err := NewGraph(c.RegisteredProof)
+	sp, err := ParamsFor(c.RegisteredProof)
 	if err != nil {
 		return nil, err
 	}
-	return computePublicInputs(g, c.RegisteredProof, leBytes(&c.ReplicaID), c.CommD, leBytes(&c.CommR), c.Seed, partition)
+	return sp.PublicInputs(nil, leBytes(&c.ReplicaID), c.CommD, leBytes(&c.CommR), c.Seed, partition)
 }
 
 // PublicInputsFor computes partition k's public inputs from the on-chain
 // values alone (what a verifier does). g may be nil; pass NewGraph(p) to
 // reuse a graph across partitions.
 func PublicInputsFor(g *Graph, p abi.RegisteredSealProof, replicaID, commD, commR, seed [32]byte, partition int) ([]fr.Element, error) {
-	if g == nil {
-		var err error
-		if g, err = NewGraph(p); err != nil {
-			return nil, err
-		}
+	sp, err := ParamsFor(p)
+	if err != nil {
+		return nil, err
 	}
-	return computePublicInputs(g, p, replicaID, commD, commR, seed, partition)
+	return sp.PublicInputs(g, replicaID, commD, commR, seed, partition)
 }
 
-func computePublicInputs(g *Graph, p abi.RegisteredSealProof, replicaID, commD, commR, seed [32]byte, partition int) ([]fr.Element, error) {
-	chals, err := Challenges(p, replicaID, commR, seed, partition)
+// PublicInputs computes partition k's public inputs under sp, which need
+// not be a registered proof's own: rust-fil-proofs' PoRepConfig pairs any
+// porep_id with any API version (its regression records do). g may be nil;
+// else it must be sp.Graph().
+func (sp SealParams) PublicInputs(g *Graph, replicaID, commD, commR, seed [32]byte, partition int) ([]fr.Element, error) {
+	if g == nil {
+		g = sp.Graph()
+	}
+	chals, err := sp.PartitionChallenges(replicaID, commR, seed, partition)
 	if err != nil {
 		return nil, err
 	}
