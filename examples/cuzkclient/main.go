@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, protojson.Format(st))
+		fmt.Fprintln(stdout, protojson.MarshalOptions{Multiline: true, EmitUnpopulated: true}.Format(st))
 		return nil
 	case o.metrics:
 		m, err := client.GetMetrics(ctx, &pb.GetMetricsRequest{})
@@ -195,7 +195,7 @@ func prove(ctx context.Context, client pb.ProvingEngineClient, reqs []*pb.Submit
 	fmt.Fprintf(w, "summary: %d of %d proofs completed (self-verified by the daemon) in %.1f s\n", len(reqs)-failed, len(reqs), time.Since(start).Seconds())
 	if n := len(reqs) - failed; n > 1 {
 		fmt.Fprintf(w, "  latency of the first proof: %.1f s\n  steady state: %.2f s per proof (first done → last done, over %d)\n",
-			first.Seconds(), (last - first).Seconds()/float64(n-1), n-1)
+			first.Seconds(), (last-first).Seconds()/float64(n-1), n-1)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d proofs failed", failed, len(reqs))

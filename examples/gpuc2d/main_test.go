@@ -30,7 +30,7 @@ import (
 // SIGTERM test's subprocess).
 func TestMain(m *testing.M) {
 	if args := os.Getenv("GPUC2D_TEST_ARGS"); args != "" {
-		main2(strings.Split(args, "\x00"))
+		main2(strings.Split(args, "\n"))
 	}
 	os.Exit(m.Run())
 }
@@ -94,7 +94,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	args := []string{"-backend", "cpu", "-params", t.TempDir(), "-test-params", t.TempDir(), "-preload", "porep-2k",
 		"-listen", "unix://" + sock, "-workers", "1", "-drain", "5m"}
 	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(os.Environ(), "GPUC2D_TEST_ARGS="+strings.Join(args, "\x00"))
+	cmd.Env = append(os.Environ(), "GPUC2D_TEST_ARGS="+strings.Join(args, "\n"))
 	var logs bytes.Buffer
 	cmd.Stderr = &logs
 	require.NoError(t, cmd.Start())

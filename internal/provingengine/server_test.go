@@ -13,10 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-state-types/abi"
-	prooftypes "github.com/filecoin-project/go-state-types/proof"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -187,16 +184,9 @@ func porepRequest(t *testing.T, sector abi.SectorNumber) *pb.SubmitProofRequest 
 // (VerifySeal with the sector's commitments, ticket and seed).
 func verify(t *testing.T, d *daemon, sector abi.SectorNumber, proof []byte) {
 	t.Helper()
-	c, err := porep.SyntheticC1(context.Background(), spt, miner, sector, sha256.Sum256([]byte("gpuc2d test")))
+	info, err := gpuc2.NewSealVerifyInfo(c1(t, sector, true), proof, sector, miner)
 	require.NoError(t, err)
-	var commR [32]byte
-	fr.LittleEndian.PutElement(&commR, c.CommR) // commitments travel as little-endian bytes
-	sealed, err := commcid.ReplicaCommitmentV1ToCID(commR[:])
-	require.NoError(t, err)
-	unsealed, err := commcid.DataCommitmentV1ToCID(c.CommD[:])
-	require.NoError(t, err)
-	ok, err := d.prover.VerifySeal(prooftypes.SealVerifyInfo{SealProof: spt, SectorID: abi.SectorID{Miner: miner, Number: sector},
-		Randomness: c.Ticket[:], InteractiveRandomness: c.Seed[:], Proof: proof, SealedCID: sealed, UnsealedCID: unsealed})
+	ok, err := d.prover.VerifySeal(info)
 	require.NoError(t, err)
 	assert.True(t, ok, "VerifySeal of sector %d", sector)
 }
