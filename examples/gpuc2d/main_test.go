@@ -112,6 +112,9 @@ func TestSIGTERMDrains(t *testing.T) {
 		h, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
 		return err == nil && h.GetStatus() == healthpb.HealthCheckResponse_SERVING
 	}, 5*time.Minute, 50*time.Millisecond, "the daemon did not start serving: %s", &logs)
+	if fi, err := os.Stat(sock); assert.NoError(t, err) {
+		assert.Equal(t, os.FileMode(socketMode), fi.Mode().Perm(), "the socket's mode")
+	}
 
 	submit := func(sector abi.SectorNumber) (*pb.SubmitProofResponse, error) {
 		c, err := porep.SyntheticC1(ctx, abi.RegisteredSealProof_StackedDrg2KiBV1_1, 1000, sector, sha256.Sum256([]byte("x")))

@@ -1,8 +1,12 @@
 package provingengine_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +14,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 
+	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/internal/provingengine"
 	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 )
 
@@ -32,4 +38,25 @@ func TestWireCompatibleWithCurio(t *testing.T) {
 	assert.Equal(t, curioDescriptor, hex.EncodeToString(sum[:]),
 		"the protocol's descriptor differs from Curio's: a name, number or type changed")
 	assert.Equal(t, "/cuzk.v1.ProvingEngine/Prove", pb.ProvingEngine_Prove_FullMethodName)
+}
+
+// MetricsHandler serves the same metrics over HTTP for a scraper
+// (gpuc2d -metrics-listen).
+func TestMetricsOverHTTP(t *testing.T) {
+	prover, err := gpuc2.New(context.Background(), gpuc2.Config{Backend: gpuc2.BackendCPU, ParamsDir: t.TempDir()})
+	require.NoError(t, err)
+	defer prover.Close()
+	srv, err := provingengine.New(provingengine.Config{Prover: prover})
+	require.NoError(t, err)
+	defer srv.Shutdown(context.Background())
+	hs := httptest.NewServer(srv.MetricsHandler())
+	defer hs.Close()
+	resp, err := http.Get(hs.URL)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(body), "gpuc2d_uptime_seconds")
+	assert.Contains(t, string(body), `gpuc2d_queue_jobs{kind="POREP_SEAL_COMMIT",state="pending"} 0`)
 }
