@@ -90,9 +90,9 @@ type Config struct {
 	// order, from one goroutine of the Prover's: a slow callback
 	// delays later reports, not the proofs, and a callback may call Close. A
 	// call's reports are delivered before it returns, unless its context
-	// ends (a stuck callback does not hold it past its deadline: the rest
-	// follow later, in order) or Close cuts it short; none starts after
-	// Close returns.
+	// has ended and the callback is stuck (it holds the call 20 ms at
+	// most: the rest follow later, in order) or Close cuts it short; none
+	// starts after Close returns.
 	Progress func(Progress)
 	// Tracer, if set, records every stage of every proof (C1 parse and
 	// check, parameter load, per partition queue, wait_budget, synthesis and

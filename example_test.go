@@ -70,10 +70,10 @@ func ExampleRequirements() {
 	}
 	fmt.Printf("%d partitions of %d constraints, domain 2^%d, %d GPUs\n",
 		need.Partitions, need.Constraints, bitLen(need.Domain)-1, need.GPUs)
-	fmt.Println("host RAM within 100 GiB:", need.HostBytes < 100<<30)
+	fmt.Println("host RAM beyond the parameters' own size:", need.HostBytes > need.ParamsBytes)
 	// Output:
 	// 10 partitions of 130278869 constraints, domain 2^27, 0 GPUs
-	// host RAM within 100 GiB: true
+	// host RAM beyond the parameters' own size: true
 }
 
 func bitLen(n int64) int {

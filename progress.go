@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/filecoin-project/go-state-types/abi"
 
@@ -111,8 +112,9 @@ func (q *events) send(p Progress) {
 }
 
 // flush waits until the reports sent before it have been delivered, or
-// until ctx ends (the call's: a stuck callback must not hold it past its
-// deadline) or abort closes (Close: the callback may be the one closing).
+// until flushGrace after ctx ends (the call's: a stuck callback must not
+// hold it past its deadline), or abort closes (Close: the callback may be
+// the one closing).
 // Reports not yet delivered stay queued, in order, until Close.
 func (q *events) flush(ctx context.Context, abort <-chan struct{}) {
 	if q.fn == nil {
@@ -124,10 +126,27 @@ func (q *events) flush(ctx context.Context, abort <-chan struct{}) {
 	}
 	select {
 	case <-done:
-	case <-ctx.Done():
+		return
 	case <-abort:
+		return
+	case <-ctx.Done():
+	}
+	// The context has ended: a prompt callback still gets the call's last
+	// reports (its failure) before the call returns; a stuck one holds it
+	// for flushGrace at most.
+	grace := time.NewTimer(flushGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-abort:
+	case <-grace.C:
 	}
 }
+
+// flushGrace is how long a call whose context has ended still waits for
+// its reports' delivery: well within the 100 ms a caller may wait for a
+// cancelled call to return.
+const flushGrace = 20 * time.Millisecond
 
 // close drops the reports not yet delivered; no callback starts after it
 // returns. It does not wait for a callback that is running.
