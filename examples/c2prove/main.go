@@ -63,15 +63,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2"
@@ -142,19 +138,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.Uint64Var(&o.miner, "miner-id", 1000, "miner actor id")
 	fs.StringVar(&o.paramsDir, "params", gpuc2.DefaultParamsDir(), "directory of Filecoin's parameter files; given, it must hold the proof type's real .params and .vk (no TEST-ONLY fallback)")
 	fs.StringVar(&o.backend, "backend", "auto", "where H and the MSMs run: auto (cuda when the native library loads, else cpu; says which and why), cpu or cuda")
-	fs.Func("devices", "GPUs to prove on, comma-separated ordinals (gpuc2.Config.Devices; default every visible one; needs the cuda backend)", func(s string) error {
-		for _, f := range strings.Split(s, ",") {
-			d, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				return err
-			}
-			if d < 0 {
-				return fmt.Errorf("negative ordinal %d", d)
-			}
-			o.devices = append(o.devices, d)
-		}
-		return nil
-	})
+	fs.Func("devices", "GPUs to prove on, comma-separated ordinals (gpuc2.Config.Devices; default every visible one; needs the cuda backend)", cli.DevicesFlag(&o.devices))
 	fs.StringVar(&o.traceFile, "trace", "", "write a Chrome trace of the run (open in Perfetto) to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile (go tool pprof) to this file once the proofs are done, before the prover closes, and one to FILE.peak at the sampled peak of the resident set")
 	fs.IntVar(&o.count, "count", 1, "proofs in flight at once through the gpuc2 pipeline (synthetic sectors get consecutive sector numbers)")
@@ -164,17 +148,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.Bool("facade", false, "no effect, kept for older scripts: every mode proves through the gpuc2 facade's pipeline")
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (gpuc2.Config.WorkersPerDevice; 0: the facade's default)")
 	fs.StringVar(&o.matrices, "matrices", "auto", "prove from the circuit's compiled constraint matrices, recorded on the first proof (gpuc2.Config.ConstraintMatrices): auto (when every GPU evaluates a, b, c from them: beside a resident key, or streamed with the key where that costs no overlap), on (also on the host) or off (full synthesis)")
-	fs.Func("device-memory", "device memory gpuc2 may use per GPU, e.g. 16GiB or 24GB (gpuc2.Config.DeviceMemoryLimit; default: the free memory less a margin); below the key's need the key streams from pinned host memory", func(s string) error {
-		b, err := humanize.ParseBytes(s)
-		if err != nil {
-			return err
-		}
-		if b == 0 || b > math.MaxInt64 {
-			return fmt.Errorf("%q is not a positive size", s)
-		}
-		o.deviceMem = int64(b)
-		return nil
-	})
+	fs.Func("device-memory", "device memory gpuc2 may use per GPU, e.g. 16GiB or 24GB (gpuc2.Config.DeviceMemoryLimit; default: the free memory less a margin); below the key's need the key streams from pinned host memory", cli.BytesFlag(&o.deviceMem))
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, err
 	}

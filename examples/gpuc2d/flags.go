@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/dustin/go-humanize"
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
@@ -70,18 +68,9 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 		return nil
 	})
 	fs.StringVar(&o.backend, "backend", "auto", "where H and the MSMs run: auto (cuda when the native library loads), cpu or cuda")
-	fs.Func("devices", "GPUs to prove on, comma-separated ordinals (default every visible one)", func(s string) error {
-		for _, f := range strings.Split(s, ",") {
-			d, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || d < 0 {
-				return fmt.Errorf("%q is not a device ordinal", f)
-			}
-			o.devices = append(o.devices, d)
-		}
-		return nil
-	})
-	fs.Func("device-memory", "device memory gpuc2 may use per GPU, e.g. 16GiB (default: the free memory less a margin); below the key's need the key streams from pinned host memory", byteFlag(&o.deviceMem))
-	fs.Func("host-memory", "host memory budget of the partitions' working sets, e.g. 64GiB (default: the machine's memory less a margin)", byteFlag(&o.hostMem))
+	fs.Func("devices", "GPUs to prove on, comma-separated ordinals (default every visible one)", cli.DevicesFlag(&o.devices))
+	fs.Func("device-memory", "device memory gpuc2 may use per GPU, e.g. 16GiB (default: the free memory less a margin); below the key's need the key streams from pinned host memory", cli.BytesFlag(&o.deviceMem))
+	fs.Func("host-memory", "host memory budget of the partitions' working sets, e.g. 64GiB (default: the machine's memory less a margin)", cli.BytesFlag(&o.hostMem))
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (0: gpuc2's default)")
 	fs.IntVar(&o.maxPending, "max-pending", 0, "refuse SubmitProof (ResourceExhausted) while this many proofs are queued or running; 0: no limit")
 	fs.DurationVar(&o.drain, "drain", 60*time.Second, "on SIGTERM or SIGINT, how long running proofs may finish before they are cancelled")
@@ -131,20 +120,6 @@ func applyConfig(fs *flag.FlagSet, path string, set map[string]bool) error {
 		}
 	}
 	return nil
-}
-
-func byteFlag(dst *int64) func(string) error {
-	return func(s string) error {
-		b, err := humanize.ParseBytes(s)
-		if err != nil {
-			return err
-		}
-		if b == 0 || b > math.MaxInt64 {
-			return fmt.Errorf("%q is not a positive size", s)
-		}
-		*dst = int64(b)
-		return nil
-	}
 }
 
 // check refuses a bad combination before any work.

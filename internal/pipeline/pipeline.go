@@ -82,8 +82,7 @@ type synthWorker struct {
 type proveWorker struct {
 	Prover
 	track trace.Track
-	busy  atomic.Bool
-	job   atomic.Pointer[Job] // the job it proves now
+	job   atomic.Pointer[Job] // the job it proves now; nil: idle
 }
 
 // New starts a pipeline's workers; Close stops them.
@@ -260,9 +259,9 @@ func (p *Pipeline) Stats() Stats {
 	}
 	s.Queued = queued + s.WaitingForMemory // taken from the queue, still waiting
 	for _, w := range p.provers {
-		ps := ProverStats{Device: w.Device, Busy: w.busy.Load()}
+		ps := ProverStats{Device: w.Device}
 		if j := w.job.Load(); j != nil {
-			ps.Label = j.spec.Label
+			ps.Busy, ps.Label = true, j.spec.Label
 		}
 		s.Provers = append(s.Provers, ps)
 	}

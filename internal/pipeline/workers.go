@@ -132,9 +132,8 @@ func (p *Pipeline) prove(w *proveWorker, t *task) error {
 		return err
 	}
 	p.proving.Add(1)
-	w.busy.Store(true)
 	w.job.Store(job)
-	defer func() { w.job.Store(nil); w.busy.Store(false); p.proving.Add(-1) }()
+	defer func() { w.job.Store(nil); p.proving.Add(-1) }()
 	t.device = w.Device
 	job.report(t, Proving, nil)
 	opts := []groth16.ProveOption{groth16.WithPhaseStart(func(name string) { job.reportPhase(t, name) })}

@@ -105,8 +105,9 @@ func (s *Server) reap() {
 func (s *Server) Shutdown(ctx context.Context) {
 	s.once.Do(func() { close(s.stop) })
 	s.jobs.close()
+	started := startedJobs(s.prover.Status())
 	for _, j := range s.jobs.unfinished() {
-		if !s.started(j) {
+		if !started[j.id] {
 			j.cancel(errCancelled)
 		}
 	}
@@ -187,7 +188,7 @@ func (s *Server) CancelProof(ctx context.Context, req *pb.CancelProofRequest) (*
 	if j.ended() {
 		return &pb.CancelProofResponse{}, nil
 	}
-	running := s.started(j)
+	running := startedJobs(s.prover.Status())[j.id]
 	j.cancel(errCancelled)
 	t := time.NewTimer(cancelGrace)
 	defer t.Stop()
@@ -320,14 +321,14 @@ func (s *Server) run(j *job) {
 		"total", j.finished.Sub(j.submitted).Round(time.Millisecond), "error", j.errText)
 }
 
-// started reports whether j's proof has a partition past the queue.
-func (s *Server) started(j *job) bool {
-	for _, p := range s.prover.Status().Proofs {
-		if p.Label == j.id {
-			return p.Started > 0
-		}
+// startedJobs are the ids of the jobs with a partition past the queue
+// (their proofs' labels).
+func startedJobs(st gpuc2.Status) map[string]bool {
+	started := map[string]bool{}
+	for _, p := range st.Proofs {
+		started[p.Label] = p.Started > 0
 	}
-	return false
+	return started
 }
 
 // position is how many unfinished jobs are ahead of j: of a higher

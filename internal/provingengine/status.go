@@ -46,10 +46,7 @@ func (s *Server) GetStatus(ctx context.Context, _ *pb.GetStatusRequest) (*pb.Get
 // or every partition still queued) and in progress (a partition past the
 // queue).
 func (s *Server) queue(st gpuc2.Status) (pending, running uint32) {
-	started := map[string]bool{}
-	for _, p := range st.Proofs {
-		started[p.Label] = p.Started > 0
-	}
+	started := startedJobs(st)
 	for _, j := range s.jobs.unfinished() {
 		if started[j.id] {
 			running++

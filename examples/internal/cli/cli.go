@@ -4,8 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
+	"strings"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/gpuc2/gpuc2/native"
 )
@@ -139,4 +143,38 @@ func Width(f *os.File) int {
 		return w
 	}
 	return 80
+}
+
+// DevicesFlag is a flag.Func that appends comma-separated CUDA device
+// ordinals to dst.
+func DevicesFlag(dst *[]int) func(string) error {
+	return func(s string) error {
+		for _, f := range strings.Split(s, ",") {
+			d, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return err
+			}
+			if d < 0 {
+				return fmt.Errorf("negative ordinal %d", d)
+			}
+			*dst = append(*dst, d)
+		}
+		return nil
+	}
+}
+
+// BytesFlag is a flag.Func that sets dst to a positive size such as 16GiB
+// or 24GB.
+func BytesFlag(dst *int64) func(string) error {
+	return func(s string) error {
+		b, err := humanize.ParseBytes(s)
+		if err != nil {
+			return err
+		}
+		if b == 0 || b > math.MaxInt64 {
+			return fmt.Errorf("%q is not a positive size", s)
+		}
+		*dst = int64(b)
+		return nil
+	}
 }
