@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/errtext"
 	"github.com/gpuc2/gpuc2/trace"
 )
@@ -126,7 +126,7 @@ const (
 // heapABC says whether a GPU proof may take a, b, c evaluated on the host
 // into heap vectors: with MatricesOn, where a streaming GPU does not
 // evaluate them. Only then does c need a streaming GPU's pinned stage
-// (groth16.NoVectorStage otherwise): the pipeline synthesizes every other
+// (gpu.Config.VectorStage otherwise): the pipeline synthesizes every other
 // assignment into pinned memory, or the GPU evaluates a, b, c.
 func (c Config) heapABC() bool { return c.ConstraintMatrices == MatricesOn }
 
@@ -154,7 +154,7 @@ func (c Config) withDefaults(gpus func(Config) (int, error)) (_ Config, budgetAu
 	case BackendCUDA:
 	case "", BackendAuto:
 		c.Backend = BackendCPU
-		if groth16.CUDAAvailable() {
+		if gpu.CUDAAvailable() {
 			c.Backend = BackendCUDA
 		}
 	default:
@@ -188,7 +188,7 @@ func (c Config) withDefaults(gpus func(Config) (int, error)) (_ Config, budgetAu
 // cudaDevices returns the GPUs c selects: Devices, else Device when not 0,
 // else all visible. It fails on an unknown ordinal or when there is none.
 func (c Config) cudaDevices() ([]int, error) {
-	devs, err := groth16.CUDADevices()
+	devs, err := gpu.CUDADevices()
 	if err != nil {
 		return nil, fmt.Errorf("gpuc2: %w", err)
 	}
@@ -202,12 +202,12 @@ func (c Config) cudaDevices() ([]int, error) {
 		}
 	}
 	for _, ord := range want {
-		if !slices.ContainsFunc(devs, func(d groth16.DeviceInfo) bool { return d.Ordinal == ord }) {
+		if !slices.ContainsFunc(devs, func(d gpu.DeviceInfo) bool { return d.Ordinal == ord }) {
 			return nil, fmt.Errorf("gpuc2: no CUDA device %d (%d visible)", ord, len(devs))
 		}
 	}
 	if len(want) == 0 {
-		return nil, fmt.Errorf("gpuc2: backend cuda: no devices: %w", groth16.ErrCUDAUnavailable)
+		return nil, fmt.Errorf("gpuc2: backend cuda: no devices: %w", gpu.ErrCUDAUnavailable)
 	}
 	return want, nil
 }

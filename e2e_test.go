@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
@@ -50,13 +51,13 @@ func proveCPUAndGPU(t *testing.T, pk *groth16.ProvingKey, circuit synth.Circuit)
 	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, circuit, groth16.WithRandomness(r, s))
 	require.NoError(t, err)
 	if native.Available() {
-		cuda, err := groth16.NewCUDAProver(groth16.CUDAConfig{})
+		devs, err := gpu.Open(gpu.Config{Ordinals: []int{0}})
 		require.NoError(t, err)
-		defer cuda.Close()
-		gpu, err := groth16.Prove(ctx, cuda, pk, circuit, groth16.WithRandomness(r, s))
+		defer devs.Close()
+		onGPU, err := groth16.Prove(ctx, devs.Device(0), pk, circuit, groth16.WithRandomness(r, s))
 		require.NoError(t, err)
 		want, _ := proof.MarshalBinary()
-		got, _ := gpu.MarshalBinary()
+		got, _ := onGPU.MarshalBinary()
 		require.Equal(t, want, got, "CUDA proof differs from the CPU proof")
 	}
 	return proof

@@ -8,6 +8,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/internal/pipeline"
 	"github.com/gpuc2/gpuc2/synth/porep"
@@ -80,7 +81,7 @@ func classify(err error) error {
 		return err
 	case errors.Is(err, porep.ErrBadC1), errors.Is(err, porep.ErrUnknownProof):
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
-	case errors.Is(err, groth16.ErrOutOfDeviceMemory):
+	case errors.Is(err, gpu.ErrOutOfDeviceMemory):
 		return fmt.Errorf("%w: %w", ErrOutOfDeviceMemory, err)
 	case errors.Is(err, groth16.ErrKeyMismatch), errors.Is(err, groth16.ErrMalformedKey):
 		return fmt.Errorf("%w: %w", ErrParamsCorrupt, err)

@@ -12,10 +12,9 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/filecoin-project/go-state-types/abi"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/gpuc2/gpuc2/groth16"
-	"github.com/gpuc2/gpuc2/internal/par"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
@@ -53,9 +52,8 @@ func (e *keyEntry) prepared() *groth16.PreparedVerifyingKey {
 type keyCache struct {
 	paramsDir, testParamsDir string
 	log                      *slog.Logger
-	devices                  []*groth16.CUDAProver // the GPUs that may hold a copy of a key
-	vectorStage              bool                  // streaming GPUs ready c's pinned stage (Config.heapABC)
-	closing                  <-chan struct{}       // closed when the Prover closes: no more loads
+	devices                  *gpu.Devices    // the GPUs that may hold a copy of a key; nil on the CPU
+	closing                  <-chan struct{} // closed when the Prover closes: no more loads
 	// resident, if set, is told the host bytes of the loaded keys (an
 	// automatic host budget leaves room for them).
 	resident func(int64)
@@ -66,9 +64,9 @@ type keyCache struct {
 	byFile map[string]*keyEntry                  // by the file's path
 }
 
-func newKeyCache(cfg Config, devices []*groth16.CUDAProver, closing <-chan struct{}) *keyCache {
+func newKeyCache(cfg Config, devices *gpu.Devices, closing <-chan struct{}) *keyCache {
 	return &keyCache{paramsDir: cfg.ParamsDir, testParamsDir: cfg.TestParamsDir, log: cfg.Logger, devices: devices,
-		vectorStage: cfg.heapABC(), closing: closing, byType: map[abi.RegisteredSealProof]*keyEntry{}, byFile: map[string]*keyEntry{}}
+		closing: closing, byType: map[abi.RegisteredSealProof]*keyEntry{}, byFile: map[string]*keyEntry{}}
 }
 
 func (c *keyCache) closed() bool {
@@ -112,8 +110,8 @@ func (c *keyCache) acquire(ctx context.Context, t abi.RegisteredSealProof) (*key
 		}
 		return nil, fmt.Errorf("%s: %w", e.path, err)
 	}
-	for _, d := range c.devices { // before any synthesis: a limit too small for this type
-		if err := d.CheckKey(e.pk); err != nil {
+	if c.devices != nil { // before any synthesis: a limit too small for this type
+		if err := c.devices.CheckKey(e.pk); err != nil {
 			if loaded {
 				e.pk.Close()
 			}
@@ -191,11 +189,9 @@ func (c *keyCache) status() []KeyStatus {
 			}
 		}
 		slices.Sort(ks.Types)
-		onAll, pinned := len(c.devices) > 0, false
-		for _, d := range c.devices {
-			on, pin := d.KeyHeld(e.pk)
-			onAll = onAll && on
-			pinned = pinned || pin
+		var onAll, pinned bool
+		if c.devices != nil {
+			onAll, pinned = c.devices.KeyHeld(e.pk)
 		}
 		switch {
 		case onAll:
@@ -300,7 +296,7 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 	if prepare {
 		e.prepared()
 	}
-	if len(c.devices) == 0 { // the CPU: decode every section now
+	if c.devices == nil { // the CPU: decode every section now
 		g1 := []func(context.Context) ([]bls12381.G1Affine, error){e.pk.H, e.pk.L, e.pk.A, e.pk.BG1}
 		for _, f := range g1 {
 			if _, err := f(ctx); err != nil {
@@ -313,28 +309,12 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 		return nil
 	}
 	// Each GPU uploads the key (resident mode) or it is decoded once into
-	// pinned host memory (streaming mode); the GPUs load at once, sharing
-	// the decoded sections, each dropped when the last GPU has it (on one
-	// GPU, as it uploads), so that the host holds the sections in flight
-	// while loading, not the whole key.
-	hosts := groth16.NewHostSections(len(c.devices))
-	g, gctx := errgroup.WithContext(ctx)
-	for _, d := range c.devices {
-		g.Go(par.Guard(func() error {
-			opts := []groth16.PreloadOption{groth16.ShareHostSections(hosts)}
-			if !c.vectorStage {
-				opts = append(opts, groth16.NoVectorStage())
-			}
-			if err := d.Preload(gctx, e.pk, opts...); err != nil {
-				return paramsError(e.path, err)
-			}
-			return nil
-		}))
+	// pinned host memory (streaming mode), the host holding the sections in
+	// flight while they load, not the whole key.
+	resident, err := c.devices.Preload(ctx, e.pk)
+	if err != nil {
+		return paramsError(e.path, err)
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	resident := !slices.ContainsFunc(c.devices, func(d *groth16.CUDAProver) bool { return d.Mode(e.pk) != groth16.ModeResident })
 	// Drop the decoded host sections of a file-backed key (about 44 GiB at
 	// 32 GiB): the GPUs hold the key or its pinned copy; the sections are
 	// decoded again only if a proof ever needs them. The mapped file's
@@ -373,11 +353,8 @@ func (c *keyCache) evict(t abi.RegisteredSealProof) error {
 	}
 	delete(c.byFile, e.path)
 	e.matricesMu.Lock() // not recording: loadMu keeps new proofs of this file out
-	for _, d := range c.devices {
-		d.Evict(e.pk)
-		if e.matrices != nil {
-			d.EvictMatrices(e.matrices)
-		}
+	if c.devices != nil {
+		c.devices.Evict(e.pk, e.matrices)
 	}
 	e.matrices = nil
 	e.matricesMu.Unlock()

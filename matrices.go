@@ -12,7 +12,7 @@ import (
 
 	"github.com/filecoin-project/go-state-types/abi"
 
-	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
@@ -27,7 +27,7 @@ func (p *Prover) matrices(ctx context.Context, a *admission, timings *SealTiming
 	case MatricesOff:
 		return nil, nil
 	case MatricesAuto:
-		if !matricesFitDevices(p.devices, a) {
+		if !p.matricesFitDevices(a) {
 			return nil, nil
 		}
 	}
@@ -93,20 +93,17 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 	// proofs' working sets (the run's RSS peaked there: BENCHMARKS.md,
 	// issue 19).
 	debug.FreeOSMemory()
-	onDevices := len(p.devices) > 0
-	var pinned int64 // the streaming GPUs' copy, one per process
-	for _, d := range p.devices {
-		n, err := d.PreloadMatrices(ctx, e.pk, ms)
-		switch {
-		case errors.Is(err, groth16.ErrOutOfDeviceMemory):
-			onDevices = false
-			p.log.Info("constraint matrices stay on the host", "proof", name, "device", d.Device(), "reason", err)
-		case err != nil:
+	var place gpu.MatricesPlacement // none on the CPU
+	if p.devices != nil {
+		if place, err = p.devices.PreloadMatrices(ctx, e.pk, ms); err != nil {
 			return nil, fmt.Errorf("%s: constraint matrices: %w", name, err)
 		}
-		pinned = max(pinned, n)
+		for _, why := range place.Refused {
+			p.log.Info("constraint matrices stay on the host", "proof", name, "reason", why)
+		}
 	}
-	hostBytes := ms.Bytes() + pinned // the heap's copy, for the host's evaluation, and the streaming GPUs' pinned one
+	onDevices, pinned := place.OnAll, place.PinnedBytes // pinned: the streaming GPUs' copy, one per process
+	hostBytes := ms.Bytes() + pinned                    // the heap's copy, for the host's evaluation, and the streaming GPUs' pinned one
 	if onDevices {
 		// Every GPU holds them, on the device or pinned: the host keeps their
 		// sizes and densities, not the arrays (the proofs' steady RSS).
@@ -134,7 +131,7 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 // partitions would hold a, b, c too.
 func (p *Prover) prepareWitnesses(ctx context.Context, a *admission) <-chan struct{} {
 	done := make(chan struct{})
-	if !matricesFitDevices(p.devices, a) || p.enter() != nil {
+	if !p.matricesFitDevices(a) || p.enter() != nil {
 		close(done)
 		return done
 	}
@@ -152,17 +149,11 @@ func (p *Prover) prepareWitnesses(ctx context.Context, a *admission) <-chan stru
 	return done
 }
 
-// matricesFitDevices says whether every device (there is one at least)
-// evaluates a, b, c from a's circuit's matrices (groth16's MatricesFit),
+// matricesFitDevices says whether every GPU (there is one at least)
+// evaluates a, b, c from a's circuit's matrices (gpu.Devices.MatricesFit),
 // sized before they are recorded: MatricesAuto's condition.
-func matricesFitDevices(devices []*groth16.CUDAProver, a *admission) bool {
-	bytes := pce.EstimatedBytes(a.shape.sizes.Rows + a.shape.sizes.Inputs)
-	for _, d := range devices {
-		if !d.MatricesFit(a.key.pk, bytes) {
-			return false
-		}
-	}
-	return len(devices) > 0
+func (p *Prover) matricesFitDevices(a *admission) bool {
+	return p.devices != nil && p.devices.MatricesFit(a.key.pk, pce.EstimatedBytes(a.shape.sizes.Rows+a.shape.sizes.Inputs))
 }
 
 // partitionBytes is the host working set of a partition of a proved with

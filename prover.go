@@ -10,6 +10,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/pipeline"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
@@ -29,12 +30,10 @@ type Prover struct {
 	tracer     *trace.Tracer
 	budgetAuto bool // the host budget is the machine's: loaded parameters shrink it
 
-	keys    *keyCache             // the loaded parameters
-	pipe    *pipeline.Pipeline    // the scheduler of every proof's partitions
-	devices []*groth16.CUDAProver // one per GPU, shared by its prover workers; none on the CPU
-	// deviceInfo is each GPU's name and memory, by ordinal, as New found them.
-	deviceInfo map[int]groth16.DeviceInfo
-	events     *events // Progress reports
+	keys    *keyCache          // the loaded parameters
+	pipe    *pipeline.Pipeline // the scheduler of every proof's partitions
+	devices *gpu.Devices       // the GPUs, shared by their prover workers; nil on the CPU
+	events  *events            // Progress reports
 
 	// The calls in flight, and Close.
 	mu          sync.Mutex
@@ -53,7 +52,7 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	}
 	var ordinals []int // the GPUs of the cuda backend
 	cfg, budgetAuto, err := cfg.withDefaults(func(c Config) (int, error) {
-		if err := groth16.CUDAUnavailable(); err != nil {
+		if err := gpu.CUDAUnavailable(); err != nil {
 			return 0, fmt.Errorf("gpuc2: backend cuda: %w", err)
 		}
 		var err error
@@ -63,13 +62,13 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	if err != nil {
 		return nil, err
 	}
-	devices, err := openDevices(ordinals, cfg.DeviceMemoryLimit)
+	devices, err := openDevices(ordinals, cfg)
 	if err != nil {
 		return nil, err
 	}
 	var vectors pipeline.VectorMemory
-	if len(devices) > 0 { // assignments in pinned memory: one DMA per vector to the GPU
-		vectors = groth16.PinnedVectors{}
+	if devices != nil { // assignments in pinned memory: one DMA per vector to the GPU
+		vectors = devices.Vectors()
 	}
 	pipe, err := pipeline.New(pipeline.Config{Synthesis: cfg.SynthesisConcurrency, Provers: proverWorkers(cfg, devices),
 		HostBudget: cfg.HostMemoryBudget, Tracer: cfg.Tracer, Log: cfg.Logger, Vectors: vectors})
@@ -83,13 +82,6 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 		events:  newEvents(cfg.Progress, cfg.Logger),
 		closing: make(chan struct{}),
 	}
-	if len(devices) > 0 {
-		p.deviceInfo = map[int]groth16.DeviceInfo{}
-		infos, _ := groth16.CUDADevices() // names only: a failure leaves them empty
-		for _, info := range infos {
-			p.deviceInfo[info.Ordinal] = info
-		}
-	}
 	p.keys = newKeyCache(cfg, devices, p.closing)
 	if budgetAuto {
 		p.keys.resident = pipe.Budget().SetResident
@@ -99,11 +91,11 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 	return p, nil
 }
 
-// openDevices makes one CUDA prover per GPU with the memory limit (0: the
-// device's free memory less a margin): it keeps the device's resident keys
-// and its VRAM ledger. A limit that cannot stream even the smallest sector
-// fails with ErrOutOfDeviceMemory.
-func openDevices(ordinals []int, limit int64) ([]*groth16.CUDAProver, error) {
+// openDevices opens the GPUs of ordinals (none: nil, the CPU) with
+// cfg's device memory limit (0: each device's free memory less a margin).
+// A limit that cannot stream even the smallest sector fails with
+// ErrOutOfDeviceMemory.
+func openDevices(ordinals []int, cfg Config) (*gpu.Devices, error) {
 	if len(ordinals) == 0 {
 		return nil, nil
 	}
@@ -111,46 +103,37 @@ func openDevices(ordinals []int, limit int64) ([]*groth16.CUDAProver, error) {
 	if err != nil {
 		return nil, err
 	}
-	var devices []*groth16.CUDAProver
-	for _, ord := range ordinals {
-		d, err := groth16.NewCUDAProver(groth16.CUDAConfig{Device: ord, MemoryLimit: limit})
-		if err == nil {
-			if d.MemoryLimit() < least {
-				d.Close()
-				err = fmt.Errorf("%w: a limit of %d bytes, below the %d bytes the smallest sector needs streamed",
-					ErrOutOfDeviceMemory, d.MemoryLimit(), least)
-			}
-		}
-		if err != nil {
-			closeDevices(devices)
-			return nil, fmt.Errorf("gpuc2: device %d: %w", ord, classify(err))
-		}
-		devices = append(devices, d)
+	devices, err := gpu.Open(gpu.Config{Ordinals: ordinals, MemoryLimit: cfg.DeviceMemoryLimit, VectorStage: cfg.heapABC()})
+	if err != nil {
+		return nil, fmt.Errorf("gpuc2: %w", classify(err))
+	}
+	if limit := devices.MemoryLimit(); limit < least {
+		devices.Close()
+		return nil, fmt.Errorf("gpuc2: %w: a limit of %d bytes, below the %d bytes the smallest sector needs streamed",
+			ErrOutOfDeviceMemory, limit, least)
 	}
 	return devices, nil
 }
 
-func closeDevices(devices []*groth16.CUDAProver) error {
-	var errs []error
-	for _, d := range devices {
-		errs = append(errs, d.Close())
+func closeDevices(devices *gpu.Devices) error {
+	if devices == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	return devices.Close()
 }
 
 // proverWorkers are the pipeline's prover workers: WorkersPerDevice per
 // GPU, sharing its prover, or WorkersPerDevice on the CPU.
-func proverWorkers(cfg Config, devices []*groth16.CUDAProver) []pipeline.Prover {
+func proverWorkers(cfg Config, devices *gpu.Devices) []pipeline.Prover {
 	var workers []pipeline.Prover
-	if cfg.Backend == BackendCPU {
+	if devices == nil {
 		for range cfg.WorkersPerDevice {
 			workers = append(workers, pipeline.Prover{Device: -1, Prover: &groth16.CPUProver{}})
 		}
+		return workers
 	}
-	for _, d := range devices {
-		for range cfg.WorkersPerDevice {
-			workers = append(workers, pipeline.Prover{Device: d.Device(), Prover: d})
-		}
+	for _, w := range devices.Workers(cfg.WorkersPerDevice) {
+		workers = append(workers, pipeline.Prover{Device: w.Ordinal, Prover: w.Prover})
 	}
 	return workers
 }

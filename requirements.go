@@ -3,13 +3,13 @@ package gpuc2
 import (
 	"fmt"
 	"log/slog"
-	"math"
 	"os"
 	"strconv"
 
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
@@ -32,11 +32,11 @@ type Resources struct {
 	// until every GPU has its copy, then their sizes and densities: pce's
 	// WithoutArrays). MatricesOnGPU says the
 	// GPUs evaluate a, b, c from them: in resident mode when they fit
-	// beside the key and one proof (groth16.ResidentMatricesFit; more
+	// beside the key and one proof (gpu.Plan's MatricesOnDevice; more
 	// workers take turns), on each GPU (in VRAMBytes); in
 	// streaming mode when a proof that holds its witness throughout costs
 	// the GPU none of its overlap, streamed from a pinned copy (in
-	// PinnedBytes and HostBytes, as groth16.PinnedMatricesBytes).
+	// PinnedBytes and HostBytes, as gpu.PinnedMatricesBytes).
 	MatricesBytes int64
 	MatricesOnGPU bool
 	// MatricesLoadBytes is host RAM the first proof of a parameter file
@@ -72,7 +72,7 @@ type Resources struct {
 	// Prover.Preload first, as c2prove does: with resident GPUs the key is
 	// on the host only while it loads, one decoded section at a time (the
 	// file's pages dropped as they are decoded, each section once it is on
-	// the GPU: groth16.HostSections), so this is the larger of the largest
+	// the GPU: gpu.HostSections), so this is the larger of the largest
 	// section (groth16.LargestSectionBytes) and the two phases without the
 	// key. Several GPUs load at once and a section stays until the last has
 	// it: GPUs at one pace should hold one or two sections, a slower one
@@ -105,7 +105,7 @@ type Resources struct {
 	// Mode is how each GPU proves under DeviceMemoryLimit: "resident" when
 	// the key and one proof fit it, else "streaming" (the key in pinned host
 	// memory); empty on the CPU.
-	Mode groth16.DeviceMode
+	Mode gpu.DeviceMode
 	// DeviceMemoryLimit is the limit Mode was chosen for: Config's, else
 	// the first GPU's free memory less the margin now, or 0 (no limit: no
 	// GPU to ask).
@@ -168,54 +168,30 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	if cfg.ConstraintMatrices == MatricesOn {
 		r.MatricesBytes = matrices // on the host, unless a GPU holds them below
 	}
-	var pinnedHost int64 // streaming: the matrices' copy and c's stage, pinned host memory beyond the key
+	var plan gpu.Plan // the GPU's, from the one device plan
 	if cuda {
-		m := sh.domain
-		vars := int64(sh.sizes.Inputs + sh.sizes.Aux)
-		r.PinnedBytes = int64(workers) * groth16.UploadStagingBytes
-		r.GPUs = 1
-		r.DeviceMemoryLimit = cfg.DeviceMemoryLimit
-		if r.DeviceMemoryLimit == 0 {
-			r.DeviceMemoryLimit = firstDeviceLimit()
-		}
-		nAux, nIn := int(vars)-sh.sizes.Inputs, sh.sizes.Inputs
-		r.LeastDeviceMemory = groth16.StreamingProofBytes(counts, int(m), nAux, nIn)
-		limit := r.DeviceMemoryLimit
+		limit := cfg.DeviceMemoryLimit
 		if limit == 0 {
-			limit = math.MaxInt64
+			limit = gpu.DefaultMemoryLimitOfFirst()
 		}
-		mode, proof, err := groth16.PlanMode(limit, counts, int(m), nAux, nIn)
+		opts := gpu.PlanOptions{Workers: workers, VectorStage: cfg.heapABC()}
+		if cfg.ConstraintMatrices != MatricesOff {
+			opts.MatricesBytes = matrices
+		}
+		plan, err = gpu.NewPlan(limit, gpu.Shape{Counts: counts, Inputs: sh.sizes.Inputs}, opts)
 		if err != nil {
 			return Resources{}, Config{}, fmt.Errorf("%w: %s: %w", ErrOutOfDeviceMemory, porep.ProofName(t), err)
 		}
-		r.Mode, r.ProofVRAMBytes = mode, proof
-		switch mode {
-		case groth16.ModeResident:
-			r.ProofVRAMBytes -= groth16.KeyBytes(counts)
-			held := groth16.KeyBytes(counts) // for good, beside the proofs
-			if cfg.ConstraintMatrices != MatricesOff && groth16.ResidentMatricesFit(limit, proof, matrices) {
-				r.MatricesOnGPU, r.MatricesBytes = true, matrices
-				held += groth16.MatricesDeviceBytes(matrices)
-				r.PartitionHostBytes = sh.witnessBytes
-			}
-			r.ProofsPerGPU = proofsAtOnce(workers, limit-held, r.ProofVRAMBytes)
-			r.VRAMBytes = held + int64(r.ProofsPerGPU)*r.ProofVRAMBytes
-		case groth16.ModeStreaming:
-			if cfg.heapABC() {
-				pinnedHost = groth16.StreamingStageBytes(int(m))
-			}
-			if cfg.ConstraintMatrices != MatricesOff {
-				if fit, proof := groth16.PlanStreamingMatrices(limit, counts, int(m), nAux, nIn); fit {
-					r.MatricesOnGPU, r.MatricesBytes, r.ProofVRAMBytes = true, matrices, proof
-					pinnedHost += groth16.PinnedMatricesBytes(matrices)
-					r.PartitionHostBytes = sh.witnessBytes
-				}
-			}
-			r.PinnedBytes += groth16.KeyBytes(counts) + pinnedHost
-			r.ProofsPerGPU = proofsAtOnce(workers, limit, r.ProofVRAMBytes)
-			r.VRAMBytes = int64(r.ProofsPerGPU) * r.ProofVRAMBytes
+		r.GPUs, r.DeviceMemoryLimit = 1, limit
+		r.Mode, r.ProofVRAMBytes, r.LeastDeviceMemory = plan.Mode, plan.ProofBytes, plan.LeastBytes
+		r.ProofsPerGPU, r.VRAMBytes = plan.ProofsAtOnce, plan.PeakBytes
+		r.PinnedBytes = plan.PinnedBytes()
+		if plan.MatricesOnDevice {
+			r.MatricesOnGPU, r.MatricesBytes = true, matrices
+			r.PartitionHostBytes = sh.witnessBytes
 		}
 	}
+	pinnedHost := plan.PinnedMatricesBytes + plan.StageBytes // streaming: pinned host memory beyond the key and staging
 	if r.MatricesBytes > 0 {
 		r.MatricesLoadBytes = pce.RecordingBytes(sh.sizes)
 		if path := matricesCacheFile(cfg.MatricesCacheDir, t, sh.sizes); path != "" && fileSize(path) > 0 {
@@ -235,12 +211,8 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		h.held = groth16.AssignmentBytes(sh.sizes)
 	}
 	if cuda { // the working sets at once are synthesized into pinned memory
-		pinned := groth16.PinnedAssignmentBytes(sh.sizes)
-		if r.MatricesBytes > 0 { // witness-only partitions: only their aux is pinned
-			pinned = groth16.PinnedWitnessBytes(sh.sizes)
-		}
-		r.PinnedBytes += int64(h.partitions) * pinned
-		h.staging = int64(workers) * groth16.UploadStagingBytes
+		r.PinnedBytes += int64(h.partitions) * gpu.PinnedPartitionBytes(sh.sizes, r.MatricesBytes > 0)
+		h.staging = plan.StagingBytes
 	}
 	h.matrices = pinnedHost // a streaming GPU's pinned copy, c's stage
 	if r.MatricesBytes > 0 && !r.MatricesOnGPU {
@@ -262,7 +234,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	// proof loads it: counted whole.
 	r.HostBytes = h.peak(file)
 	r.PreloadedHostBytes = r.HostBytes
-	if r.Mode == groth16.ModeResident {
+	if r.Mode == gpu.ModeResident {
 		r.PreloadedHostBytes = max(groth16.LargestSectionBytes(counts)+runtimeHostBytes, h.peak(0))
 	}
 	return r, cfg, nil
@@ -328,7 +300,7 @@ func (h hostModel) peak(key int64) int64 {
 func partitionsAtOnce(cfg Config, budgetAuto bool, workers int, partition, key int64, r Resources, pinnedHost int64) int {
 	room := cfg.HostMemoryBudget
 	if budgetAuto {
-		if r.Mode != groth16.ModeResident {
+		if r.Mode != gpu.ModeResident {
 			room -= key
 		}
 		room -= pinnedHost
@@ -337,27 +309,6 @@ func partitionsAtOnce(cfg Config, budgetAuto bool, workers int, partition, key i
 		}
 	}
 	return int(min(int64(workers), max(1, room/partition)))
-}
-
-// proofsAtOnce is how many of workers reserve a proof's bytes at once in
-// room bytes of a device's ledger (groth16.ProofsFit): the mode was chosen
-// so that one fits.
-func proofsAtOnce(workers int, room, proof int64) int {
-	return max(1, groth16.ProofsFit(room, proof, workers))
-}
-
-// firstDeviceLimit is the default device memory limit of the first GPU
-// (its free memory less the margin, as New would set it), or 0 without one.
-func firstDeviceLimit() int64 {
-	devs, err := groth16.CUDADevices()
-	if err != nil || len(devs) == 0 {
-		return 0
-	}
-	limit, err := groth16.DefaultMemoryLimit(devs[0].Ordinal)
-	if err != nil {
-		return 0
-	}
-	return limit
 }
 
 // leastDeviceMemory is the least device memory limit with which a GPU can
@@ -369,7 +320,8 @@ func leastDeviceMemory() (int64, error) {
 		return 0, err
 	}
 	c, ic, _ := estimatedKeyShape(t, sh)
-	return groth16.StreamingProofBytes(c, int(sh.domain), sh.sizes.Aux, ic), nil
+	plan, _ := gpu.NewPlan(0, gpu.Shape{Counts: c, Inputs: ic}, gpu.PlanOptions{})
+	return plan.LeastBytes, nil
 }
 
 // paramsShape returns t's key section counts, public inputs and .params

@@ -63,7 +63,7 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 			}
 			// What the Prover runs is what it was configured with.
 			assert.Equal(t, tc.want.Backend, p.Backend())
-			assert.Len(t, p.pipe.Stats().Provers, tc.want.WorkersPerDevice*max(len(p.devices), 1))
+			assert.Len(t, p.pipe.Stats().Provers, tc.want.WorkersPerDevice*max(len(p.Status().Devices), 1))
 			assert.Equal(t, tc.want.SynthesisConcurrency, p.pipe.Stats().SynthesisWorkers)
 			st := p.Status()
 			assert.Equal(t, tc.want.HostMemoryBudget, st.HostBudgetBytes)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
@@ -320,7 +321,7 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 	cfg := gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCUDA, DeviceMemoryLimit: 100 << 30}
 	res, err := gpuc2.Requirements(t32, cfg)
 	require.NoError(t, err)
-	assert.Equal(t, groth16.ModeResident, res.Mode)
+	assert.Equal(t, gpu.ModeResident, res.Mode)
 	assert.Equal(t, int64(100<<30), res.DeviceMemoryLimit)
 	assert.Greater(t, res.VRAMBytes, int64(40<<30), "the key on the device")
 	assert.Less(t, res.LeastDeviceMemory, int64(16<<30), "a 16 GiB card can stream a 32 GiB sector")
@@ -333,7 +334,7 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 	two.DeviceMemoryLimit = res.VRAMBytes + 1<<20 // one worker's need, and a little
 	tight, err := gpuc2.Requirements(t32, two)
 	require.NoError(t, err)
-	assert.Equal(t, groth16.ModeResident, tight.Mode)
+	assert.Equal(t, gpu.ModeResident, tight.Mode)
 	assert.True(t, tight.MatricesOnGPU, "the device evaluates a, b, c with one proof beside the key")
 	assert.Equal(t, 1, tight.ProofsPerGPU, "room for one proof beside the key: the two workers take turns")
 	assert.Equal(t, res.VRAMBytes, tight.VRAMBytes, "the key, the matrices and one working set")
@@ -348,7 +349,7 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 		t.Logf("limit %d GiB: %s, a proof %.1f GiB of VRAM (least limit %.1f GiB), pinned %.1f GiB, host %.1f GiB",
 			limit>>30, st.Mode, float64(st.ProofVRAMBytes)/(1<<30), float64(st.LeastDeviceMemory)/(1<<30),
 			float64(st.PinnedBytes)/(1<<30), float64(st.HostBytes)/(1<<30))
-		assert.Equal(t, groth16.ModeStreaming, st.Mode)
+		assert.Equal(t, gpu.ModeStreaming, st.Mode)
 		assert.LessOrEqual(t, st.VRAMBytes, limit)
 		assert.Equal(t, 1, st.ProofsPerGPU, "one worker")
 		// Two workers prove at once where the limit holds two proofs, and take
@@ -361,7 +362,7 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 		assert.Equal(t, int64(st2.ProofsPerGPU)*st2.ProofVRAMBytes, st2.VRAMBytes)
 		assert.LessOrEqual(t, st2.VRAMBytes, limit)
 		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
-		pinned := int64(groth16.UploadStagingBytes) + groth16.KeyBytes(counts)                         // one worker
+		pinned := int64(gpu.UploadStagingBytes) + groth16.KeyBytes(counts)                             // one worker
 		switch limit {
 		case 16 << 30:
 			// One streamed proof at a time either way: it may hold its
@@ -369,8 +370,8 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			// pinned on the host.
 			assert.True(t, st.MatricesOnGPU, "auto: matrices streamed where they cost no overlap")
 			assert.InEpsilon(t, 5.90e9, float64(st.MatricesBytes), 0.01)
-			witness := groth16.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893})
-			rest := st.PinnedBytes - pinned - groth16.PinnedMatricesBytes(st.MatricesBytes)
+			witness := gpu.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893})
+			rest := st.PinnedBytes - pinned - gpu.PinnedMatricesBytes(st.MatricesBytes)
 			assert.Positive(t, rest/witness)
 			assert.Zero(t, rest%witness, "the key, the matrices and the witnesses' aux pinned on the host")
 			assert.Greater(t, st.HostBytes, st.ParamsBytes+st.MatricesLoadBytes, "the key beside the matrices' first load")
@@ -396,8 +397,8 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			hm, err := gpuc2.Requirements(t32, on)
 			require.NoError(t, err)
 			assert.False(t, hm.MatricesOnGPU)
-			stage := groth16.StreamingStageBytes(int(hm.Domain))
-			witness := groth16.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893})
+			stage := gpu.StreamingStageBytes(int(hm.Domain))
+			witness := gpu.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893})
 			rest := hm.PinnedBytes - pinned - stage
 			assert.Positive(t, rest/witness)
 			assert.Zero(t, rest%witness, "the key, c's stage and the witnesses' aux pinned on the host")
@@ -453,8 +454,8 @@ func TestRequirements(t *testing.T) {
 	assert.Equal(t, 1, big.GPUs)
 	assert.Greater(t, big.HostBytes, big.ParamsBytes+big.PartitionHostBytes)
 	require.True(t, big.MatricesOnGPU)
-	witness := groth16.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893})
-	rest := big.PinnedBytes - groth16.UploadStagingBytes
+	witness := gpu.PinnedWitnessBytes(synth.Sizes{Aux: 130_169_893})
+	rest := big.PinnedBytes - gpu.UploadStagingBytes
 	assert.Positive(t, rest/witness)
 	assert.Zero(t, rest%witness, "one worker's upload staging and the witnesses' aux, synthesized into pinned memory")
 	counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5

@@ -4,6 +4,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 )
 
 // Status is a snapshot of a Prover's pipeline.
@@ -50,7 +51,7 @@ type DeviceStatus struct {
 	Ordinal int
 	Workers int // prover workers on the device
 	Busy    int // workers proving now
-	Gate    groth16.DeviceMetrics
+	Gate    gpu.DeviceMetrics
 	// Mode is how the device proves with the loaded parameters (those of
 	// the first loaded type; empty when none is loaded); MemoryLimitBytes
 	// its ledger's limit (Config.DeviceMemoryLimit or the default), and
@@ -58,7 +59,7 @@ type DeviceStatus struct {
 	// held allocated at once on it (proofs' working sets; a resident key
 	// is outside the pool): with a streaming mode it stays within the
 	// limit.
-	Mode               groth16.DeviceMode
+	Mode               gpu.DeviceMode
 	MemoryLimitBytes   int64
 	PoolHighWaterBytes int64
 	// Name and TotalBytes are the device's, as the driver reported them
@@ -116,31 +117,27 @@ func (p *Prover) Status() Status {
 		HostReservedBytes:          ps.Budget.Reserved,
 		HostPeakBytes:              ps.Budget.Peak,
 		HostParkedBytes:            ps.Budget.Spare,
-		PinnedHostBytes:            groth16.PinnedHostBytes(),
+		PinnedHostBytes:            gpu.PinnedHostBytes(),
 		Keys:                       p.keys.status(),
 	}
 	for _, j := range ps.JobList {
 		s.Proofs = append(s.Proofs, ProofStatus{Seq: j.Seq, Label: j.Label, Priority: Priority(j.Priority),
 			Partitions: j.Partitions, Started: j.Started, Proved: j.Proved})
 	}
+	if p.devices == nil {
+		return s
+	}
 	var pk *groth16.ProvingKey // the first loaded type's key
-	if len(p.devices) > 0 && len(s.Loaded) > 0 {
+	if len(s.Loaded) > 0 {
 		if e := p.keys.loaded(s.Loaded[0]); e != nil && e.pk != nil {
 			pk = e.pk
 		}
 	}
-	for _, d := range p.devices {
-		info := p.deviceInfo[d.Device()]
-		ds := DeviceStatus{Ordinal: d.Device(), Gate: d.Metrics(), MemoryLimitBytes: d.MemoryLimit(),
-			Name: info.Name, TotalBytes: info.TotalBytes}
-		if pk != nil {
-			ds.Mode = d.Mode(pk)
-		}
-		if hw, err := d.PoolHighWater(); err == nil {
-			ds.PoolHighWaterBytes = hw
-		}
+	for _, st := range p.devices.States(pk) {
+		ds := DeviceStatus{Ordinal: st.Info.Ordinal, Gate: st.Metrics, Mode: st.Mode, MemoryLimitBytes: st.MemoryLimit,
+			PoolHighWaterBytes: st.PoolHighWater, Name: st.Info.Name, TotalBytes: st.Info.TotalBytes}
 		for _, w := range ps.Provers {
-			if w.Device == d.Device() {
+			if w.Device == ds.Ordinal {
 				ds.Workers++
 				if w.Busy {
 					ds.Busy++

@@ -3,9 +3,6 @@ package groth16
 import (
 	"errors"
 	"fmt"
-
-	"github.com/gpuc2/gpuc2/gpulock"
-	"github.com/gpuc2/gpuc2/native"
 )
 
 // Sentinel errors; every error this package returns for bad bytes or bad
@@ -35,15 +32,4 @@ func keyError(section string, index int, offset int64, format string, args ...an
 		where = fmt.Sprintf("section %s element %d", section, index)
 	}
 	return fmt.Errorf("groth16: %s at offset %d: %s: %w", where, offset, fmt.Sprintf(format, args...), ErrMalformedKey)
-}
-
-// classifyDevice wraps a device out-of-memory error with
-// ErrOutOfDeviceMemory. Every error leaving CUDAProver's methods goes
-// through it.
-func classifyDevice(err error) error {
-	if err != nil && !errors.Is(err, ErrOutOfDeviceMemory) && !errors.Is(err, errPinnedHost) &&
-		(errors.Is(err, native.ErrOutOfMemory) || errors.Is(err, gpulock.ErrTooLarge)) {
-		return fmt.Errorf("%w: %w", ErrOutOfDeviceMemory, err)
-	}
-	return err
 }

@@ -50,7 +50,7 @@ func (p *CUDAProver) ProveResident(ctx context.Context, dk *DeviceKey, vk *Verif
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
-	cfg := configure(opts)
+	cfg := Configure(opts)
 	proof, err := p.proveResident(ctx, dk, nil, vk, w, &cfg)
 	return proof, classifyDevice(err)
 }
@@ -74,13 +74,13 @@ func NewTiledPinnedKey(c SectionCounts, tile1 []bls12381.G1Affine, tile2 []bls12
 	}
 	hk.mem = mem
 	b := mem.Bytes()
-	for s := range numSections {
+	for s := range NumSections {
 		tile := native.AsBytes(tile1)
 		end := off
-		if s+1 < numSections {
+		if s+1 < NumSections {
 			end = hk.off[s+1]
 		}
-		if s == secBG2 {
+		if s == SectionBG2 {
 			tile = native.AsBytes(tile2)
 		}
 		sec := b[hk.off[s]:end]
@@ -108,8 +108,8 @@ func (p *CUDAProver) ProveStreamed(ctx context.Context, hk *PinnedKey, vk *Verif
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
-	cfg := configure(opts)
-	m, err := checkCounts(hk.counts, vk, w)
+	cfg := Configure(opts)
+	m, err := CheckCounts(hk.counts, vk, w)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func EvalStreamedOnDevice(device int, ms *pce.Matrices, inputs, aux []fr.Element
 
 // EvictSection drops section s (0–4: h, l, a, b_g1, b_g2) of pk's decoded
 // copy, reporting whether there was one.
-func EvictSection(pk *ProvingKey, s int) bool { return pk.evictSection(s) }
+func EvictSection(pk *ProvingKey, s int) bool { return pk.EvictSection(s) }
 
 // BesideLimit is the least device memory limit under which device 0 runs
 // a streamed proof's aux MSMs beside its h MSM (withABC: a proof that

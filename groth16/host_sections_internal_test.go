@@ -45,13 +45,13 @@ func decodeAll(t *testing.T, pk *ProvingKey) {
 // decoding or dropping it.
 func decoded(pk *ProvingKey, s int) bool {
 	switch s {
-	case secH:
+	case SectionH:
 		return filled(&pk.h)
-	case secL:
+	case SectionL:
 		return filled(&pk.l)
-	case secA:
+	case SectionA:
 		return filled(&pk.a)
-	case secBG1:
+	case SectionBG1:
 		return filled(&pk.bg1)
 	default:
 		return filled(&pk.bg2)
@@ -73,39 +73,39 @@ func TestHostSections(t *testing.T) {
 	decodeAll(t, pk)
 	hs := NewHostSections(2)
 	a, b := hs.join(pk), hs.join(pk)
-	a.mark(secH)
-	a.mark(secH)
-	assert.True(t, decoded(pk, secH), "h: one of two devices has it")
-	b.mark(secH)
-	assert.False(t, decoded(pk, secH), "h: both devices have it")
+	a.mark(SectionH)
+	a.mark(SectionH)
+	assert.True(t, decoded(pk, SectionH), "h: one of two devices has it")
+	b.mark(SectionH)
+	assert.False(t, decoded(pk, SectionH), "h: both devices have it")
 	a.close()
-	for s := secL; s < numSections; s++ {
+	for s := SectionL; s < NumSections; s++ {
 		assert.True(t, decoded(pk, s), "section %d: the other device still loads", s)
 	}
-	b.mark(secA)
-	assert.False(t, decoded(pk, secA), "a: both done")
+	b.mark(SectionA)
+	assert.False(t, decoded(pk, SectionA), "a: both done")
 	b.close()
-	for s := range numSections {
+	for s := range NumSections {
 		assert.False(t, decoded(pk, s), "section %d: every device done", s)
 	}
 
 	decodeAll(t, pk)
 	var none *hostTicket
-	none.mark(secL)
+	none.mark(SectionL)
 	none.close()
 	var nocfg preloadConfig
 	assert.Nil(t, nocfg.hosts.join(pk), "no option: the sections stay")
-	for s := range numSections {
+	for s := range NumSections {
 		assert.True(t, decoded(pk, s), "section %d kept without a ticket", s)
 	}
 	var one preloadConfig
 	DropHostSections()(&one)
 	only := one.hosts.join(pk)
-	only.mark(secBG2)
-	assert.False(t, decoded(pk, secBG2), "b_g2: the only device has it")
-	assert.True(t, decoded(pk, secH), "h: not yet uploaded")
+	only.mark(SectionBG2)
+	assert.False(t, decoded(pk, SectionBG2), "b_g2: the only device has it")
+	assert.True(t, decoded(pk, SectionH), "h: not yet uploaded")
 	only.close()
-	for s := range numSections {
+	for s := range NumSections {
 		assert.False(t, decoded(pk, s), "section %d: the only device is done", s)
 	}
 }
@@ -124,7 +124,7 @@ func TestHostSectionsConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			tk := hs.join(pk)
-			for _, s := range rand.New(rand.NewPCG(uint64(d), 1)).Perm(numSections)[:3] {
+			for _, s := range rand.New(rand.NewPCG(uint64(d), 1)).Perm(NumSections)[:3] {
 				tk.mark(s)
 				tk.mark(s)
 			}
@@ -132,8 +132,8 @@ func TestHostSectionsConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	assert.Equal(t, [numSections]int{}, hs.left)
-	for s := range numSections {
+	assert.Equal(t, [NumSections]int{}, hs.left)
+	for s := range NumSections {
 		assert.False(t, decoded(pk, s), "section %d", s)
 	}
 }

@@ -22,20 +22,20 @@ import (
 // their ID); where their arrays would be needed, the proof fails with
 // pce.ErrNoArrays. A fully synthesized assignment ignores ms.
 func WithMatrices(ms *pce.Matrices) ProveOption {
-	return func(c *proveConfig) { c.matrices = ms }
+	return func(c *Settings) { c.matrices = ms }
 }
 
-// abcSource says where a proof's a, b, c come from.
-type abcSource int
+// ABCSource says where a proof's a, b, c come from.
+type ABCSource int
 
 const (
-	abcHost   abcSource = iota // the assignment's A, B, C (a full synthesis, or evaluated on the host)
-	abcDevice                  // evaluated on the device from the matrices
+	ABCHost   ABCSource = iota // the assignment's A, B, C (a full synthesis, or evaluated on the host)
+	ABCDevice                  // evaluated on the device from the matrices
 )
 
 // checkWitness checks that a witness-only w (its input rows appended) can
 // be proved with ms.
-func checkWitness(w *synth.ProvingAssignment, ms *pce.Matrices) error {
+func CheckWitness(w *synth.ProvingAssignment, ms *pce.Matrices) error {
 	switch {
 	case ms == nil:
 		return fmt.Errorf("%w: a witness-only assignment has no a, b, c or densities: prove it WithMatrices", ErrInvalidInput)
@@ -49,17 +49,17 @@ func checkWitness(w *synth.ProvingAssignment, ms *pce.Matrices) error {
 // proofAssignment is w (its input rows appended) as a prover's sections
 // read it. A full synthesis is w itself. A witness-only one needs ms: it
 // becomes a copy of w with ms's densities, and with a, b, c evaluated on
-// the host unless src is abcDevice (then A, B, C stay nil).
-func proofAssignment(ctx context.Context, w *synth.ProvingAssignment, ms *pce.Matrices, src abcSource) (*synth.ProvingAssignment, error) {
+// the host unless src is ABCDevice (then A, B, C stay nil).
+func ProofAssignment(ctx context.Context, w *synth.ProvingAssignment, ms *pce.Matrices, src ABCSource) (*synth.ProvingAssignment, error) {
 	if !w.WitnessOnly() {
 		return w, nil
 	}
-	if err := checkWitness(w, ms); err != nil {
+	if err := CheckWitness(w, ms); err != nil {
 		return nil, err
 	}
 	wc := *w
 	wc.AAux, wc.BAux, wc.BInput = ms.Densities()
-	if src == abcDevice {
+	if src == ABCDevice {
 		return &wc, nil
 	}
 	n := ms.Rows()

@@ -22,18 +22,18 @@ import (
 
 // Sections of a .params file after the verifying key, in file order.
 const (
-	secH = iota
-	secL
-	secA
-	secBG1
-	secBG2
-	numSections
+	SectionH = iota
+	SectionL
+	SectionA
+	SectionBG1
+	SectionBG2
+	NumSections
 )
 
-var sectionNames = [numSections]string{"h", "l", "a", "b_g1", "b_g2"}
+var sectionNames = [NumSections]string{"h", "l", "a", "b_g1", "b_g2"}
 
 func sectionElemSize(s int) int64 {
-	if s == secBG2 {
+	if s == SectionBG2 {
 		return g2Uncompressed
 	}
 	return g1Uncompressed
@@ -54,7 +54,7 @@ type ProvingKey struct {
 	closed  bool
 	data    []byte             // the whole .params file; nil when in memory
 	release func() error       // unmaps data, if it is mapped
-	offsets [numSections]int64 // byte offset of each section's first point
+	offsets [NumSections]int64 // byte offset of each section's first point
 	cleanup runtime.Cleanup    // unmaps a mapping whose key was never closed
 
 	h, l, a, bg1 lazy[bls12381.G1Affine]
@@ -182,9 +182,9 @@ func parseParams(data []byte, checked bool) (*ProvingKey, error) {
 	}
 	pk := &ProvingKey{vk: vk, checked: checked, data: data}
 	size := int64(len(data))
-	var counts [numSections]int
-	var countOff [numSections]int64
-	for s := range numSections {
+	var counts [NumSections]int
+	var countOff [NumSections]int64
+	for s := range NumSections {
 		name := sectionNames[s]
 		if size-off < 4 {
 			return nil, keyError(name, -1, off, "count truncated: need 4 bytes, %d remain", size-off)
@@ -202,10 +202,10 @@ func parseParams(data []byte, checked bool) (*ProvingKey, error) {
 	if off != size {
 		return nil, keyError("b_g2", -1, off, "file too long: %d bytes follow the last section", size-off)
 	}
-	if counts[secBG1] != counts[secBG2] {
-		return nil, keyError("b_g2", -1, countOff[secBG2], "count %d differs from b_g1 count %d", counts[secBG2], counts[secBG1])
+	if counts[SectionBG1] != counts[SectionBG2] {
+		return nil, keyError("b_g2", -1, countOff[SectionBG2], "count %d differs from b_g1 count %d", counts[SectionBG2], counts[SectionBG1])
 	}
-	pk.counts = SectionCounts{H: counts[secH], L: counts[secL], A: counts[secA], B: counts[secBG1]}
+	pk.counts = SectionCounts{H: counts[SectionH], L: counts[SectionL], A: counts[SectionA], B: counts[SectionBG1]}
 	if s, err := checkParamsShape(pk.counts, len(vk.IC)); err != nil {
 		return nil, keyError(sectionNames[s], -1, countOff[s], "%v", err)
 	}
@@ -220,13 +220,13 @@ func checkParamsShape(c SectionCounts, numIC int) (int, error) {
 	vars := numIC + c.L
 	switch {
 	case bits.OnesCount64(uint64(c.H)+1) != 1:
-		return secH, fmt.Errorf("count %d is not 2^k−1", c.H)
+		return SectionH, fmt.Errorf("count %d is not 2^k−1", c.H)
 	case c.A < numIC:
-		return secA, fmt.Errorf("count %d is below the %d inputs", c.A, numIC)
+		return SectionA, fmt.Errorf("count %d is below the %d inputs", c.A, numIC)
 	case c.A > vars:
-		return secA, fmt.Errorf("count %d exceeds the %d variables (ic + l)", c.A, vars)
+		return SectionA, fmt.Errorf("count %d exceeds the %d variables (ic + l)", c.A, vars)
 	case c.B > vars:
-		return secBG1, fmt.Errorf("count %d exceeds the %d variables (ic + l)", c.B, vars)
+		return SectionBG1, fmt.Errorf("count %d exceeds the %d variables (ic + l)", c.B, vars)
 	}
 	return 0, nil
 }
@@ -268,22 +268,22 @@ func (pk *ProvingKey) Counts() SectionCounts { return pk.counts }
 
 // H returns the h query, decoding it on first use.
 func (pk *ProvingKey) H(ctx context.Context) ([]bls12381.G1Affine, error) {
-	return sectionG1(ctx, pk, secH, &pk.h)
+	return sectionG1(ctx, pk, SectionH, &pk.h)
 }
 
 // L returns the l query, decoding it on first use.
 func (pk *ProvingKey) L(ctx context.Context) ([]bls12381.G1Affine, error) {
-	return sectionG1(ctx, pk, secL, &pk.l)
+	return sectionG1(ctx, pk, SectionL, &pk.l)
 }
 
 // A returns the a query, decoding it on first use.
 func (pk *ProvingKey) A(ctx context.Context) ([]bls12381.G1Affine, error) {
-	return sectionG1(ctx, pk, secA, &pk.a)
+	return sectionG1(ctx, pk, SectionA, &pk.a)
 }
 
 // BG1 returns the b_g1 query, decoding it on first use.
 func (pk *ProvingKey) BG1(ctx context.Context) ([]bls12381.G1Affine, error) {
-	return sectionG1(ctx, pk, secBG1, &pk.bg1)
+	return sectionG1(ctx, pk, SectionBG1, &pk.bg1)
 }
 
 // BG2 returns the b_g2 query, decoding it on first use.
@@ -292,7 +292,7 @@ func (pk *ProvingKey) BG2(ctx context.Context) ([]bls12381.G2Affine, error) {
 		return nil, err
 	}
 	return pk.bg2.get(ctx, func(ctx context.Context) ([]bls12381.G2Affine, error) {
-		return decodeSection(ctx, pk, secBG2, decodeG2, firstOutsideG2)
+		return decodeSection(ctx, pk, SectionBG2, decodeG2, firstOutsideG2)
 	})
 }
 
@@ -325,7 +325,7 @@ const decodeChunk = 1 << 13
 // subgroup. On bad bytes it reports the lowest failing index.
 func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int,
 	dec func(*T, []byte, bool) error, outside func([]T) int) ([]T, error) {
-	out := make([]T, sectionCount(pk.counts, s)) // the count was confirmed against the file length at open
+	out := make([]T, SectionCount(pk.counts, s)) // the count was confirmed against the file length at open
 	if err := decodeSectionInto(ctx, pk, s, dec, outside, out); err != nil {
 		return nil, err
 	}
@@ -343,7 +343,7 @@ func decodeSectionInto[T any](ctx context.Context, pk *ProvingKey, s int,
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	n := sectionCount(pk.counts, s)
+	n := SectionCount(pk.counts, s)
 	if len(out) != n {
 		return fmt.Errorf("%w: section %s: %d points into room for %d", ErrInvalidInput, sectionNames[s], n, len(out))
 	}
@@ -428,14 +428,14 @@ func (pk *ProvingKey) fileBacked() bool {
 	return pk.data != nil
 }
 
-// sectionG1Into writes G1 section s (h, l, a or b_g1) into dst: decoded
+// SectionG1Into writes G1 section s (h, l, a or b_g1) into dst: decoded
 // straight from the file for a file-backed key (no second copy on the
 // heap), else copied from the in-memory section.
-func (pk *ProvingKey) sectionG1Into(ctx context.Context, s int, dst []bls12381.G1Affine) error {
+func (pk *ProvingKey) SectionG1Into(ctx context.Context, s int, dst []bls12381.G1Affine) error {
 	if pk.fileBacked() {
 		return decodeSectionInto(ctx, pk, s, decodeG1, firstOutsideG1, dst)
 	}
-	src, err := [...]func(context.Context) ([]bls12381.G1Affine, error){secH: pk.H, secL: pk.L, secA: pk.A, secBG1: pk.BG1}[s](ctx)
+	src, err := [...]func(context.Context) ([]bls12381.G1Affine, error){SectionH: pk.H, SectionL: pk.L, SectionA: pk.A, SectionBG1: pk.BG1}[s](ctx)
 	if err != nil {
 		return err
 	}
@@ -446,10 +446,10 @@ func (pk *ProvingKey) sectionG1Into(ctx context.Context, s int, dst []bls12381.G
 	return nil
 }
 
-// bg2Into is sectionG1Into for b_g2.
-func (pk *ProvingKey) bg2Into(ctx context.Context, dst []bls12381.G2Affine) error {
+// BG2Into is SectionG1Into for b_g2.
+func (pk *ProvingKey) BG2Into(ctx context.Context, dst []bls12381.G2Affine) error {
 	if pk.fileBacked() {
-		return decodeSectionInto(ctx, pk, secBG2, decodeG2, firstOutsideG2, dst)
+		return decodeSectionInto(ctx, pk, SectionBG2, decodeG2, firstOutsideG2, dst)
 	}
 	src, err := pk.BG2(ctx)
 	if err != nil {
@@ -504,13 +504,13 @@ func (pk *ProvingKey) dropMapped(off, n int64) {
 	}
 }
 
-func sectionCount(c SectionCounts, s int) int {
+func SectionCount(c SectionCounts, s int) int {
 	switch s {
-	case secH:
+	case SectionH:
 		return c.H
-	case secL:
+	case SectionL:
 		return c.L
-	case secA:
+	case SectionA:
 		return c.A
 	default:
 		return c.B
@@ -522,18 +522,18 @@ func sectionCount(c SectionCounts, s int) int {
 // the next accessor call decodes again. Slices already
 // handed out stay valid. In-memory keys are unaffected.
 func (pk *ProvingKey) Evict() {
-	for s := range numSections {
-		pk.evictSection(s)
+	for s := range NumSections {
+		pk.EvictSection(s)
 	}
 	pk.mu.RLock()
 	defer pk.mu.RUnlock()
 	pk.dropMapped(0, int64(len(pk.data)))
 }
 
-// evictSection drops section s's decoded copy of a file-backed key, as
+// EvictSection drops section s's decoded copy of a file-backed key, as
 // Evict does every section's, and reports whether there was one to drop
 // (an in-memory key keeps its sections).
-func (pk *ProvingKey) evictSection(s int) bool {
+func (pk *ProvingKey) EvictSection(s int) bool {
 	return pk.sectionCaches()[s].evict()
 }
 
@@ -544,8 +544,8 @@ type sectionCache interface {
 }
 
 // sectionCaches are the decoded sections, in section order.
-func (pk *ProvingKey) sectionCaches() [numSections]sectionCache {
-	return [numSections]sectionCache{&pk.h, &pk.l, &pk.a, &pk.bg1, &pk.bg2}
+func (pk *ProvingKey) sectionCaches() [NumSections]sectionCache {
+	return [NumSections]sectionCache{&pk.h, &pk.l, &pk.a, &pk.bg1, &pk.bg2}
 }
 
 // Close unmaps the file and drops all sections; later accessor calls return
@@ -607,8 +607,8 @@ func (pk *ProvingKey) writeInMemory(w io.Writer) error {
 	if _, err := w.Write(buf); err != nil {
 		return err
 	}
-	for s := range numSections {
-		n := sectionCount(pk.counts, s)
+	for s := range NumSections {
+		n := SectionCount(pk.counts, s)
 		buf = binary.BigEndian.AppendUint32(buf[:0], uint32(n))
 		if _, err := w.Write(buf); err != nil {
 			return err
@@ -626,14 +626,14 @@ func (pk *ProvingKey) writeInMemory(w io.Writer) error {
 // appendPoints appends points [lo, hi) of section s of an in-memory key to
 // b, uncompressed as in a .params file.
 func (pk *ProvingKey) appendPoints(b []byte, s, lo, hi int) []byte {
-	if s == secBG2 {
+	if s == SectionBG2 {
 		for i := range pk.bg2.val[lo:hi] {
 			e := pk.bg2.val[lo+i].RawBytes()
 			b = append(b, e[:]...)
 		}
 		return b
 	}
-	g1 := [...][]bls12381.G1Affine{secH: pk.h.val, secL: pk.l.val, secA: pk.a.val, secBG1: pk.bg1.val}[s]
+	g1 := [...][]bls12381.G1Affine{SectionH: pk.h.val, SectionL: pk.l.val, SectionA: pk.a.val, SectionBG1: pk.bg1.val}[s]
 	for i := range g1[lo:hi] {
 		e := g1[lo+i].RawBytes()
 		b = append(b, e[:]...)
@@ -700,11 +700,11 @@ var writeChunkPoints = 1 << 16
 
 // paramsLayout is the byte offset of each section's u32 count in a .params
 // file, and the file's size.
-func (pk *ProvingKey) paramsLayout() (countOff [numSections]int64, size int64) {
+func (pk *ProvingKey) paramsLayout() (countOff [NumSections]int64, size int64) {
 	off := int64(pk.vk.encodedSize())
-	for s := range numSections {
+	for s := range NumSections {
 		countOff[s] = off
-		off += 4 + int64(sectionCount(pk.counts, s))*sectionElemSize(s)
+		off += 4 + int64(SectionCount(pk.counts, s))*sectionElemSize(s)
 	}
 	return countOff, off
 }
@@ -752,9 +752,9 @@ func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(w
 		return err
 	}
 	report(len(head))
-	for s := range numSections {
+	for s := range NumSections {
 		var c [4]byte
-		binary.BigEndian.PutUint32(c[:], uint32(sectionCount(pk.counts, s)))
+		binary.BigEndian.PutUint32(c[:], uint32(SectionCount(pk.counts, s)))
 		if _, err := f.WriteAt(c[:], countOff[s]); err != nil {
 			return err
 		}
@@ -766,8 +766,8 @@ func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(w
 	}
 	per := max(writeChunkPoints, 1)
 	var chunks []chunk
-	for s := range numSections {
-		n := sectionCount(pk.counts, s)
+	for s := range NumSections {
+		n := SectionCount(pk.counts, s)
 		for lo := 0; lo < n; lo += per {
 			chunks = append(chunks, chunk{s, lo, min(lo+per, n)})
 		}

@@ -185,8 +185,8 @@ func BenchmarkSectionRead(b *testing.B) {
 			var points int
 			for b.Loop() {
 				points = 0
-				for s := range numSections {
-					n := sectionCount(pk.counts, s)
+				for s := range NumSections {
+					n := SectionCount(pk.counts, s)
 					points += n
 					require.NoError(b, readSectionChunks(pk.data, s, n, how.read))
 				}
@@ -214,7 +214,7 @@ func readSectionChunks(data []byte, s, n int, read func(s, lo, hi int, buf []byt
 					b := read(s, lo, hi, buf)
 					for i := range hi - lo {
 						var err error
-						if s == secBG2 {
+						if s == SectionBG2 {
 							err = decodeG2(&g2[i], b[i*g2Uncompressed:], false)
 						} else {
 							err = decodeG1(&g1[i], b[i*g1Uncompressed:], false)

@@ -30,9 +30,9 @@ type Prover interface {
 }
 
 // ProveOption configures one proof.
-type ProveOption func(*proveConfig)
+type ProveOption func(*Settings)
 
-type proveConfig struct {
+type Settings struct {
 	r, s     *fr.Element
 	timings  *Timings
 	phases   PhaseFunc
@@ -51,7 +51,7 @@ type PhaseFunc func(name string, start, end time.Time, args ...any)
 // the h MSM, inside msm_h; the sections they sum then take no time) and
 // readback.
 func WithPhases(f PhaseFunc) ProveOption {
-	return func(c *proveConfig) { c.phases = f }
+	return func(c *Settings) { c.phases = f }
 }
 
 // WithPhaseStart calls f as each of the proof's six sections begins — H,
@@ -61,12 +61,12 @@ func WithPhases(f PhaseFunc) ProveOption {
 // steps (key_upload, wait_vram, upload, wait_compute, readback) are not
 // reported here.
 func WithPhaseStart(f func(name string)) ProveOption {
-	return func(c *proveConfig) { c.starts = f }
+	return func(c *Settings) { c.starts = f }
 }
 
 // report ends the phase name begun at begin: it calls the phase hook, if
 // any, and returns the phase's length.
-func (c *proveConfig) report(name string, begin time.Time, args ...any) time.Duration {
+func (c *Settings) Report(name string, begin time.Time, args ...any) time.Duration {
 	end := time.Now()
 	if c.phases != nil {
 		c.phases(name, begin, end, args...)
@@ -78,12 +78,12 @@ func (c *proveConfig) report(name string, begin time.Time, args ...any) time.Dur
 // from crypto/rand: for reproducible tests and for comparing provers. Never
 // use fixed values for proofs that leave the machine.
 func WithRandomness(r, s fr.Element) ProveOption {
-	return func(c *proveConfig) { c.r, c.s = &r, &s }
+	return func(c *Settings) { c.r, c.s = &r, &s }
 }
 
 // configure applies opts; the timings always point somewhere.
-func configure(opts []ProveOption) proveConfig {
-	var cfg proveConfig
+func Configure(opts []ProveOption) Settings {
+	var cfg Settings
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -95,7 +95,7 @@ func configure(opts []ProveOption) proveConfig {
 
 // WithTimings records how long each phase of the proof took into t.
 func WithTimings(t *Timings) ProveOption {
-	return func(c *proveConfig) { c.timings = t }
+	return func(c *Settings) { c.timings = t }
 }
 
 // Timings breaks a proof's time down by phase.
@@ -125,7 +125,7 @@ func (t *Timings) Add(u Timings) {
 // Prove synthesizes circuit and proves it with p. A circuit with a
 // Sizes() synth.Sizes method gets its buffers sized up front.
 func Prove(ctx context.Context, p Prover, pk *ProvingKey, circuit synth.Circuit, opts ...ProveOption) (*Proof, error) {
-	cfg := configure(opts)
+	cfg := Configure(opts)
 	start := time.Now()
 	var hint synth.Sizes
 	if sz, ok := circuit.(interface{ Sizes() synth.Sizes }); ok {
@@ -165,9 +165,9 @@ type quotientFunc func(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.E
 
 // prove is bellperson's prover on the host over a quotient and an MSM engine.
 func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engine msm.Engine, quotient quotientFunc, opts []ProveOption) (*Proof, error) {
-	cfg := configure(opts)
+	cfg := Configure(opts)
 	synth.AppendInputRows(w, len(w.Inputs))
-	w, err := proofAssignment(ctx, w, cfg.matrices, abcHost)
+	w, err := ProofAssignment(ctx, w, cfg.matrices, ABCHost)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engi
 	if err != nil {
 		return nil, err
 	}
-	return proveWith(ctx, &cfg, pk.VerifyingKey(), pk.Counts(), onHost{hs}, "backend", "cpu")
+	return ProveWith(ctx, &cfg, pk.VerifyingKey(), pk.Counts(), onHost{hs}, "backend", "cpu")
 }
 
 // A backend computes one proof's parts for proveWith, which calls prepare,
@@ -184,21 +184,21 @@ func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engi
 // prepare and finish walk the device's gate (gpulock.Job): prepare reserves
 // memory, uploads and waits for the compute lock; finish releases the lock
 // and reads back.
-type backend interface {
-	prepare(ctx context.Context) error
-	sections
-	finish() error
+type Backend interface {
+	Prepare(ctx context.Context) error
+	Sections
+	Finish() error
 }
 
 // sections are the six computations of a proof: the quotient h, then the
 // MSMs whose sums assemble combines.
-type sections interface {
-	computeH(ctx context.Context) error
-	msmH(ctx context.Context) (bls12381.G1Jac, error)
-	msmL(ctx context.Context) (bls12381.G1Jac, error)
-	msmA(ctx context.Context) (bls12381.G1Jac, error)
-	msmBG1(ctx context.Context) (bls12381.G1Jac, error)
-	msmBG2(ctx context.Context) (bls12381.G2Jac, error)
+type Sections interface {
+	ComputeH(ctx context.Context) error
+	MSMH(ctx context.Context) (bls12381.G1Jac, error)
+	MSML(ctx context.Context) (bls12381.G1Jac, error)
+	MSMA(ctx context.Context) (bls12381.G1Jac, error)
+	MSMBG1(ctx context.Context) (bls12381.G1Jac, error)
+	MSMBG2(ctx context.Context) (bls12381.G2Jac, error)
 }
 
 // sums are the MSM results a proof is assembled from.
@@ -210,20 +210,20 @@ type sums struct {
 // proveWith is every prover's skeleton: it draws r and s, runs b (c are
 // the key's section counts, for the phases' point counts; args go with
 // every phase reported) and assembles the proof.
-func proveWith(ctx context.Context, cfg *proveConfig, vk *VerifyingKey, c SectionCounts, b backend, args ...any) (*Proof, error) {
+func ProveWith(ctx context.Context, cfg *Settings, vk *VerifyingKey, c SectionCounts, b Backend, args ...any) (*Proof, error) {
 	start := time.Now()
 	r, s, err := blinding(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.prepare(ctx); err != nil {
+	if err := b.Prepare(ctx); err != nil {
 		return nil, err
 	}
 	sum, err := runSections(ctx, cfg, c, b, args)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.finish(); err != nil {
+	if err := b.Finish(); err != nil {
 		return nil, err
 	}
 	proof := assemble(vk, &r, &s, sum)
@@ -234,7 +234,7 @@ func proveWith(ctx context.Context, cfg *proveConfig, vk *VerifyingKey, c Sectio
 // runSections runs the six sections in order, checking ctx before each;
 // each is announced as it starts (WithPhaseStart), timed into cfg's
 // Timings and reported as a phase when it ends (WithPhases).
-func runSections(ctx context.Context, cfg *proveConfig, c SectionCounts, sec sections, args []any) (*sums, error) {
+func runSections(ctx context.Context, cfg *Settings, c SectionCounts, sec Sections, args []any) (*sums, error) {
 	var sum sums
 	t := cfg.timings
 	steps := []struct {
@@ -243,12 +243,12 @@ func runSections(ctx context.Context, cfg *proveConfig, c SectionCounts, sec sec
 		d      *time.Duration
 		f      func() error
 	}{
-		{"H", c.H + 1, &t.H, func() error { return sec.computeH(ctx) }},
-		{"msm_h", c.H, &t.MSMH, func() (err error) { sum.h, err = sec.msmH(ctx); return err }},
-		{"msm_l", c.L, &t.MSML, func() (err error) { sum.l, err = sec.msmL(ctx); return err }},
-		{"msm_a", c.A, &t.MSMA, func() (err error) { sum.a, err = sec.msmA(ctx); return err }},
-		{"msm_b_g1", c.B, &t.MSMBG1, func() (err error) { sum.b1, err = sec.msmBG1(ctx); return err }},
-		{"msm_b_g2", c.B, &t.MSMBG2, func() (err error) { sum.b2, err = sec.msmBG2(ctx); return err }},
+		{"H", c.H + 1, &t.H, func() error { return sec.ComputeH(ctx) }},
+		{"msm_h", c.H, &t.MSMH, func() (err error) { sum.h, err = sec.MSMH(ctx); return err }},
+		{"msm_l", c.L, &t.MSML, func() (err error) { sum.l, err = sec.MSML(ctx); return err }},
+		{"msm_a", c.A, &t.MSMA, func() (err error) { sum.a, err = sec.MSMA(ctx); return err }},
+		{"msm_b_g1", c.B, &t.MSMBG1, func() (err error) { sum.b1, err = sec.MSMBG1(ctx); return err }},
+		{"msm_b_g2", c.B, &t.MSMBG2, func() (err error) { sum.b2, err = sec.MSMBG2(ctx); return err }},
 	}
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {
@@ -259,7 +259,7 @@ func runSections(ctx context.Context, cfg *proveConfig, c SectionCounts, sec sec
 		}
 		begin := time.Now()
 		err := st.f()
-		*st.d = cfg.report(st.name, begin, append(slices.Clip(args), "points", st.points)...)
+		*st.d = cfg.Report(st.name, begin, append(slices.Clip(args), "points", st.points)...)
 		if err != nil {
 			return nil, fmt.Errorf("groth16: %s: %w", st.name, err)
 		}
@@ -268,10 +268,10 @@ func runSections(ctx context.Context, cfg *proveConfig, c SectionCounts, sec sec
 }
 
 // onHost is a backend on the host: nothing to reserve, upload or read back.
-type onHost struct{ sections }
+type onHost struct{ Sections }
 
-func (onHost) prepare(context.Context) error { return nil }
-func (onHost) finish() error                 { return nil }
+func (onHost) Prepare(context.Context) error { return nil }
+func (onHost) Finish() error                 { return nil }
 
 // hostSections computes the sections from the key's points in host memory:
 // the quotient with quotient, the MSMs with engine (the CPU prover's, and
@@ -294,32 +294,32 @@ func newHostSections(pk *ProvingKey, w *synth.ProvingAssignment, engine msm.Engi
 	return &hostSections{pk: pk, w: w, engine: engine, quotient: quotient, m: m}, nil
 }
 
-func (hs *hostSections) computeH(ctx context.Context) (err error) {
+func (hs *hostSections) ComputeH(ctx context.Context) (err error) {
 	w := hs.w
 	hs.h, err = hs.quotient(ctx, w.A, w.B, w.C, hs.m)
 	return err
 }
 
-func (hs *hostSections) msmH(ctx context.Context) (bls12381.G1Jac, error) {
+func (hs *hostSections) MSMH(ctx context.Context) (bls12381.G1Jac, error) {
 	return sectionMSM(ctx, hs.engine, hs.pk.H, hs.h[:hs.m-1], nil, nil, nil)
 }
 
-func (hs *hostSections) msmL(ctx context.Context) (bls12381.G1Jac, error) {
+func (hs *hostSections) MSML(ctx context.Context) (bls12381.G1Jac, error) {
 	return sectionMSM(ctx, hs.engine, hs.pk.L, hs.w.Aux, nil, nil, nil)
 }
 
 // Inputs are dense in A (the input rows); aux follow the A density.
-func (hs *hostSections) msmA(ctx context.Context) (bls12381.G1Jac, error) {
+func (hs *hostSections) MSMA(ctx context.Context) (bls12381.G1Jac, error) {
 	w := hs.w
 	return sectionMSM(ctx, hs.engine, hs.pk.A, w.Inputs, nil, w.Aux, density(&w.AAux))
 }
 
-func (hs *hostSections) msmBG1(ctx context.Context) (bls12381.G1Jac, error) {
+func (hs *hostSections) MSMBG1(ctx context.Context) (bls12381.G1Jac, error) {
 	w := hs.w
 	return sectionMSM(ctx, hs.engine, hs.pk.BG1, w.Inputs, density(&w.BInput), w.Aux, density(&w.BAux))
 }
 
-func (hs *hostSections) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
+func (hs *hostSections) MSMBG2(ctx context.Context) (bls12381.G2Jac, error) {
 	w := hs.w
 	bq, err := hs.pk.BG2(ctx)
 	if err != nil {
@@ -363,7 +363,7 @@ func sectionMSM(ctx context.Context, e msm.Engine, section func(context.Context)
 }
 
 // blinding returns the configured r, s or fresh random ones.
-func blinding(cfg *proveConfig) (r, s fr.Element, err error) {
+func blinding(cfg *Settings) (r, s fr.Element, err error) {
 	if cfg.r != nil {
 		return *cfg.r, *cfg.s, nil
 	}
@@ -379,7 +379,7 @@ func blinding(cfg *proveConfig) (r, s fr.Element, err error) {
 // checkShape returns the domain size m and checks that pk fits w, whose
 // input rows are already appended.
 func checkShape(pk *ProvingKey, w *synth.ProvingAssignment) (int, error) {
-	return checkCounts(pk.Counts(), pk.VerifyingKey(), w)
+	return CheckCounts(pk.Counts(), pk.VerifyingKey(), w)
 }
 
 func density(d *synth.Density) *msm.Density { return &msm.Density{Words: d.Words, Len: d.Len} }
@@ -434,7 +434,7 @@ func assemble(vk *VerifyingKey, r, s *fr.Element, sum *sums) *Proof {
 const maxDomain = 1 << 32
 
 // checkCounts is checkShape against bare section counts.
-func checkCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) (int, error) {
+func CheckCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) (int, error) {
 	n := w.NumRows()
 	if n < 2 {
 		return 0, fmt.Errorf("%w: circuit has %d rows", ErrKeyMismatch, n)
@@ -458,3 +458,11 @@ func checkCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) 
 	}
 	return m, nil
 }
+
+// Matrices are the compiled constraint matrices a proof's a, b, c may be
+// evaluated from (WithMatrices), or nil.
+func (c *Settings) Matrices() *pce.Matrices { return c.matrices }
+
+// Traced says whether the proof's phases are reported (WithPhases): a
+// device then waits for each phase's end to time it.
+func (c *Settings) Traced() bool { return c.phases != nil }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/gpuc2/gpuc2"
-	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
 )
@@ -49,7 +49,7 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 	if o.memProfile != "" {
 		peakProfile = o.memProfile + ".peak"
 	}
-	mem := startMemSampler(groth16.PinnedHostBytes, peakProfile, 1<<30, time.Second) // Status' figure, without its device queries
+	mem := startMemSampler(gpu.PinnedHostBytes, peakProfile, 1<<30, time.Second) // Status' figure, without its device queries
 	if mem != nil {
 		defer mem.stop() // on the paths that return before the summary
 	}
@@ -63,7 +63,7 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 	if need.MatricesBytes > 0 {
 		where := "a, b, c evaluated on the host"
 		switch {
-		case need.MatricesOnGPU && need.Mode == groth16.ModeStreaming:
+		case need.MatricesOnGPU && need.Mode == gpu.ModeStreaming:
 			where = "a, b, c evaluated on the GPU, the matrices streamed from pinned host memory with the key"
 		case need.MatricesOnGPU:
 			where = "resident on the GPU: only the witness crosses the bus"
@@ -289,7 +289,7 @@ func preload(ctx context.Context, p *gpuc2.Prover, o *options, d *display) error
 	where := "decoded"
 	if devs := p.Status().Devices; len(devs) > 0 {
 		where = "resident on the GPU"
-		if devs[0].Mode == groth16.ModeStreaming {
+		if devs[0].Mode == gpu.ModeStreaming {
 			where = "decoded into pinned host memory (streamed to the GPU per proof)"
 		}
 	}

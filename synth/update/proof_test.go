@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
 
@@ -80,7 +81,7 @@ func TestGPUEqualsCPU(t *testing.T) {
 	if os.Getenv(envTestGPU) == "" {
 		t.Skipf("set %s=1 on a GPU machine", envTestGPU)
 	}
-	if !groth16.CUDAAvailable() {
+	if !gpu.CUDAAvailable() {
 		t.Skip("no native CUDA library")
 	}
 	size := uint64(8 << 20)
@@ -117,9 +118,11 @@ func TestGPUEqualsCPU(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, "the CPU proof verifies")
 
-	for name, cfg := range map[string]groth16.CUDAConfig{"resident": {}, "streaming": {NoResident: true}} {
-		gp, err := groth16.NewCUDAProver(cfg)
+	for name, cfg := range map[string]gpu.Config{"resident": {}, "streaming": {NoResident: true}} {
+		cfg.Ordinals = []int{0}
+		devs, err := gpu.Open(cfg)
 		require.NoError(t, err)
+		gp := devs.Device(0)
 		start = time.Now()
 		got, err := groth16.Prove(ctx, gp, pk, c, rs)
 		require.NoError(t, err, name)
@@ -127,6 +130,6 @@ func TestGPUEqualsCPU(t *testing.T) {
 		gb, err := got.MarshalBinary()
 		require.NoError(t, err)
 		assert.Equal(t, wb, gb, "%s: GPU proof differs from the CPU's", name)
-		require.NoError(t, gp.Close())
+		require.NoError(t, devs.Close())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
 
@@ -56,11 +57,11 @@ func TestRealParams(t *testing.T) {
 	s, err := update.NewSynthetic(p, 1)
 	require.NoError(t, err)
 	var prover groth16.Prover = &groth16.CPUProver{}
-	if groth16.CUDAAvailable() {
-		gp, err := groth16.NewCUDAProver(groth16.CUDAConfig{})
+	if gpu.CUDAAvailable() {
+		devs, err := gpu.Open(gpu.Config{Ordinals: []int{0}})
 		require.NoError(t, err)
-		defer gp.Close()
-		prover = gp
+		defer devs.Close()
+		prover = devs.Device(0)
 	}
 	for _, k := range []int{0, p.Partitions - 1} {
 		w, err := s.Witness(k)

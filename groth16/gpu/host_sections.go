@@ -1,8 +1,10 @@
-package groth16
+package gpu
 
 import (
 	"runtime/debug"
 	"sync"
+
+	"github.com/gpuc2/gpuc2/groth16"
 )
 
 // HostSections drops a file-backed key's decoded host sections as the
@@ -14,7 +16,7 @@ import (
 // sections.
 type HostSections struct {
 	mu   sync.Mutex
-	left [numSections]int // devices that have not yet marked the section
+	left [groth16.NumSections]int // devices that have not yet marked the section
 }
 
 // NewHostSections returns the host sections shared by the preloads of a
@@ -49,13 +51,13 @@ func DropHostSections() PreloadOption {
 // preload).
 type hostTicket struct {
 	hs   *HostSections
-	pk   *ProvingKey
-	done [numSections]bool
+	pk   *groth16.ProvingKey
+	done [groth16.NumSections]bool
 }
 
 // join returns a device's ticket for pk (nil when hs is nil: the sections
 // stay).
-func (hs *HostSections) join(pk *ProvingKey) *hostTicket {
+func (hs *HostSections) join(pk *groth16.ProvingKey) *hostTicket {
 	if hs == nil {
 		return nil
 	}
@@ -78,14 +80,14 @@ func (t *hostTicket) mark(s int) {
 		last = hs.left[s] == 0
 	}
 	hs.mu.Unlock()
-	if last && t.pk.evictSection(s) {
+	if last && t.pk.EvictSection(s) {
 		debug.FreeOSMemory()
 	}
 }
 
 // close marks every section t has not.
 func (t *hostTicket) close() {
-	for s := range numSections {
+	for s := range groth16.NumSections {
 		t.mark(s)
 	}
 }

@@ -1,10 +1,12 @@
-package groth16
+package gpu
 
 import (
 	"context"
 	"fmt"
 	"math/bits"
 	"time"
+
+	"github.com/gpuc2/gpuc2/groth16"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -19,30 +21,23 @@ import (
 // streaming path. A witness-only w's a, b, c are evaluated on the device
 // from its matrices streamed from pinned host memory when that costs the
 // device none of its overlap (streamedMatricesFit), else on the host.
-func (p *CUDAProver) proveStreamingWitness(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, cfg *proveConfig) (*Proof, error) {
+func (p *Device) proveStreamingWitness(ctx context.Context, pk *groth16.ProvingKey, w *synth.ProvingAssignment, cfg *groth16.Settings) (*groth16.Proof, error) {
 	var hm *pinnedMatrices
-	src := abcHost
-	if w.WitnessOnly() && p.streamedMatricesFit(pk) {
+	src := groth16.ABCHost
+	if w.WitnessOnly() && p.plan(pk).streamedMatricesFit() {
 		var release func()
 		var err error
-		if hm, release, err = p.pinnedMatricesFor(ctx, cfg.matrices, cfg); err != nil {
+		if hm, release, err = p.pinnedMatricesFor(ctx, cfg.Matrices(), cfg); err != nil {
 			return nil, err
 		}
 		defer release()
-		src = abcDevice
+		src = groth16.ABCDevice
 	}
-	w, err := proofAssignment(ctx, w, cfg.matrices, src)
+	w, err := groth16.ProofAssignment(ctx, w, cfg.Matrices(), src)
 	if err != nil {
 		return nil, err
 	}
 	return p.proveStreaming(ctx, pk, w, hm, cfg)
-}
-
-// streamedMatricesFit says whether p's streamed proofs with pk evaluate a,
-// b, c on the device (streamedMatricesFit).
-func (p *CUDAProver) streamedMatricesFit(pk *ProvingKey) bool {
-	kp := p.plan(pk)
-	return streamedMatricesFit(p.gate.Budget(), kp.streamed.after, kp.streamedABC.after)
 }
 
 // proveStreaming proves w (its input rows already appended) with the
@@ -50,9 +45,9 @@ func (p *CUDAProver) streamedMatricesFit(pk *ProvingKey) bool {
 // limit cannot hold the key. A witness-only w (its densities set) takes
 // its a, b, c from hm's matrices. The proof equals the CPU prover's for
 // the same r, s.
-func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, hm *pinnedMatrices, cfg *proveConfig) (*Proof, error) {
+func (p *Device) proveStreaming(ctx context.Context, pk *groth16.ProvingKey, w *synth.ProvingAssignment, hm *pinnedMatrices, cfg *groth16.Settings) (*groth16.Proof, error) {
 	c, vk := pk.Counts(), pk.VerifyingKey()
-	m, err := checkCounts(c, vk, w)
+	m, err := groth16.CheckCounts(c, vk, w)
 	if err != nil {
 		return nil, err
 	}
@@ -67,17 +62,17 @@ func (p *CUDAProver) proveStreaming(ctx context.Context, pk *ProvingKey, w *synt
 		return nil, err
 	}
 	defer release()
-	cfg.report("key_pin", begin, "device", p.device, "bytes", KeyBytes(c))
+	cfg.Report("key_pin", begin, "device", p.device, "bytes", groth16.KeyBytes(c))
 	return p.proveStreamed(ctx, hk, hm, vk, w, m, plan, cfg)
 }
 
 // proveStreamed proves w over domain m with hk (and hm's matrices when not
 // nil) as plan says: its reservation, its aux MSMs beside the h MSM or
 // after it.
-func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinnedMatrices, vk *VerifyingKey, w *synth.ProvingAssignment, m int, plan streamedPlan, cfg *proveConfig) (*Proof, error) {
+func (p *Device) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinnedMatrices, vk *groth16.VerifyingKey, w *synth.ProvingAssignment, m int, plan streamedPlan, cfg *groth16.Settings) (*groth16.Proof, error) {
 	sp := &streamedProof{deviceJob: p.deviceJob(cfg), p: p, hk: hk, hm: hm, w: w, m: m, bytes: plan.bytes(), beside: plan.beside}
 	defer sp.close()
-	return proveWith(ctx, cfg, vk, hk.counts, sp, "device", p.device, "mode", "streaming")
+	return groth16.ProveWith(ctx, cfg, vk, hk.counts, sp, "device", p.device, "mode", "streaming")
 }
 
 // streamedProof is one proof on the streaming path, a backend over
@@ -101,7 +96,7 @@ func (p *CUDAProver) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinne
 // the high-priority stream with a copy stream of their own (besideLayout).
 type streamedProof struct {
 	deviceJob
-	p      *CUDAProver
+	p      *Device
 	hk     *pinnedKey
 	hm     *pinnedMatrices // a, b, c evaluated on the device from these (nil: w's)
 	w      *synth.ProvingAssignment
@@ -122,7 +117,7 @@ type streamedProof struct {
 	released    bool           // the compute lock is released: the aux phase
 }
 
-func (sp *streamedProof) prepare(ctx context.Context) error {
+func (sp *streamedProof) Prepare(ctx context.Context) error {
 	if err := sp.reserve(ctx, sp.bytes); err != nil {
 		return err
 	}
@@ -174,7 +169,7 @@ func (sp *streamedProof) uploadAB() error {
 		}
 		pinnedAB = pinnedAB && pinned
 	}
-	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.A)+len(sp.w.B))*frSize,
+	sp.cfg.Report("upload", begin, "device", sp.device, "bytes", int64(len(sp.w.A)+len(sp.w.B))*frSize,
 		"pinned_ab", pinnedAB)
 	return nil
 }
@@ -204,7 +199,7 @@ func (sp *streamedProof) evalAB() error {
 	if err := sp.st.Sync(); err != nil {
 		return err
 	}
-	sp.cfg.report("abc_eval", begin, "device", sp.device, "rows", 2*sp.hm.ms.Rows())
+	sp.cfg.Report("abc_eval", begin, "device", sp.device, "rows", 2*sp.hm.ms.Rows())
 	return nil
 }
 
@@ -237,7 +232,7 @@ func (sp *streamedProof) fill(st *native.Stream, b *native.Buffer, v []fr.Elemen
 
 // computeH runs H's three steps; c lands in b's vector once b's step is
 // done: evaluated from the matrices (evalC) or uploaded (stageC).
-func (sp *streamedProof) computeH(ctx context.Context) error {
+func (sp *streamedProof) ComputeH(ctx context.Context) error {
 	logM := uint32(bits.Len(uint(sp.m)) - 1)
 	if err := sp.st.HStep(sp.acc, nil, logM, native.HStepA); err != nil {
 		return fmt.Errorf("GPU %d: %w", sp.device, err)
@@ -277,7 +272,7 @@ func (sp *streamedProof) evalC() error {
 	if err := sp.st.Sync(); err != nil {
 		return err
 	}
-	sp.cfg.report("abc_eval", begin, "device", sp.device, "rows", sp.hm.ms.Rows())
+	sp.cfg.Report("abc_eval", begin, "device", sp.device, "rows", sp.hm.ms.Rows())
 	return nil
 }
 
@@ -293,7 +288,7 @@ func (sp *streamedProof) stageC(ctx context.Context) error {
 	}
 	if staged != nil {
 		sp.stagedC = staged
-		sp.cfg.report("stage_c", begin, "device", sp.device, "bytes", int64(len(sp.w.C))*frSize)
+		sp.cfg.Report("stage_c", begin, "device", sp.device, "bytes", int64(len(sp.w.C))*frSize)
 	}
 	if err := sp.st.Sync(); err != nil { // x is free again
 		return err
@@ -329,7 +324,7 @@ func (sp *streamedProof) releaseC() {
 	}
 }
 
-func (sp *streamedProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
+func (sp *streamedProof) MSMH(ctx context.Context) (bls12381.G1Jac, error) {
 	if err := ctx.Err(); err != nil {
 		return bls12381.G1Jac{}, err
 	}
@@ -342,7 +337,7 @@ func (sp *streamedProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
 // msmHAlone runs the h MSM with chunks, then frees h.
 func (sp *streamedProof) msmHAlone(chunks streamChunks) (bls12381.G1Jac, error) {
 	n := sp.m - 1
-	r, err := sp.st.MSMG1Streamed(sp.cs, sp.hk.msm(secH, 0, n, sp.acc, n, nil, chunks), hMSMOptions...)
+	r, err := sp.st.MSMG1Streamed(sp.cs, sp.hk.msm(groth16.SectionH, 0, n, sp.acc, n, nil, chunks), hMSMOptions...)
 	sp.acc.Free() // h is done: room for the assignment
 	if err != nil {
 		return r, fmt.Errorf("streamed G1 MSM on GPU %d: %w", sp.device, err)
@@ -400,20 +395,20 @@ func (sp *streamedProof) auxBeside(ctx context.Context, sums *auxSums) error {
 	for _, x := range []struct {
 		s   int
 		dst *bls12381.G1Jac
-	}{{secL, &sums.l}, {secA, &sums.a}, {secBG1, &sums.b1}} {
+	}{{groth16.SectionL, &sums.l}, {groth16.SectionA, &sums.a}, {groth16.SectionBG1, &sums.b1}} {
 		if err := g1(x.s, x.dst); err != nil {
 			return err
 		}
 	}
 	if !sp.beside.g2After {
 		var err error
-		if sums.b2, err = sumMSMs(ctx, sp, "G2", (*native.Stream).MSMG2Streamed, sp.bs, sp.auxParts(secBG2, sp.beside.aux),
+		if sums.b2, err = sumMSMs(ctx, sp, "G2", (*native.Stream).MSMG2Streamed, sp.bs, sp.auxParts(groth16.SectionBG2, sp.beside.aux),
 			besideMSMOptions...); err != nil {
 			return err
 		}
 		sums.hasB2 = true
 	}
-	sp.cfg.report("aux_beside", begin, "device", sp.device, "h_chunk", sp.beside.h.g1, "aux_chunk", sp.beside.aux.g1,
+	sp.cfg.Report("aux_beside", begin, "device", sp.device, "h_chunk", sp.beside.h.g1, "aux_chunk", sp.beside.aux.g1,
 		"g2_after", sp.beside.g2After)
 	return nil
 }
@@ -479,7 +474,7 @@ func (sp *streamedProof) fillAssignment(st *native.Stream) error {
 	if err := st.Sync(); err != nil {
 		return err
 	}
-	sp.cfg.report("upload", begin, "device", sp.device, "bytes", int64(len(w.Aux)+len(w.Inputs))*frSize,
+	sp.cfg.Report("upload", begin, "device", sp.device, "bytes", int64(len(w.Aux)+len(w.Inputs))*frSize,
 		"pinned_aux", pinnedAux)
 	return nil
 }
@@ -560,40 +555,40 @@ func (sp *streamedProof) auxParts(s int, chunks streamChunks) []native.StreamedM
 		return sp.hk.msm(s, 0, count, sp.inputs, nIn, density, chunks)
 	}
 	switch s {
-	case secL:
+	case groth16.SectionL:
 		return []native.StreamedMSM{aux(0, len(w.Aux), nil)}
-	case secA:
+	case groth16.SectionA:
 		return []native.StreamedMSM{inputs(nIn, nil), aux(nIn, w.AAux.Count(), w.AAux.Words)}
-	default: // secBG1, secBG2
+	default: // groth16.SectionBG1, groth16.SectionBG2
 		bIn := w.BInput.Count()
 		return []native.StreamedMSM{inputs(bIn, w.BInput.Words), aux(bIn, w.BAux.Count(), w.BAux.Words)}
 	}
 }
 
-func (sp *streamedProof) msmL(ctx context.Context) (bls12381.G1Jac, error) {
-	return streamedSum(ctx, sp, secL, "G1", (*native.Stream).MSMG1Streamed,
+func (sp *streamedProof) MSML(ctx context.Context) (bls12381.G1Jac, error) {
+	return streamedSum(ctx, sp, groth16.SectionL, "G1", (*native.Stream).MSMG1Streamed,
 		func(s *auxSums) (bls12381.G1Jac, bool) { return s.l, true })
 }
 
-func (sp *streamedProof) msmA(ctx context.Context) (bls12381.G1Jac, error) {
-	return streamedSum(ctx, sp, secA, "G1", (*native.Stream).MSMG1Streamed,
+func (sp *streamedProof) MSMA(ctx context.Context) (bls12381.G1Jac, error) {
+	return streamedSum(ctx, sp, groth16.SectionA, "G1", (*native.Stream).MSMG1Streamed,
 		func(s *auxSums) (bls12381.G1Jac, bool) { return s.a, true })
 }
 
-func (sp *streamedProof) msmBG1(ctx context.Context) (bls12381.G1Jac, error) {
-	return streamedSum(ctx, sp, secBG1, "G1", (*native.Stream).MSMG1Streamed,
+func (sp *streamedProof) MSMBG1(ctx context.Context) (bls12381.G1Jac, error) {
+	return streamedSum(ctx, sp, groth16.SectionBG1, "G1", (*native.Stream).MSMG1Streamed,
 		func(s *auxSums) (bls12381.G1Jac, bool) { return s.b1, true })
 }
 
-func (sp *streamedProof) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
-	return streamedSum(ctx, sp, secBG2, "G2", (*native.Stream).MSMG2Streamed,
+func (sp *streamedProof) MSMBG2(ctx context.Context) (bls12381.G2Jac, error) {
+	return streamedSum(ctx, sp, groth16.SectionBG2, "G2", (*native.Stream).MSMG2Streamed,
 		func(s *auxSums) (bls12381.G2Jac, bool) { return s.b2, s.hasB2 })
 }
 
 // finish releases the compute lock if the aux phase has not, then frees
 // the buffers in stream order and waits, so that the reservation ends
 // after the memory is back.
-func (sp *streamedProof) finish() error {
+func (sp *streamedProof) Finish() error {
 	if !sp.released {
 		if err := sp.job.EndCompute(); err != nil {
 			return err

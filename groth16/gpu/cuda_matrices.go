@@ -1,10 +1,12 @@
-package groth16
+package gpu
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/gpuc2/gpuc2/groth16"
 
 	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/native"
@@ -38,32 +40,17 @@ func MatricesDeviceBytes(bytes int64) int64 {
 // resident, when the matrices fit beside it and one proof; streaming, when
 // holding the witness costs the device none of its overlap (the matrices
 // then stream from pinned host memory like the key).
-func (p *CUDAProver) MatricesFit(pk *ProvingKey, bytes int64) bool {
+func (p *Device) MatricesFit(pk *groth16.ProvingKey, bytes int64) bool {
 	if p.usable() != nil {
 		return false
 	}
 	switch p.Mode(pk) {
 	case ModeResident:
-		return p.matricesFit(pk, bytes)
+		return p.plan(pk).residentMatricesFit(bytes)
 	case ModeStreaming:
-		return p.streamedMatricesFit(pk)
+		return p.plan(pk).streamedMatricesFit()
 	}
 	return false
-}
-
-// matricesFit says whether matrices of bytes fit beside pk's resident key
-// and one proof (ResidentMatricesFit).
-func (p *CUDAProver) matricesFit(pk *ProvingKey, bytes int64) bool {
-	return ResidentMatricesFit(p.gate.Budget(), p.plan(pk).resident, bytes)
-}
-
-// ResidentMatricesFit says whether compiled matrices of bytes (pce's
-// Bytes) fit a device memory limit beside a resident key and one proof,
-// resident bytes together (PlanMode's figure for ModeResident): there the
-// device evaluates a, b, c from them (MatricesFit); otherwise that proof
-// would never find room. More workers take turns.
-func ResidentMatricesFit(limit, resident, bytes int64) bool {
-	return resident+MatricesDeviceBytes(bytes) <= limit
 }
 
 // PreloadMatrices readies ms, the compiled matrices of pk's circuit, for
@@ -76,13 +63,13 @@ func ResidentMatricesFit(limit, resident, bytes int64) bool {
 // instead. pinned is the host memory of the pinned copy the device streams
 // them from (PinnedMatricesBytes; one per process, whatever the devices),
 // 0 when they are on the device.
-func (p *CUDAProver) PreloadMatrices(ctx context.Context, pk *ProvingKey, ms *pce.Matrices) (pinned int64, err error) {
+func (p *Device) PreloadMatrices(ctx context.Context, pk *groth16.ProvingKey, ms *pce.Matrices) (pinned int64, err error) {
 	if err := p.usable(); err != nil {
 		return 0, err
 	}
-	var cfg proveConfig
+	var cfg groth16.Settings
 	if p.Mode(pk) == ModeStreaming {
-		if kp := p.plan(pk); !p.streamedMatricesFit(pk) {
+		if kp := p.plan(pk); !kp.streamedMatricesFit() {
 			return 0, fmt.Errorf("%w: GPU %d: a streamed proof that evaluates a, b, c holds its witness, %d bytes against %d: "+
 				"fewer of them fit the limit of %d at once", ErrOutOfDeviceMemory, p.device, kp.streamedABC.after, kp.streamed.after, p.gate.Budget())
 		}
@@ -107,10 +94,10 @@ func (p *CUDAProver) PreloadMatrices(ctx context.Context, pk *ProvingKey, ms *pc
 // EvictMatrices frees ms's copy on the device, and its pinned copy once no
 // device uses it, once the proofs using them end (a proof type's
 // parameters evicted).
-func (p *CUDAProver) EvictMatrices(ms *pce.Matrices) {
+func (p *Device) EvictMatrices(ms *pce.Matrices) {
 	if p.matrices != nil {
 		p.matrices.evict(ms.ID())
-		hostMatrices.drop(p, ms.ID())
+		p.host.matrices.drop(p, ms.ID())
 	}
 }
 
@@ -120,8 +107,8 @@ func (p *CUDAProver) EvictMatrices(ms *pce.Matrices) {
 // would then never find room), or has no room for it now: the proof then
 // evaluates a, b, c on the host. The matrices stay until EvictMatrices or
 // Close.
-func (p *CUDAProver) deviceMatricesFor(ctx context.Context, pk *ProvingKey, ms *pce.Matrices, cfg *proveConfig) (*deviceMatrices, func(), error) {
-	if !p.matricesFit(pk, ms.Bytes()) {
+func (p *Device) deviceMatricesFor(ctx context.Context, pk *groth16.ProvingKey, ms *pce.Matrices, cfg *groth16.Settings) (*deviceMatrices, func(), error) {
+	if !p.plan(pk).residentMatricesFit(ms.Bytes()) {
 		return nil, nil, nil
 	}
 	begin := time.Now()
@@ -135,14 +122,14 @@ func (p *CUDAProver) deviceMatricesFor(ctx context.Context, pk *ProvingKey, ms *
 		return nil, nil, err
 	}
 	if uploaded {
-		cfg.report("matrices_upload", begin, "device", p.device, "bytes", dm.bytes())
+		cfg.Report("matrices_upload", begin, "device", p.device, "bytes", dm.bytes())
 	}
 	return dm, release, nil
 }
 
 // uploadMatrices reserves room for ms in p's ledger without waiting (like
 // a resident key, it must not queue ahead of proofs) and copies it there.
-func (p *CUDAProver) uploadMatrices(ctx context.Context, ms *pce.Matrices) (*deviceMatrices, error) {
+func (p *Device) uploadMatrices(ctx context.Context, ms *pce.Matrices) (*deviceMatrices, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -173,7 +160,7 @@ func (p *CUDAProver) uploadMatrices(ctx context.Context, ms *pce.Matrices) (*dev
 // stay as long as their proof type does, like a resident key).
 func copyMatrices(st *native.Stream, ms *pce.Matrices) (dm *deviceMatrices, err error) {
 	if !ms.HasArrays() {
-		return nil, fmt.Errorf("%w: GPU %d has no copy of these constraint matrices: %w", ErrInvalidInput, st.Device(), pce.ErrNoArrays)
+		return nil, fmt.Errorf("%w: GPU %d has no copy of these constraint matrices: %w", groth16.ErrInvalidInput, st.Device(), pce.ErrNoArrays)
 	}
 	dm = &deviceMatrices{inputs: ms.Inputs(), aux: ms.Aux(), rows: ms.Rows()}
 	defer func() {
@@ -219,7 +206,7 @@ func (dm *deviceMatrices) upload(st *native.Stream, src []byte) (*native.Buffer,
 func (dm *deviceMatrices) eval(st *native.Stream, w native.Witness, a, b, c *native.Buffer) error {
 	if w.NInputs != dm.inputs || w.NAux != dm.aux {
 		return fmt.Errorf("%w: a witness of %d inputs and %d aux for matrices of %d and %d",
-			ErrInvalidInput, w.NInputs, w.NAux, dm.inputs, dm.aux)
+			groth16.ErrInvalidInput, w.NInputs, w.NAux, dm.inputs, dm.aux)
 	}
 	for _, x := range []struct {
 		m   native.CSR

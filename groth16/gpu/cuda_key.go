@@ -1,10 +1,12 @@
-package groth16
+package gpu
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/gpuc2/gpuc2/groth16"
 
 	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/native"
@@ -15,7 +17,7 @@ import (
 // free.
 type deviceKey struct {
 	device          int
-	counts          SectionCounts
+	counts          groth16.SectionCounts
 	proofBytes      int64 // what each proof with this key reserves beside it
 	h, l, a, b1, b2 *native.Buffer
 	job             *gpulock.Job
@@ -36,7 +38,7 @@ type keySource func(ctx context.Context, i int) ([]byte, error)
 // device; each proof with it reserves proofBytes beside it. It waits for
 // the room in the ledger when wait is set, else fails with errNoRoom at
 // once (a key held for hours must not queue ahead of proofs).
-func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofBytes int64, wait bool, src keySource, repeat bool,
+func (p *Device) newDeviceKey(ctx context.Context, c groth16.SectionCounts, proofBytes int64, wait bool, src keySource, repeat bool,
 	uploaded func(i int)) (*deviceKey, error) {
 	dk := &deviceKey{device: p.device, counts: c, proofBytes: proofBytes, job: p.gate.NewJob()}
 	if err := dk.reserve(ctx, wait); err != nil {
@@ -73,7 +75,7 @@ func (p *CUDAProver) newDeviceKey(ctx context.Context, c SectionCounts, proofByt
 }
 
 func (dk *deviceKey) reserve(ctx context.Context, wait bool) error {
-	bytes := KeyBytes(dk.counts)
+	bytes := groth16.KeyBytes(dk.counts)
 	if wait {
 		if err := dk.job.Reserve(ctx, bytes); err != nil {
 			return fmt.Errorf("groth16: resident key: %w", err)
@@ -121,9 +123,9 @@ func fillSection(ctx context.Context, st *native.Stream, buf *native.Buffer, i i
 	}
 	switch {
 	case !repeat && int64(len(data)) != buf.Size():
-		return fmt.Errorf("%w: key section %d has %d bytes, its counts say %d", ErrKeyMismatch, i, len(data), buf.Size())
+		return fmt.Errorf("%w: key section %d has %d bytes, its counts say %d", groth16.ErrKeyMismatch, i, len(data), buf.Size())
 	case len(data) == 0 && buf.Size() > 0:
-		return fmt.Errorf("%w: no points for a key section of %d bytes", ErrInvalidInput, buf.Size())
+		return fmt.Errorf("%w: no points for a key section of %d bytes", groth16.ErrInvalidInput, buf.Size())
 	}
 	for off := int64(0); off < buf.Size(); off += int64(len(data)) {
 		if err := ctx.Err(); err != nil {

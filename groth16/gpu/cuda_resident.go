@@ -1,10 +1,12 @@
-package groth16
+package gpu
 
 import (
 	"context"
 	"fmt"
 	"math/bits"
 	"time"
+
+	"github.com/gpuc2/gpuc2/groth16"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -15,20 +17,20 @@ import (
 
 // proveResident proves w (its input rows already appended) with dk, a key
 // resident on p's device; vk supplies the proof's constant points. A w
-// without A, B, C (proofAssignment's abcDevice) takes them from dm, its
+// without A, B, C (proofAssignment's ABCDevice) takes them from dm, its
 // circuit's matrices on the device. The proof equals the CPU prover's for
 // the same r and s.
-func (p *CUDAProver) proveResident(ctx context.Context, dk *deviceKey, dm *deviceMatrices, vk *VerifyingKey, w *synth.ProvingAssignment, cfg *proveConfig) (*Proof, error) {
-	m, err := checkCounts(dk.counts, vk, w)
+func (p *Device) proveResident(ctx context.Context, dk *deviceKey, dm *deviceMatrices, vk *groth16.VerifyingKey, w *synth.ProvingAssignment, cfg *groth16.Settings) (*groth16.Proof, error) {
+	m, err := groth16.CheckCounts(dk.counts, vk, w)
 	if err != nil {
 		return nil, err
 	}
 	if w.A == nil && dm == nil {
-		return nil, fmt.Errorf("%w: no a, b, c and no matrices to evaluate them", ErrInvalidInput)
+		return nil, fmt.Errorf("%w: no a, b, c and no matrices to evaluate them", groth16.ErrInvalidInput)
 	}
 	rp := &residentProof{deviceJob: p.deviceJob(cfg), p: p, dk: dk, dm: dm, w: w, m: m}
 	defer rp.close()
-	return proveWith(ctx, cfg, vk, dk.counts, rp, "device", p.device)
+	return groth16.ProveWith(ctx, cfg, vk, dk.counts, rp, "device", p.device)
 }
 
 // residentProof is one proof on the resident path, a backend whose steps
@@ -39,7 +41,7 @@ func (p *CUDAProver) proveResident(ctx context.Context, dk *deviceKey, dm *devic
 // frees whatever is left and ends the job (Done).
 type residentProof struct {
 	deviceJob
-	p  *CUDAProver
+	p  *Device
 	dk *deviceKey
 	dm *deviceMatrices // evaluates a, b, c when w has none
 	w  *synth.ProvingAssignment
@@ -50,7 +52,7 @@ type residentProof struct {
 	aux, inputs *native.Buffer    // the assignment, canonical after computeH
 }
 
-func (rp *residentProof) prepare(ctx context.Context) error {
+func (rp *residentProof) Prepare(ctx context.Context) error {
 	if err := rp.reserve(ctx, rp.dk.proofBytes); err != nil { // counted once per key
 		return err
 	}
@@ -81,7 +83,7 @@ func (rp *residentProof) upload() error {
 		if w.A != nil { // uploaded, not evaluated on the device
 			args = append(args, "pinned_abc", pinnedABC)
 		}
-		rp.cfg.report("upload", begin, args...)
+		rp.cfg.Report("upload", begin, args...)
 	}()
 	domainBytes := int64(rp.m) * frSize
 	for i, v := range [][]fr.Element{w.A, w.B, w.C} {
@@ -128,7 +130,7 @@ func (rp *residentProof) upload() error {
 // computeH evaluates a, b, c from the matrices when w has none, runs
 // bellperson's H on them (h lands in a) and converts the MSMs' scalars to
 // canonical form.
-func (rp *residentProof) computeH(context.Context) error {
+func (rp *residentProof) ComputeH(context.Context) error {
 	a, b, c := rp.abc[0], rp.abc[1], rp.abc[2]
 	if rp.w.A == nil {
 		begin := time.Now()
@@ -136,11 +138,11 @@ func (rp *residentProof) computeH(context.Context) error {
 		if err := rp.dm.eval(rp.st, w, a, b, c); err != nil {
 			return err
 		}
-		if rp.cfg.phases != nil { // traced: wait for the phase's time
+		if rp.cfg.Traced() { // traced: wait for the phase's time
 			if err := rp.st.Sync(); err != nil {
 				return err
 			}
-			rp.cfg.report("abc_eval", begin, "device", rp.device, "rows", rp.dm.rows)
+			rp.cfg.Report("abc_eval", begin, "device", rp.device, "rows", rp.dm.rows)
 		}
 	}
 	if err := rp.st.HDevice(a, b, c, uint32(bits.Len(uint(rp.m))-1)); err != nil {
@@ -172,29 +174,29 @@ func (rp *residentProof) inputMSM(bases *native.Buffer, count int, density []uin
 		Scalars: rp.inputs, NScalars: len(rp.w.Inputs), Density: density, Canonical: true}
 }
 
-func (rp *residentProof) msmH(ctx context.Context) (bls12381.G1Jac, error) {
+func (rp *residentProof) MSMH(ctx context.Context) (bls12381.G1Jac, error) {
 	n := rp.m - 1
 	return rp.p.engine.G1Device(ctx, rp.st, native.DeviceMSM{Bases: rp.dk.h, NBases: n, Scalars: rp.abc[0], NScalars: n, Canonical: true})
 }
 
-func (rp *residentProof) msmL(ctx context.Context) (bls12381.G1Jac, error) {
+func (rp *residentProof) MSML(ctx context.Context) (bls12381.G1Jac, error) {
 	return rp.p.engine.G1Device(ctx, rp.st, rp.auxMSM(rp.dk.l, 0, len(rp.w.Aux), nil))
 }
 
 // Inputs are dense in A (the input rows); aux follow the A density.
-func (rp *residentProof) msmA(ctx context.Context) (bls12381.G1Jac, error) {
+func (rp *residentProof) MSMA(ctx context.Context) (bls12381.G1Jac, error) {
 	w, nIn := rp.w, len(rp.w.Inputs)
 	return rp.p.engine.G1Device(ctx, rp.st, rp.inputMSM(rp.dk.a, nIn, nil),
 		rp.auxMSM(rp.dk.a, int64(nIn)*g1Bytes, w.AAux.Count(), w.AAux.Words))
 }
 
-func (rp *residentProof) msmBG1(ctx context.Context) (bls12381.G1Jac, error) {
+func (rp *residentProof) MSMBG1(ctx context.Context) (bls12381.G1Jac, error) {
 	w, bIn := rp.w, rp.w.BInput.Count()
 	return rp.p.engine.G1Device(ctx, rp.st, rp.inputMSM(rp.dk.b1, bIn, w.BInput.Words),
 		rp.auxMSM(rp.dk.b1, int64(bIn)*g1Bytes, w.BAux.Count(), w.BAux.Words))
 }
 
-func (rp *residentProof) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
+func (rp *residentProof) MSMBG2(ctx context.Context) (bls12381.G2Jac, error) {
 	w, bIn := rp.w, rp.w.BInput.Count()
 	return rp.p.engine.G2Device(ctx, rp.st, rp.inputMSM(rp.dk.b2, bIn, w.BInput.Words),
 		rp.auxMSM(rp.dk.b2, int64(bIn)*g2Bytes, w.BAux.Count(), w.BAux.Words))
@@ -203,13 +205,13 @@ func (rp *residentProof) msmBG2(ctx context.Context) (bls12381.G2Jac, error) {
 // finish releases the compute lock and reads back. The results are already
 // on the host: read-back frees the buffers in stream order and waits, so
 // that the reservation ends after the memory is really back in the pool.
-func (rp *residentProof) finish() error {
+func (rp *residentProof) Finish() error {
 	if err := rp.job.EndCompute(); err != nil {
 		return err
 	}
 	return rp.job.ReadBack(func() error {
 		begin := time.Now()
-		defer rp.cfg.report("readback", begin, "device", rp.device)
+		defer rp.cfg.Report("readback", begin, "device", rp.device)
 		return rp.readBack()
 	})
 }

@@ -1,9 +1,11 @@
-package groth16
+package gpu
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/gpuc2/gpuc2/groth16"
 
 	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/native"
@@ -14,10 +16,10 @@ import (
 type deviceJob struct {
 	job    *gpulock.Job
 	device int
-	cfg    *proveConfig
+	cfg    *groth16.Settings
 }
 
-func (p *CUDAProver) deviceJob(cfg *proveConfig) deviceJob {
+func (p *Device) deviceJob(cfg *groth16.Settings) deviceJob {
 	return deviceJob{job: p.gate.NewJob(), device: p.device, cfg: cfg}
 }
 
@@ -29,7 +31,7 @@ func (d deviceJob) reserve(ctx context.Context, bytes int64) error {
 	if err := d.job.Reserve(ctx, bytes); err != nil {
 		return fmt.Errorf("groth16: %w", err)
 	}
-	d.cfg.report("wait_vram", begin, "device", d.device, "bytes", bytes)
+	d.cfg.Report("wait_vram", begin, "device", d.device, "bytes", bytes)
 	return nil
 }
 
@@ -38,7 +40,7 @@ func (d deviceJob) compute(ctx context.Context) error {
 	if err := d.job.Compute(ctx); err != nil {
 		return fmt.Errorf("groth16: %w", err)
 	}
-	d.cfg.report("wait_compute", begin, "device", d.device)
+	d.cfg.Report("wait_compute", begin, "device", d.device)
 	return nil
 }
 
@@ -50,14 +52,14 @@ func (d deviceJob) suspend(ctx context.Context, upload func() error) error {
 		begin := time.Now()
 		defer func() {
 			uploaded = time.Now()
-			d.cfg.report("upload", begin, "device", d.device)
+			d.cfg.Report("upload", begin, "device", d.device)
 		}()
 		return upload()
 	})
 	if err != nil {
 		return fmt.Errorf("groth16: %w", err)
 	}
-	d.cfg.report("wait_compute", uploaded, "device", d.device)
+	d.cfg.Report("wait_compute", uploaded, "device", d.device)
 	return nil
 }
 

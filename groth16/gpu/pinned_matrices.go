@@ -1,10 +1,12 @@
-package groth16
+package gpu
 
 import (
 	"context"
 	"fmt"
 	"time"
 	"unsafe"
+
+	"github.com/gpuc2/gpuc2/groth16"
 
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
@@ -32,21 +34,18 @@ type matrixChunk struct {
 	idsOff                int64
 }
 
-// hostMatrices holds the process's pinned matrices.
-var hostMatrices = newHostCopies[pce.ID](func(hm *pinnedMatrices) { hm.free() })
-
 // pinnedMatricesFor returns ms's pinned copy for p, making it on first
 // use, and the function that hands it back.
-func (p *CUDAProver) pinnedMatricesFor(ctx context.Context, ms *pce.Matrices, cfg *proveConfig) (*pinnedMatrices, func(), error) {
+func (p *Device) pinnedMatricesFor(ctx context.Context, ms *pce.Matrices, cfg *groth16.Settings) (*pinnedMatrices, func(), error) {
 	begin := time.Now()
-	hm, release, made, err := hostMatrices.acquire(ctx, p, ms.ID(), func(ctx context.Context) (*pinnedMatrices, error) {
+	hm, release, made, err := p.host.matrices.acquire(ctx, p, ms.ID(), func(ctx context.Context) (*pinnedMatrices, error) {
 		return newPinnedMatrices(ctx, ms, spmvChunkRows, spmvChunkTerms)
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("groth16: pinned constraint matrices: %w", err)
 	}
 	if made {
-		cfg.report("matrices_pin", begin, "device", p.device, "bytes", hm.mem.Size())
+		cfg.Report("matrices_pin", begin, "device", p.device, "bytes", hm.mem.Size())
 	}
 	return hm, release, nil
 }
@@ -55,7 +54,7 @@ func (p *CUDAProver) pinnedMatricesFor(ctx context.Context, ms *pce.Matrices, cf
 // maxRows rows and maxTerms terms (matricesLayout).
 func newPinnedMatrices(ctx context.Context, ms *pce.Matrices, maxRows, maxTerms int) (*pinnedMatrices, error) {
 	if !ms.HasArrays() {
-		return nil, fmt.Errorf("%w: no pinned copy of these constraint matrices: %w", ErrInvalidInput, pce.ErrNoArrays)
+		return nil, fmt.Errorf("%w: no pinned copy of these constraint matrices: %w", groth16.ErrInvalidInput, pce.ErrNoArrays)
 	}
 	hm, size, err := matricesLayout(ms, maxRows, maxTerms)
 	if err != nil {
@@ -92,7 +91,7 @@ func matricesLayout(ms *pce.Matrices, maxRows, maxTerms int) (hm *pinnedMatrices
 			}
 			if ch.rows == 0 {
 				return nil, 0, fmt.Errorf("%w: row %d of a constraint matrix has %d terms, more than the %d a streamed chunk holds",
-					ErrInvalidInput, first, rowStart[first+1]-k0, maxTerms)
+					groth16.ErrInvalidInput, first, rowStart[first+1]-k0, maxTerms)
 			}
 			ch.terms = int(rowStart[first+ch.rows] - k0)
 			ch.rowStartOff = size

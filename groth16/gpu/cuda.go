@@ -1,4 +1,4 @@
-package groth16
+package gpu
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gpuc2/gpuc2/groth16"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -17,9 +19,9 @@ import (
 	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
-// CUDAProver runs H and the five MSMs on one GPU through the native
+// Device runs H and the five MSMs on one GPU through the native
 // library; synthesis and the final assembly stay on the CPU. Its proofs
-// equal the CPU prover's for the same r and s. NewCUDAProver makes one per
+// equal the CPU prover's for the same r and s. openDevice makes one per
 // device, with a device memory limit that its ledger holds every
 // allocation to.
 //
@@ -38,62 +40,67 @@ import (
 // ErrOutOfDeviceMemory.
 //
 // Errors of device out-of-memory wrap ErrOutOfDeviceMemory.
-type CUDAProver struct {
+type Device struct {
 	device     int
 	gate       *gpulock.Device // the device's ledger and compute lock
+	host       *hostState      // the pinned host copies its Devices share
 	noResident bool
 	engine     msm.CUDA
 	stage      stagePool    // pinned chunks of witness uploads
 	lastStage  *vectorStage // streaming: the pinned copy of H's last vector
-	keys       *flight[*ProvingKey, *deviceKey]
+	keys       *flight[*groth16.ProvingKey, *deviceKey]
 	matrices   *flight[pce.ID, *deviceMatrices] // WithMatrices' compiled circuits, resident
 	closed     atomic.Bool
 
 	mu    sync.Mutex
-	plans map[*ProvingKey]*keyPlan // what each key costs here, computed once
+	plans map[*groth16.ProvingKey]*Plan // what each key costs here, computed once
+	unfit map[*groth16.ProvingKey]bool  // keys found too large to be resident
 }
 
-var _ Prover = (*CUDAProver)(nil)
+var _ groth16.Prover = (*Device)(nil)
 
-// newCUDAProver is NewCUDAProver past its device queries.
-func newCUDAProver(cfg CUDAConfig, gate *gpulock.Device) *CUDAProver {
-	return &CUDAProver{
+// newDevice is openDevice past its device queries.
+func newDevice(cfg deviceConfig, gate *gpulock.Device, host *hostState) *Device {
+	return &Device{
 		device:     cfg.Device,
 		gate:       gate,
+		host:       host,
 		noResident: cfg.NoResident,
 		engine:     msm.CUDA{Device: cfg.Device},
-		lastStage:  newVectorStage(),
-		keys:       newFlight[*ProvingKey](func(dk *deviceKey) { dk.free() }),
+		stage:      stagePool{vectors: host.vectors},
+		lastStage:  newVectorStage(host.vectors),
+		keys:       newFlight[*groth16.ProvingKey](func(dk *deviceKey) { dk.free() }),
 		matrices:   newFlight[pce.ID](func(dm *deviceMatrices) { dm.free() }),
-		plans:      map[*ProvingKey]*keyPlan{},
+		plans:      map[*groth16.ProvingKey]*Plan{},
+		unfit:      map[*groth16.ProvingKey]bool{},
 	}
 }
 
-// usable fails for a prover that is closed or was not made by NewCUDAProver.
-func (p *CUDAProver) usable() error {
+// usable fails for a prover that is closed or was not made by openDevice.
+func (p *Device) usable() error {
 	switch {
 	case p.gate == nil:
-		return fmt.Errorf("%w: a CUDAProver must come from NewCUDAProver", ErrInvalidInput)
+		return fmt.Errorf("%w: a Device must come from openDevice", groth16.ErrInvalidInput)
 	case p.closed.Load():
-		return fmt.Errorf("GPU %d: %w", p.device, ErrProverClosed)
+		return fmt.Errorf("GPU %d: %w", p.device, ErrClosed)
 	}
 	return nil
 }
 
 // Prove implements Prover.
-func (p *CUDAProver) Prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, opts ...ProveOption) (*Proof, error) {
+func (p *Device) Prove(ctx context.Context, pk *groth16.ProvingKey, w *synth.ProvingAssignment, opts ...groth16.ProveOption) (*groth16.Proof, error) {
 	proof, err := p.prove(ctx, pk, w, opts)
 	return proof, classifyDevice(err)
 }
 
-func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, opts []ProveOption) (*Proof, error) {
+func (p *Device) prove(ctx context.Context, pk *groth16.ProvingKey, w *synth.ProvingAssignment, opts []groth16.ProveOption) (*groth16.Proof, error) {
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
-	cfg := configure(opts)
+	cfg := groth16.Configure(opts)
 	synth.AppendInputRows(w, len(w.Inputs))
 	if w.WitnessOnly() {
-		if err := checkWitness(w, cfg.matrices); err != nil {
+		if err := groth16.CheckWitness(w, cfg.Matrices()); err != nil {
 			return nil, err // before any upload
 		}
 	}
@@ -106,18 +113,18 @@ func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 	}
 	defer release()
 	var dm *deviceMatrices
-	src := abcHost
+	src := groth16.ABCHost
 	if w.WitnessOnly() {
 		var releaseMatrices func()
-		if dm, releaseMatrices, err = p.deviceMatricesFor(ctx, pk, cfg.matrices, &cfg); err != nil {
+		if dm, releaseMatrices, err = p.deviceMatricesFor(ctx, pk, cfg.Matrices(), &cfg); err != nil {
 			return nil, err
 		}
 		if dm != nil {
 			defer releaseMatrices()
-			src = abcDevice
+			src = groth16.ABCDevice
 		}
 	}
-	if w, err = proofAssignment(ctx, w, cfg.matrices, src); err != nil {
+	if w, err = groth16.ProofAssignment(ctx, w, cfg.Matrices(), src); err != nil {
 		return nil, err
 	}
 	return p.proveResident(ctx, dk, dm, pk.VerifyingKey(), w, &cfg)
@@ -128,7 +135,7 @@ func (p *CUDAProver) prove(ctx context.Context, pk *ProvingKey, w *synth.Proving
 // the key's points, waiting for the room; in streaming mode it decodes them
 // into pinned host memory (once per process). It fails with
 // ErrOutOfDeviceMemory when the limit allows neither.
-func (p *CUDAProver) Preload(ctx context.Context, pk *ProvingKey, opts ...PreloadOption) error {
+func (p *Device) Preload(ctx context.Context, pk *groth16.ProvingKey, opts ...PreloadOption) error {
 	var cfg preloadConfig
 	for _, o := range opts {
 		o(&cfg)
@@ -153,18 +160,18 @@ func NoVectorStage() PreloadOption {
 	return func(c *preloadConfig) { c.noStage = true }
 }
 
-func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey, cfg preloadConfig) error {
+func (p *Device) preload(ctx context.Context, pk *groth16.ProvingKey, cfg preloadConfig) error {
 	hosts := cfg.hosts.join(pk)
 	defer hosts.close() // whatever this device did, it needs no host section now
 	if err := p.usable(); err != nil {
 		return err
 	}
 	kp := p.plan(pk)
-	if p.noResident || kp.resident > p.gate.Budget() {
+	if p.noResident || kp.ResidentBytes > p.gate.Budget() {
 		p.markUnfit(pk) // proofs stream it
 		if kp.streamed.after > p.gate.Budget() {
 			return fmt.Errorf("%w: GPU %d: the key needs %d bytes streamed (%d resident), the memory limit is %d",
-				ErrOutOfDeviceMemory, p.device, kp.streamed.after, kp.resident, p.gate.Budget())
+				ErrOutOfDeviceMemory, p.device, kp.streamed.after, kp.ResidentBytes, p.gate.Budget())
 		}
 		_, release, err := p.pinnedKeyFor(ctx, pk)
 		if err != nil {
@@ -191,24 +198,24 @@ func (p *CUDAProver) preload(ctx context.Context, pk *ProvingKey, cfg preloadCon
 
 // Evict drops pk's device copy, if any: its memory is freed once the
 // proofs using it have finished; an upload of it in flight is cancelled.
-func (p *CUDAProver) Evict(pk *ProvingKey) {
+func (p *Device) Evict(pk *groth16.ProvingKey) {
 	if p.keys != nil {
 		p.keys.evict(pk)
-		hostKeys.drop(p, pk)
+		p.host.keys.drop(p, pk)
 	}
 }
 
 // Close evicts every key, cancelling uploads in flight and waiting for
 // them, and frees the pinned staging; later calls fail with
-// ErrProverClosed. Keys still in use by proofs are freed as those end.
-func (p *CUDAProver) Close() error {
+// ErrClosed. Keys still in use by proofs are freed as those end.
+func (p *Device) Close() error {
 	if p.gate == nil || p.closed.Swap(true) {
 		return nil
 	}
 	p.keys.close()
 	p.matrices.close()
-	hostKeys.drop(p, nil)
-	hostMatrices.drop(p, 0)
+	p.host.keys.drop(p, nil)
+	p.host.matrices.drop(p, 0)
 	p.stage.close()
 	p.lastStage.close()
 	return nil
@@ -218,7 +225,7 @@ func (p *CUDAProver) Close() error {
 // back, uploading the key when no copy exists; nil when this proof should
 // stream the key from host memory instead (NoResident, a key found too
 // large, no room now, or an eviction under the upload).
-func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey, cfg *proveConfig) (*deviceKey, func(), error) {
+func (p *Device) residentKey(ctx context.Context, pk *groth16.ProvingKey, cfg *groth16.Settings) (*deviceKey, func(), error) {
 	if p.noResident {
 		return nil, nil, nil
 	}
@@ -233,7 +240,7 @@ func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey, cfg *prove
 		return nil, nil, err
 	}
 	if uploaded { // the first proof with this key pays for its upload
-		cfg.report("key_upload", begin, "device", p.device, "bytes", KeyBytes(pk.Counts()))
+		cfg.Report("key_upload", begin, "device", p.device, "bytes", groth16.KeyBytes(pk.Counts()))
 	}
 	return dk, release, nil
 }
@@ -245,18 +252,18 @@ func (p *CUDAProver) residentKey(ctx context.Context, pk *ProvingKey, cfg *prove
 // does not try an unfit key again, nor wait for room. Each section
 // uploaded counts as done for hosts (nil: the host sections stay), which
 // drops it once every device sharing them has it (HostSections).
-func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool, hosts *hostTicket) (*deviceKey, error) {
+func (p *Device) uploadKey(ctx context.Context, pk *groth16.ProvingKey, wait bool, hosts *hostTicket) (*deviceKey, error) {
 	c := pk.Counts()
 	if !wait && p.isUnfit(pk) {
 		return nil, fmt.Errorf("%w: GPU %d: the key was found too large", ErrOutOfDeviceMemory, p.device)
 	}
 	kp := p.plan(pk)
-	if kp.resident > p.gate.Budget() {
+	if kp.ResidentBytes > p.gate.Budget() {
 		p.markUnfit(pk)
 		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, the budget is %d",
-			ErrOutOfDeviceMemory, p.device, kp.resident, p.gate.Budget())
+			ErrOutOfDeviceMemory, p.device, kp.ResidentBytes, p.gate.Budget())
 	}
-	dk, err := p.newDeviceKey(ctx, c, kp.resident-KeyBytes(c), wait, func(ctx context.Context, i int) ([]byte, error) {
+	dk, err := p.newDeviceKey(ctx, c, kp.ResidentBytes-groth16.KeyBytes(c), wait, func(ctx context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			pts, err := pk.BG2(ctx)
 			return native.AsBytes(pts), err
@@ -270,52 +277,28 @@ func (p *CUDAProver) uploadKey(ctx context.Context, pk *ProvingKey, wait bool, h
 	return dk, err
 }
 
-// keyPlan is what a key costs on one device, from the resource model, once
-// per key: a resident key with one proof beside it, one streamed proof
-// (streamedABC: one that evaluates a, b, c on the device); unfit once the
-// key was found too large to be resident.
-type keyPlan struct {
-	resident              int64
-	streamed, streamedABC streamedPlan
-	unfit                 bool
-}
-
-// streamedFor is the plan of a streamed proof with the key (withABC: one
-// that evaluates a, b, c on the device).
-func (kp *keyPlan) streamedFor(withABC bool) streamedPlan {
-	if withABC {
-		return kp.streamedABC
-	}
-	return kp.streamed
-}
-
 // plan returns pk's plan on p's device, computing it on first use.
-func (p *CUDAProver) plan(pk *ProvingKey) *keyPlan {
+func (p *Device) plan(pk *groth16.ProvingKey) *Plan {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kp := p.plans[pk]
 	if kp == nil {
-		c := pk.Counts()
-		kp = &keyPlan{resident: KeyBytes(c) + residentProofBytes(p.device, c)}
-		m, nIn, budget := c.H+1, len(pk.VerifyingKey().IC), p.gate.Budget()
-		plain, withABC := streamingProofBytes(p.device, c, m, c.L, nIn)
-		kp.streamed = planStreamed(p.device, budget, c, m, c.L, nIn, false, plain)
-		kp.streamedABC = planStreamed(p.device, budget, c, m, c.L, nIn, true, withABC)
+		plan := newPlan(p.device, p.gate.Budget(), ShapeOf(pk), PlanOptions{NoResident: p.noResident})
+		kp = &plan
 		p.plans[pk] = kp
 	}
 	return kp
 }
 
-func (p *CUDAProver) isUnfit(pk *ProvingKey) bool {
-	kp := p.plan(pk)
+// isUnfit says whether pk was found too large to be resident here.
+func (p *Device) isUnfit(pk *groth16.ProvingKey) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return kp.unfit
+	return p.unfit[pk]
 }
 
-func (p *CUDAProver) markUnfit(pk *ProvingKey) {
-	kp := p.plan(pk)
+func (p *Device) markUnfit(pk *groth16.ProvingKey) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	kp.unfit = true
+	p.unfit[pk] = true
 }

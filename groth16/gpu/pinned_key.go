@@ -1,11 +1,12 @@
-package groth16
+package gpu
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
+
+	"github.com/gpuc2/gpuc2/groth16"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -17,17 +18,10 @@ import (
 // copies to a device chunk by chunk. One per key serves every device of
 // the process.
 type pinnedKey struct {
-	counts SectionCounts
+	counts groth16.SectionCounts
 	mem    *native.Pinned
-	off    [numSections]int64 // byte offset of each section in mem
+	off    [groth16.NumSections]int64 // byte offset of each section in mem
 }
-
-// errPinnedHost marks a failure to pin host memory: not the device's
-// memory, whatever status the library gave.
-var errPinnedHost = errors.New("groth16: pinning host memory")
-
-// hostKeys holds the process's pinned keys.
-var hostKeys = newHostCopies[*ProvingKey](func(k *pinnedKey) { k.free() })
 
 // hostCopies keeps the process's pinned copies of one kind (keys,
 // matrices), one per source, shared by every device's prover: users says
@@ -35,20 +29,20 @@ var hostKeys = newHostCopies[*ProvingKey](func(k *pinnedKey) { k.free() })
 type hostCopies[K comparable, V any] struct {
 	flight *flight[K, V]
 	mu     sync.Mutex
-	users  map[K]map[*CUDAProver]bool
+	users  map[K]map[*Device]bool
 }
 
 func newHostCopies[K comparable, V any](free func(V)) *hostCopies[K, V] {
-	return &hostCopies[K, V]{flight: newFlight[K](free), users: map[K]map[*CUDAProver]bool{}}
+	return &hostCopies[K, V]{flight: newFlight[K](free), users: map[K]map[*Device]bool{}}
 }
 
 // acquire returns k's copy for p, making it on first use (made says this
 // call did), and the function that hands it back.
-func (h *hostCopies[K, V]) acquire(ctx context.Context, p *CUDAProver, k K, make func(context.Context) (V, error)) (v V, release func(), made bool, err error) {
+func (h *hostCopies[K, V]) acquire(ctx context.Context, p *Device, k K, make func(context.Context) (V, error)) (v V, release func(), made bool, err error) {
 	h.mu.Lock()
 	users := h.users[k]
 	if users == nil {
-		users = map[*CUDAProver]bool{}
+		users = map[*Device]bool{}
 		h.users[k] = users
 	}
 	users[p] = true
@@ -57,7 +51,7 @@ func (h *hostCopies[K, V]) acquire(ctx context.Context, p *CUDAProver, k K, make
 }
 
 // uses says whether p uses k's copy.
-func (h *hostCopies[K, V]) uses(p *CUDAProver, k K) bool {
+func (h *hostCopies[K, V]) uses(p *Device, k K) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.users[k][p]
@@ -65,7 +59,7 @@ func (h *hostCopies[K, V]) uses(p *CUDAProver, k K) bool {
 
 // drop ends p's use of k's copy (of every copy when k is the zero K); a
 // copy is evicted when no prover uses it any more.
-func (h *hostCopies[K, V]) drop(p *CUDAProver, k K) {
+func (h *hostCopies[K, V]) drop(p *Device, k K) {
 	var all K
 	h.mu.Lock()
 	var unused []K
@@ -87,8 +81,8 @@ func (h *hostCopies[K, V]) drop(p *CUDAProver, k K) {
 
 // pinnedKeyFor returns pk's pinned copy for p, decoding it on first use,
 // and the function that hands it back.
-func (p *CUDAProver) pinnedKeyFor(ctx context.Context, pk *ProvingKey) (*pinnedKey, func(), error) {
-	hk, release, _, err := hostKeys.acquire(ctx, p, pk, func(ctx context.Context) (*pinnedKey, error) {
+func (p *Device) pinnedKeyFor(ctx context.Context, pk *groth16.ProvingKey) (*pinnedKey, func(), error) {
+	hk, release, _, err := p.host.keys.acquire(ctx, p, pk, func(ctx context.Context) (*pinnedKey, error) {
 		return newPinnedKey(ctx, pk)
 	})
 	if err != nil {
@@ -99,7 +93,7 @@ func (p *CUDAProver) pinnedKeyFor(ctx context.Context, pk *ProvingKey) (*pinnedK
 
 // newPinnedKey allocates pinned memory for pk's points and decodes them
 // into it.
-func newPinnedKey(ctx context.Context, pk *ProvingKey) (*pinnedKey, error) {
+func newPinnedKey(ctx context.Context, pk *groth16.ProvingKey) (*pinnedKey, error) {
 	c := pk.Counts()
 	hk, size := pinnedLayout(c)
 	mem, err := native.AllocPinned(max(size, 1))
@@ -114,16 +108,16 @@ func newPinnedKey(ctx context.Context, pk *ProvingKey) (*pinnedKey, error) {
 		}
 	}()
 	b := mem.Bytes()
-	for s := range numSections {
-		n := sectionCount(c, s)
+	for s := range groth16.NumSections {
+		n := groth16.SectionCount(c, s)
 		if n == 0 {
 			continue
 		}
 		at := unsafe.Pointer(&b[hk.off[s]])
-		if s == secBG2 {
-			err = pk.bg2Into(ctx, unsafe.Slice((*bls12381.G2Affine)(at), n))
+		if s == groth16.SectionBG2 {
+			err = pk.BG2Into(ctx, unsafe.Slice((*bls12381.G2Affine)(at), n))
 		} else {
-			err = pk.sectionG1Into(ctx, s, unsafe.Slice((*bls12381.G1Affine)(at), n))
+			err = pk.SectionG1Into(ctx, s, unsafe.Slice((*bls12381.G1Affine)(at), n))
 		}
 		if err != nil {
 			return nil, err
@@ -135,18 +129,18 @@ func newPinnedKey(ctx context.Context, pk *ProvingKey) (*pinnedKey, error) {
 
 // pinnedLayout places the sections of a key of counts c one after the
 // other (KeyBytes(c) in all, returned as size); mem is left to allocate.
-func pinnedLayout(c SectionCounts) (hk *pinnedKey, size int64) {
+func pinnedLayout(c groth16.SectionCounts) (hk *pinnedKey, size int64) {
 	hk = &pinnedKey{counts: c}
-	for s := range numSections {
+	for s := range groth16.NumSections {
 		hk.off[s] = size
-		size += int64(sectionCount(c, s)) * sectionPointBytes(s)
+		size += int64(groth16.SectionCount(c, s)) * sectionPointBytes(s)
 	}
 	return hk, size
 }
 
 // sectionPointBytes is the in-memory size of a point of section s.
 func sectionPointBytes(s int) int64 {
-	if s == secBG2 {
+	if s == groth16.SectionBG2 {
 		return g2Bytes
 	}
 	return g1Bytes

@@ -1,25 +1,13 @@
-package groth16
+package gpu
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/gpuc2/gpuc2/groth16"
+
 	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/native"
-)
-
-// Device errors callers can test with errors.Is.
-var (
-	// ErrCUDAUnavailable reports that the native CUDA library is not loaded
-	// or sees no GPU. It is native.ErrNotAvailable.
-	ErrCUDAUnavailable = native.ErrNotAvailable
-	// ErrOutOfDeviceMemory reports a GPU that cannot hold a proof's work:
-	// the native library's out-of-memory status, or a reservation larger
-	// than the device's VRAM budget.
-	ErrOutOfDeviceMemory = errors.New("groth16: out of device memory")
-	// ErrProverClosed reports use of a CUDAProver after Close.
-	ErrProverClosed = errors.New("groth16: CUDA prover is closed")
 )
 
 // DeviceMetrics are a GPU's ledger and compute-lock counters.
@@ -53,8 +41,8 @@ func CUDADevices() ([]DeviceInfo, error) {
 	return out, nil
 }
 
-// CUDAConfig configures the prover of one GPU.
-type CUDAConfig struct {
+// deviceConfig configures the prover of one GPU.
+type deviceConfig struct {
 	Device int // the CUDA ordinal
 	// NoResident keeps keys in host memory (the streaming path) even when
 	// they would fit on the device.
@@ -65,46 +53,18 @@ type CUDAConfig struct {
 	// MemoryLimit is the device memory the prover may use, in bytes: its
 	// ledger's budget, which every allocation (a resident key, each proof's
 	// working set, MSM scratch, chunk buffers) is counted against. 0: the
-	// device's free memory when NewCUDAProver runs, less the resource
+	// device's free memory when openDevice runs, less the resource
 	// model's margin. Set it lower to share the GPU (WindowPoSt beside C2)
 	// or to model a smaller card; a limit above the device's memory is
 	// refused.
 	MemoryLimit int64
 }
 
-// DeviceMode is how a device proves with a given key.
-type DeviceMode string
-
-const (
-	// ModeResident: the key lives in device memory.
-	ModeResident DeviceMode = "resident"
-	// ModeStreaming: the key lives in pinned host memory and streams
-	// through the device per proof.
-	ModeStreaming DeviceMode = "streaming"
-)
-
-// PlanMode returns the mode a device whose ledger allows limit bytes
-// proves in with a key of counts c over domain m with nAux aux and nIn
-// input variables, and the device bytes one proof reserves in it (the key
-// too, when resident). A limit below the streaming path's need fails with
-// ErrOutOfDeviceMemory naming that need.
-func PlanMode(limit int64, c SectionCounts, m, nAux, nIn int) (DeviceMode, int64, error) {
-	if r := KeyBytes(c) + proofDeviceBytes(anyDevice, c, m, nAux); r <= limit {
-		return ModeResident, r, nil
-	}
-	s := StreamingProofBytes(c, m, nAux, nIn)
-	if s > limit {
-		return "", s, fmt.Errorf("%w: a device memory limit of %d bytes is below the %d bytes one streamed proof needs",
-			ErrOutOfDeviceMemory, limit, s)
-	}
-	return ModeStreaming, planStreamed(anyDevice, limit, c, m, nAux, nIn, false, s).bytes(), nil
-}
-
-// NewCUDAProver returns the prover of one GPU: its VRAM ledger and compute
+// openDevice returns the prover of one GPU: its VRAM ledger and compute
 // lock (gpulock), with the device margin of the resource model, its
 // resident keys and its pinned staging. Share it between the device's
 // workers; Close it when done.
-func NewCUDAProver(cfg CUDAConfig) (*CUDAProver, error) {
+func openDevice(cfg deviceConfig, host *hostState) (*Device, error) {
 	if !native.Available() {
 		return nil, fmt.Errorf("groth16: CUDA prover: %w", ErrCUDAUnavailable)
 	}
@@ -125,11 +85,11 @@ func NewCUDAProver(cfg CUDAConfig) (*CUDAProver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("groth16: device %d: %w", cfg.Device, err)
 	}
-	return newCUDAProver(cfg, gate), nil
+	return newDevice(cfg, gate, host), nil
 }
 
-// DefaultMemoryLimit is the memory limit NewCUDAProver gives device
-// without CUDAConfig.MemoryLimit: its free memory now less the margin.
+// DefaultMemoryLimit is the memory limit openDevice gives device
+// without deviceConfig.MemoryLimit: its free memory now less the margin.
 func DefaultMemoryLimit(device int) (int64, error) {
 	devs, err := CUDADevices()
 	if err != nil {
@@ -139,17 +99,17 @@ func DefaultMemoryLimit(device int) (int64, error) {
 	if i < 0 {
 		return 0, fmt.Errorf("groth16: no CUDA device %d (%d visible)", device, len(devs))
 	}
-	return memoryLimit(CUDAConfig{Device: device}, devs[i].TotalBytes)
+	return memoryLimit(deviceConfig{Device: device}, devs[i].TotalBytes)
 }
 
 // memoryLimit is cfg's device memory limit on a device of total bytes:
 // MemoryLimit, else the free memory now less the margin (asked once, here,
 // never on the proving path).
-func memoryLimit(cfg CUDAConfig, total int64) (int64, error) {
+func memoryLimit(cfg deviceConfig, total int64) (int64, error) {
 	switch {
 	case cfg.MemoryLimit < 0 || cfg.MemoryLimit > total:
 		return 0, fmt.Errorf("%w: GPU %d: a memory limit of %d bytes on a device of %d",
-			ErrInvalidInput, cfg.Device, cfg.MemoryLimit, total)
+			groth16.ErrInvalidInput, cfg.Device, cfg.MemoryLimit, total)
 	case cfg.MemoryLimit > 0:
 		return cfg.MemoryLimit, nil
 	}
@@ -168,9 +128,9 @@ func memoryLimit(cfg CUDAConfig, total int64) (int64, error) {
 // CheckKey fails with ErrOutOfDeviceMemory, naming the least limit that
 // would do, when the device's memory limit allows proofs with pk in
 // neither mode; it queries nothing on the device.
-func (p *CUDAProver) CheckKey(pk *ProvingKey) error {
+func (p *Device) CheckKey(pk *groth16.ProvingKey) error {
 	kp, limit := p.plan(pk), p.MemoryLimit()
-	if kp.resident > limit && kp.streamed.after > limit {
+	if kp.ResidentBytes > limit && kp.streamed.after > limit {
 		return fmt.Errorf("GPU %d: %w: a device memory limit of %d bytes is below the %d bytes one streamed proof needs",
 			p.device, ErrOutOfDeviceMemory, limit, kp.streamed.after)
 	}
@@ -178,7 +138,7 @@ func (p *CUDAProver) CheckKey(pk *ProvingKey) error {
 }
 
 // MemoryLimit returns the device memory the prover's ledger allows.
-func (p *CUDAProver) MemoryLimit() int64 {
+func (p *Device) MemoryLimit() int64 {
 	if p.gate == nil {
 		return 0
 	}
@@ -188,7 +148,7 @@ func (p *CUDAProver) MemoryLimit() int64 {
 // PoolHighWater is the most device memory the prover's process has had
 // allocated at once from the device's pool (every proof's working set; a
 // resident key is allocated outside the pool).
-func (p *CUDAProver) PoolHighWater() (int64, error) {
+func (p *Device) PoolHighWater() (int64, error) {
 	hw, err := native.PoolHighWater(p.device)
 	return int64(hw), err
 }
@@ -196,7 +156,7 @@ func (p *CUDAProver) PoolHighWater() (int64, error) {
 // Mode says how the device proves with pk: resident while pk is on the
 // device, streaming once it was found too large (or with NoResident), else
 // what its plan gives for the limit ("" if pk cannot be proved here).
-func (p *CUDAProver) Mode(pk *ProvingKey) DeviceMode {
+func (p *Device) Mode(pk *groth16.ProvingKey) DeviceMode {
 	if p.gate == nil {
 		return ""
 	}
@@ -205,7 +165,7 @@ func (p *CUDAProver) Mode(pk *ProvingKey) DeviceMode {
 		return ModeResident
 	case p.noResident || p.isUnfit(pk):
 		return ModeStreaming
-	case kp.resident <= p.gate.Budget():
+	case kp.ResidentBytes <= p.gate.Budget():
 		return ModeResident
 	case kp.streamed.after <= p.gate.Budget():
 		return ModeStreaming
@@ -214,11 +174,11 @@ func (p *CUDAProver) Mode(pk *ProvingKey) DeviceMode {
 }
 
 // Device returns the prover's CUDA ordinal.
-func (p *CUDAProver) Device() int { return p.device }
+func (p *Device) Ordinal() int { return p.device }
 
 // Metrics returns the device's ledger and compute-lock counters (zero for
-// a CUDAProver not made by NewCUDAProver).
-func (p *CUDAProver) Metrics() DeviceMetrics {
+// a Device not made by openDevice).
+func (p *Device) Metrics() DeviceMetrics {
 	if p.gate == nil {
 		return DeviceMetrics{}
 	}
@@ -229,9 +189,9 @@ func (p *CUDAProver) Metrics() DeviceMetrics {
 // device's memory (resident), or pinned, a page-locked host copy it streams
 // from (streaming, after a first proof or preload). Neither: pk is only in
 // host memory (mapped, decoded on demand).
-func (p *CUDAProver) KeyHeld(pk *ProvingKey) (onDevice, pinned bool) {
+func (p *Device) KeyHeld(pk *groth16.ProvingKey) (onDevice, pinned bool) {
 	if p.gate == nil {
 		return false, false
 	}
-	return p.keys.ready(pk), hostKeys.uses(p, pk)
+	return p.keys.ready(pk), p.host.keys.uses(p, pk)
 }

@@ -1,9 +1,11 @@
-package groth16
+package gpu
 
 import (
 	"fmt"
 	"sync"
 	"unsafe"
+
+	"github.com/gpuc2/gpuc2/groth16"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -19,39 +21,31 @@ import (
 //
 // Allocating and freeing pinned memory is slow (the pages are locked; a
 // free synchronizes the devices): keep a vector for reuse rather than
-// freeing it after each proof. It is the zero value's methods that work;
-// every PinnedVectors shares the process's registry.
-type PinnedVectors struct{}
-
-// PinnedHostBytes is the page-locked host memory the process holds through
-// this package now: upload staging, c's stage, PinnedVectors, and in
-// streaming mode the key's points and the matrices' copies.
-func PinnedHostBytes() int64 { return native.PinnedHostBytes() }
-
-// pinnedVectors is the process's registry of PinnedVectors' blocks.
-var pinnedVectors = &pinnedRegistry{}
+// freeing it after each proof. Devices.Vectors returns the one whose
+// vectors its devices find.
+type PinnedVectors struct{ reg *pinnedRegistry }
 
 // Alloc returns a vector of length 0 and capacity n in pinned host memory.
 // It fails when the native library is not loaded or the memory cannot be
 // pinned.
-func (PinnedVectors) Alloc(n int) ([]fr.Element, error) {
+func (pv PinnedVectors) Alloc(n int) ([]fr.Element, error) {
 	if n <= 0 {
-		return nil, fmt.Errorf("%w: a pinned vector of %d elements", ErrInvalidInput, n)
+		return nil, fmt.Errorf("%w: a pinned vector of %d elements", groth16.ErrInvalidInput, n)
 	}
 	mem, err := native.AllocPinned(int64(n) * frSize)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errPinnedHost, err)
 	}
 	v := mem.Fr(n)[:0]
-	pinnedVectors.add(uintptr(unsafe.Pointer(unsafe.SliceData(v))), mem)
+	pv.reg.add(uintptr(unsafe.Pointer(unsafe.SliceData(v))), mem)
 	return v, nil
 }
 
 // Free frees a vector Alloc returned (any slice of it that starts where it
 // starts). No upload may be reading it. A vector Alloc did not return is
 // left alone.
-func (PinnedVectors) Free(v []fr.Element) error {
-	mem := pinnedVectors.remove(uintptr(unsafe.Pointer(unsafe.SliceData(v))))
+func (pv PinnedVectors) Free(v []fr.Element) error {
+	mem := pv.reg.remove(uintptr(unsafe.Pointer(unsafe.SliceData(v))))
 	if mem == nil {
 		return nil
 	}

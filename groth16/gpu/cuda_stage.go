@@ -1,4 +1,4 @@
-package groth16
+package gpu
 
 import (
 	"context"
@@ -15,9 +15,10 @@ import (
 // memory synchronizes the device. close frees the idle chunks, and the
 // ones in use as they come back.
 type stagePool struct {
-	mu     sync.Mutex
-	free   []*native.Pinned
-	closed bool
+	vectors *pinnedRegistry // vectors pinned already: uploaded as they are
+	mu      sync.Mutex
+	free    []*native.Pinned
+	closed  bool
 }
 
 func (sp *stagePool) get() (*native.Pinned, error) {
@@ -61,7 +62,7 @@ func (sp *stagePool) close() {
 func (sp *stagePool) uploadFr(st *native.Stream, dst *native.Buffer, off int64, v []fr.Element) (pinned bool, err error) {
 	src := native.AsBytes(v)
 	n := len(src)
-	if blk, at, ok := pinnedVectors.find(v); ok {
+	if blk, at, ok := sp.vectors.find(v); ok {
 		if err := st.CopyToDeviceAsync(dst, off, blk.mem, at, int64(n)); err != nil {
 			return true, err
 		}
@@ -128,15 +129,16 @@ func parallelCopy(dst, src []byte) {
 // per device suffices: a proof holds it only within its compute lock and
 // the suspension that uploads c.
 type vectorStage struct {
-	slot chan struct{} // one token: the stage's holder
+	vectors *pinnedRegistry // vectors pinned already: no stage needed
+	slot    chan struct{}   // one token: the stage's holder
 
 	mu     sync.Mutex
 	buf    *native.Pinned
 	closed bool
 }
 
-func newVectorStage() *vectorStage {
-	vs := &vectorStage{slot: make(chan struct{}, 1)}
+func newVectorStage(vectors *pinnedRegistry) *vectorStage {
+	vs := &vectorStage{vectors: vectors, slot: make(chan struct{}, 1)}
 	vs.slot <- struct{}{}
 	return vs
 }
@@ -148,7 +150,7 @@ func newVectorStage() *vectorStage {
 // caller uploads v itself, through the staging chunks in that case,
 // slower but the same.
 func (vs *vectorStage) hold(ctx context.Context, v []fr.Element) (*native.Pinned, error) {
-	if _, _, pinned := pinnedVectors.find(v); pinned {
+	if _, _, pinned := vs.vectors.find(v); pinned {
 		return nil, nil
 	}
 	select {

@@ -1,4 +1,4 @@
-package groth16
+package gpu
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 //   - evict and close drop a key at once: its value is freed when its last
 //     holder releases it; an upload in flight is cancelled, its value (if
 //     it arrives anyway) freed, and its caller and waiters get errEvicted
-//     (ErrProverClosed after close).
+//     (ErrClosed after close).
 //
 // The CUDA prover keeps its resident keys in one: an upload of up to 44 GiB,
 // which may wait for room in the ledger, must neither hold up other
@@ -80,12 +80,12 @@ func (f *flight[K, V]) acquire(ctx context.Context, k K, upload func(context.Con
 }
 
 // droppedErr is the error of an acquire whose flight ended, or whose
-// awaited upload was evicted: ErrProverClosed, errEvicted or nil. Called
+// awaited upload was evicted: ErrClosed, errEvicted or nil. Called
 // with mu held.
 func (f *flight[K, V]) droppedErr(waited *slot[V]) error {
 	switch {
 	case f.closed:
-		return ErrProverClosed
+		return ErrClosed
 	case waited != nil && waited.evicted:
 		return errEvicted
 	}
@@ -157,7 +157,7 @@ func (f *flight[K, V]) evict(k K) {
 }
 
 // close drops every key as evict does, fails later acquires with
-// ErrProverClosed, and returns once the uploads it cancelled have ended
+// ErrClosed, and returns once the uploads it cancelled have ended
 // (values still held are freed by their last release).
 func (f *flight[K, V]) close() {
 	f.mu.Lock()

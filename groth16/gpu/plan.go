@@ -1,0 +1,182 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpuc2/gpuc2/groth16"
+)
+
+// DeviceMode is how a device proves with a given key.
+type DeviceMode string
+
+const (
+	// ModeResident: the key lives in device memory.
+	ModeResident DeviceMode = "resident"
+	// ModeStreaming: the key lives in pinned host memory and streams
+	// through the device per proof.
+	ModeStreaming DeviceMode = "streaming"
+)
+
+// Shape is what a plan needs of a proving key: its section counts and
+// its public inputs (ONE included: the verifying key's IC). Its proofs'
+// domain is H+1 and their aux variables L, as groth16.CheckCounts requires.
+type Shape struct {
+	Counts groth16.SectionCounts
+	Inputs int
+}
+
+// ShapeOf is pk's shape.
+func ShapeOf(pk *groth16.ProvingKey) Shape {
+	return Shape{Counts: pk.Counts(), Inputs: len(pk.VerifyingKey().IC)}
+}
+
+func (s Shape) domain() int { return s.Counts.H + 1 }
+func (s Shape) aux() int    { return s.Counts.L }
+
+// Plan is what proving with one key costs a device under a memory limit:
+// the one place device memory is decided. Devices' provers read it for
+// their mode and reservations, and Requirements reads it for a scheduler.
+// Its figures are for workers proofs per device.
+type Plan struct {
+	// Mode is how the device proves: resident when the key and one proof
+	// fit the limit, else streaming.
+	Mode DeviceMode
+	// MemoryLimit is the limit the plan is for (MaxInt64: none).
+	MemoryLimit int64
+	// ResidentBytes is a resident key and one proof beside it.
+	ResidentBytes int64
+	// ProofBytes is one proof's reservation in Mode, a resident key and
+	// matrices not counted (with MatricesOnDevice, a proof's that
+	// evaluates a, b, c on the device).
+	ProofBytes int64
+	// LeastBytes is the least limit with which a device proves with the
+	// key at all: one streamed proof.
+	LeastBytes int64
+	// MatricesOnDevice says whether the device evaluates a, b, c from the
+	// circuit's matrices (PlanOptions.MatricesBytes): resident, when they
+	// fit beside the key and one proof (more workers take turns);
+	// streaming, when a proof that holds its witness fits as many times as
+	// a plain one (the matrices then stream from a pinned copy).
+	MatricesOnDevice bool
+	// HeldBytes is what the device holds for good beside its proofs: a
+	// resident key, and the matrices with MatricesOnDevice.
+	HeldBytes int64
+	// ProofsAtOnce is how many of the workers reserve a proof at once (at
+	// least one); the others wait for memory (gpulock).
+	ProofsAtOnce int
+	// PeakBytes is the device's peak: HeldBytes and ProofsAtOnce proofs.
+	PeakBytes int64
+	// PinnedKeyBytes is the key's pinned host copy (streaming; one per
+	// process, whatever the devices), PinnedMatricesBytes the matrices'
+	// (streaming with MatricesOnDevice), StageBytes c's pinned stage
+	// (streaming with PlanOptions.VectorStage) and StagingBytes the
+	// workers' upload staging chunks.
+	PinnedKeyBytes, PinnedMatricesBytes, StageBytes, StagingBytes int64
+
+	// streamed and streamedABC are a streamed proof's reservations, plain
+	// and one that evaluates a, b, c on the device.
+	streamed, streamedABC streamedPlan
+}
+
+// PlanOptions are what a plan depends on beside the key and the limit.
+type PlanOptions struct {
+	Workers int // proofs a device is given at once; 0 means 1
+	// NoResident keeps the key in host memory even when it would fit.
+	NoResident bool
+	// MatricesBytes is the circuit's compiled matrices (pce's Bytes, or
+	// its estimate) when proofs may evaluate a, b, c from them; 0: never.
+	MatricesBytes int64
+	// VectorStage: streamed proofs whose c lies on the heap, which a
+	// pinned stage per device uploads.
+	VectorStage bool
+}
+
+// NewPlan is the plan of a device of memory limit limit (0: none) for a
+// key of shape s, as the devices' provers plan it. A limit below one
+// streamed proof's need fails with ErrOutOfDeviceMemory naming that need.
+func NewPlan(limit int64, s Shape, opts PlanOptions) (Plan, error) {
+	if limit == 0 {
+		limit = math.MaxInt64
+	}
+	p := newPlan(anyDevice, limit, s, opts)
+	if p.Mode == "" {
+		return p, fmt.Errorf("%w: a device memory limit of %d bytes is below the %d bytes one streamed proof needs",
+			ErrOutOfDeviceMemory, limit, p.LeastBytes)
+	}
+	return p, nil
+}
+
+// newPlan is NewPlan on device (anyDevice: the most any device needs); its
+// Mode is empty when the limit allows neither mode.
+func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
+	c, m, nAux, nIn := s.Counts, s.domain(), s.aux(), s.Inputs
+	workers := max(opts.Workers, 1)
+	p := Plan{MemoryLimit: limit, ResidentBytes: groth16.KeyBytes(c) + proofDeviceBytes(device, c, m, nAux),
+		StagingBytes: int64(workers) * UploadStagingBytes}
+	plain, withABC := streamingProofBytes(device, c, m, nAux, nIn)
+	p.streamed = planStreamed(device, limit, c, m, nAux, nIn, false, plain)
+	p.streamedABC = planStreamed(device, limit, c, m, nAux, nIn, true, withABC)
+	p.LeastBytes = plain
+	switch {
+	case !opts.NoResident && p.ResidentBytes <= limit:
+		p.Mode = ModeResident
+		p.ProofBytes = p.ResidentBytes - groth16.KeyBytes(c)
+		p.HeldBytes = groth16.KeyBytes(c)
+		if opts.MatricesBytes > 0 && p.residentMatricesFit(opts.MatricesBytes) {
+			p.MatricesOnDevice = true
+			p.HeldBytes += MatricesDeviceBytes(opts.MatricesBytes)
+		}
+		p.ProofsAtOnce = max(1, ProofsFit(limit-p.HeldBytes, p.ProofBytes, workers))
+	case plain <= limit:
+		p.Mode = ModeStreaming
+		p.ProofBytes = p.streamed.bytes()
+		p.PinnedKeyBytes = groth16.KeyBytes(c)
+		if opts.VectorStage {
+			p.StageBytes = StreamingStageBytes(m)
+		}
+		if opts.MatricesBytes > 0 && p.streamedMatricesFit() {
+			p.MatricesOnDevice = true
+			p.ProofBytes = p.streamedABC.bytes()
+			p.PinnedMatricesBytes = PinnedMatricesBytes(opts.MatricesBytes)
+		}
+		p.ProofsAtOnce = max(1, ProofsFit(limit, p.ProofBytes, workers))
+	default:
+		return p
+	}
+	p.PeakBytes = p.HeldBytes + int64(p.ProofsAtOnce)*p.ProofBytes
+	return p
+}
+
+// PinnedBytes is the pinned host memory the plan holds beside the
+// partitions' vectors: staging, and streaming, the key's and the
+// matrices' copies and c's stage.
+func (p Plan) PinnedBytes() int64 {
+	return p.StagingBytes + p.PinnedKeyBytes + p.PinnedMatricesBytes + p.StageBytes
+}
+
+// streamedFor is a streamed proof's plan (withABC: one that evaluates a,
+// b, c on the device).
+func (p *Plan) streamedFor(withABC bool) streamedPlan {
+	if withABC {
+		return p.streamedABC
+	}
+	return p.streamed
+}
+
+// residentMatricesFit says whether compiled matrices of bytes (pce's
+// Bytes) fit the limit beside a resident key and one proof: there the
+// device evaluates a, b, c from them; otherwise that proof would never
+// find room. More workers take turns.
+func (p *Plan) residentMatricesFit(bytes int64) bool {
+	return p.ResidentBytes+MatricesDeviceBytes(bytes) <= p.MemoryLimit
+}
+
+// streamedMatricesFit says whether streamed proofs that evaluate a, b, c
+// on the device fit the limit as many at a time as plain streamed ones,
+// counting up to streamedOverlap: holding the witness must not cost a
+// device its overlap.
+func (p *Plan) streamedMatricesFit() bool {
+	n := ProofsFit(p.MemoryLimit, p.streamedABC.after, streamedOverlap)
+	return n > 0 && n >= ProofsFit(p.MemoryLimit, p.streamed.after, streamedOverlap)
+}
