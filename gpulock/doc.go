@@ -25,7 +25,7 @@
 // cannot deadlock. The package never calls the GPU: the caller's
 // allocations come from its own arenas, and gpulock only accounts for them.
 //
-//	dev, err := gpulock.NewDevice(gpulock.Config{Ordinal: 0, TotalBytes: total, MarginBytes: margin})
+//	dev, err := gpulock.NewDevice(gpulock.Config{Ordinal: 0, MemoryLimit: limit})
 //	…
 //	job := dev.NewJob()
 //	defer job.Done()                       // releases whatever is still held

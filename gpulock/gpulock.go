@@ -18,11 +18,12 @@ var (
 
 // Config sizes one device's gates.
 type Config struct {
-	Ordinal       int   // the device's ordinal, for errors and metrics
-	TotalBytes    int64 // device memory
-	MarginBytes   int64 // kept free for the driver, context and fragmentation
-	ResidentBytes int64 // long-lived data such as the SRS
-	ComputeWidth  int   // jobs computing at once; 0 means 1
+	Ordinal int // the device's ordinal, for errors and metrics
+	// MemoryLimit is the device memory the ledger lets its jobs and
+	// long-lived data (a resident key) reserve; the margin the driver
+	// needs is its caller's to leave out.
+	MemoryLimit  int64
+	ComputeWidth int // jobs computing at once; 0 means 1
 }
 
 // Device holds one GPU's ledger and compute lock.
@@ -41,13 +42,12 @@ type Device struct {
 	reservedNow int64
 }
 
-// NewDevice returns the gates of one device. The budget is
-// TotalBytes − MarginBytes − ResidentBytes and must be positive.
+// NewDevice returns the gates of one device; its budget is MemoryLimit,
+// which must be positive.
 func NewDevice(cfg Config) (*Device, error) {
-	budget := cfg.TotalBytes - cfg.MarginBytes - cfg.ResidentBytes
+	budget := cfg.MemoryLimit
 	if budget <= 0 {
-		return nil, fmt.Errorf("gpulock: device %d: no memory left for work: total %d − margin %d − resident %d bytes",
-			cfg.Ordinal, cfg.TotalBytes, cfg.MarginBytes, cfg.ResidentBytes)
+		return nil, fmt.Errorf("gpulock: device %d: a memory limit of %d bytes leaves no memory for work", cfg.Ordinal, budget)
 	}
 	width := cfg.ComputeWidth
 	if width <= 0 {
@@ -66,8 +66,8 @@ func NewDevice(cfg Config) (*Device, error) {
 // Ordinal is the device's ordinal.
 func (d *Device) Ordinal() int { return d.ordinal }
 
-// Budget is the number of bytes jobs may reserve together.
-func (d *Device) Budget() int64 { return d.budget }
+// MemoryLimit is the number of bytes jobs may reserve together.
+func (d *Device) MemoryLimit() int64 { return d.budget }
 
 // Metrics returns a snapshot of the device's counters.
 func (d *Device) Metrics() Metrics {

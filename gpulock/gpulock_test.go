@@ -17,14 +17,14 @@ import (
 
 func newDevice(t *testing.T, budget int64, width int) *gpulock.Device {
 	t.Helper()
-	d, err := gpulock.NewDevice(gpulock.Config{TotalBytes: budget + 100, MarginBytes: 60, ResidentBytes: 40, ComputeWidth: width})
+	d, err := gpulock.NewDevice(gpulock.Config{MemoryLimit: budget, ComputeWidth: width})
 	require.NoError(t, err)
-	require.Equal(t, budget, d.Budget())
+	require.Equal(t, budget, d.MemoryLimit())
 	return d
 }
 
 func TestNoBudget(t *testing.T) {
-	_, err := gpulock.NewDevice(gpulock.Config{TotalBytes: 100, MarginBytes: 60, ResidentBytes: 40})
+	_, err := gpulock.NewDevice(gpulock.Config{MemoryLimit: 0})
 	assert.Error(t, err)
 }
 
@@ -192,7 +192,7 @@ func simulate(t *testing.T, d *gpulock.Device, workers, jobs int, upload, comput
 	case <-time.After(60 * time.Second):
 		t.Fatal("deadlock: workers did not finish")
 	}
-	assert.LessOrEqual(t, peak.Load(), d.Budget(), "ledger exceeded its budget")
+	assert.LessOrEqual(t, peak.Load(), d.MemoryLimit(), "ledger exceeded its budget")
 	assert.Zero(t, inUse.Load())
 	return time.Since(start)
 }
@@ -200,7 +200,7 @@ func simulate(t *testing.T, d *gpulock.Device, workers, jobs int, upload, comput
 func runJob(t *testing.T, d *gpulock.Device, ctx context.Context, rng *rand.Rand, inUse, peak *atomic.Int64, upload, compute time.Duration) {
 	j := d.NewJob()
 	defer j.Done()
-	size := 1 + rng.Int64N(d.Budget())
+	size := 1 + rng.Int64N(d.MemoryLimit())
 	if err := j.Reserve(ctx, size); err != nil {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("reserve: %v", err)
@@ -235,7 +235,7 @@ func TestSimulationRandomCancellation(t *testing.T) {
 	simulate(t, d, 4, 200, 2*time.Millisecond, 2*time.Millisecond, 4, 1)
 	m := d.Metrics()
 	assert.Zero(t, m.ReservedBytes)
-	assert.LessOrEqual(t, m.PeakReservedBytes, d.Budget())
+	assert.LessOrEqual(t, m.PeakReservedBytes, d.MemoryLimit())
 }
 
 func TestSimulationWideCompute(t *testing.T) {
@@ -286,7 +286,7 @@ func TestTwoWorkersOverlap(t *testing.T) {
 // TryReserve takes free room at once and otherwise fails without waiting;
 // it does not jump ahead of its own refusals into the budget.
 func TestTryReserve(t *testing.T) {
-	d, err := gpulock.NewDevice(gpulock.Config{TotalBytes: 100})
+	d, err := gpulock.NewDevice(gpulock.Config{MemoryLimit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

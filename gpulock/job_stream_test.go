@@ -10,7 +10,7 @@ import (
 // twoJobs returns a device of 100 bytes and two new jobs on it, done at
 // the test's end.
 func twoJobs(t *testing.T) (*Device, *Job, *Job) {
-	d, err := NewDevice(Config{TotalBytes: 100})
+	d, err := NewDevice(Config{MemoryLimit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

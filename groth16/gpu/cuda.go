@@ -167,11 +167,11 @@ func (p *Device) preload(ctx context.Context, pk *groth16.ProvingKey, cfg preloa
 		return err
 	}
 	kp := p.plan(pk)
-	if p.noResident || kp.ResidentBytes > p.gate.Budget() {
+	if p.noResident || kp.ResidentBytes > p.gate.MemoryLimit() {
 		p.markUnfit(pk) // proofs stream it
-		if kp.streamed.after > p.gate.Budget() {
+		if kp.streamed.after > p.gate.MemoryLimit() {
 			return fmt.Errorf("%w: GPU %d: the key needs %d bytes streamed (%d resident), the memory limit is %d",
-				ErrOutOfDeviceMemory, p.device, kp.streamed.after, kp.ResidentBytes, p.gate.Budget())
+				ErrOutOfDeviceMemory, p.device, kp.streamed.after, kp.ResidentBytes, p.gate.MemoryLimit())
 		}
 		_, release, err := p.pinnedKeyFor(ctx, pk)
 		if err != nil {
@@ -258,10 +258,10 @@ func (p *Device) uploadKey(ctx context.Context, pk *groth16.ProvingKey, wait boo
 		return nil, fmt.Errorf("%w: GPU %d: the key was found too large", ErrOutOfDeviceMemory, p.device)
 	}
 	kp := p.plan(pk)
-	if kp.ResidentBytes > p.gate.Budget() {
+	if kp.ResidentBytes > p.gate.MemoryLimit() {
 		p.markUnfit(pk)
 		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, the budget is %d",
-			ErrOutOfDeviceMemory, p.device, kp.ResidentBytes, p.gate.Budget())
+			ErrOutOfDeviceMemory, p.device, kp.ResidentBytes, p.gate.MemoryLimit())
 	}
 	dk, err := p.newDeviceKey(ctx, c, kp.ResidentBytes-groth16.KeyBytes(c), wait, func(ctx context.Context, i int) ([]byte, error) {
 		if i == 4 {
@@ -283,7 +283,7 @@ func (p *Device) plan(pk *groth16.ProvingKey) *Plan {
 	defer p.mu.Unlock()
 	kp := p.plans[pk]
 	if kp == nil {
-		plan := newPlan(p.device, p.gate.Budget(), ShapeOf(pk), PlanOptions{NoResident: p.noResident})
+		plan := newPlan(p.device, p.gate.MemoryLimit(), ShapeOf(pk), PlanOptions{NoResident: p.noResident})
 		kp = &plan
 		p.plans[pk] = kp
 	}

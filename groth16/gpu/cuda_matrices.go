@@ -71,7 +71,7 @@ func (p *Device) PreloadMatrices(ctx context.Context, pk *groth16.ProvingKey, ms
 	if p.Mode(pk) == ModeStreaming {
 		if kp := p.plan(pk); !kp.streamedMatricesFit() {
 			return 0, fmt.Errorf("%w: GPU %d: a streamed proof that evaluates a, b, c holds its witness, %d bytes against %d: "+
-				"fewer of them fit the limit of %d at once", ErrOutOfDeviceMemory, p.device, kp.streamedABC.after, kp.streamed.after, p.gate.Budget())
+				"fewer of them fit the limit of %d at once", ErrOutOfDeviceMemory, p.device, kp.streamedABC.after, kp.streamed.after, p.gate.MemoryLimit())
 		}
 		_, release, err := p.pinnedMatricesFor(ctx, ms, &cfg)
 		if err != nil {

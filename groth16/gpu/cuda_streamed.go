@@ -52,9 +52,9 @@ func (p *Device) proveStreaming(ctx context.Context, pk *groth16.ProvingKey, w *
 		return nil, err
 	}
 	plan := p.plan(pk).streamedFor(hm != nil) // checkCounts ties m, the aux and inputs to the key
-	if plan.bytes() > p.gate.Budget() {
+	if plan.bytes() > p.gate.MemoryLimit() {
 		return nil, fmt.Errorf("%w: GPU %d: a streamed proof needs %d bytes, the device's limit allows %d: %w",
-			ErrOutOfDeviceMemory, p.device, plan.bytes(), p.gate.Budget(), gpulock.ErrTooLarge)
+			ErrOutOfDeviceMemory, p.device, plan.bytes(), p.gate.MemoryLimit(), gpulock.ErrTooLarge)
 	}
 	begin := time.Now()
 	hk, release, err := p.pinnedKeyFor(ctx, pk)

@@ -80,7 +80,7 @@ func openDevice(cfg deviceConfig, host *hostState) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: cfg.Device, TotalBytes: limit,
+	gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: cfg.Device, MemoryLimit: limit,
 		ComputeWidth: cfg.ComputeWidth})
 	if err != nil {
 		return nil, fmt.Errorf("groth16: device %d: %w", cfg.Device, err)
@@ -142,7 +142,7 @@ func (p *Device) MemoryLimit() int64 {
 	if p.gate == nil {
 		return 0
 	}
-	return p.gate.Budget()
+	return p.gate.MemoryLimit()
 }
 
 // PoolHighWater is the most device memory the prover's process has had
@@ -165,9 +165,9 @@ func (p *Device) Mode(pk *groth16.ProvingKey) DeviceMode {
 		return ModeResident
 	case p.noResident || p.isUnfit(pk):
 		return ModeStreaming
-	case kp.ResidentBytes <= p.gate.Budget():
+	case kp.ResidentBytes <= p.gate.MemoryLimit():
 		return ModeResident
-	case kp.streamed.after <= p.gate.Budget():
+	case kp.streamed.after <= p.gate.MemoryLimit():
 		return ModeStreaming
 	}
 	return ""
