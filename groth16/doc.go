@@ -63,39 +63,18 @@
 // about 100 ms, with ctx checked between steps, every goroutine finished when
 // Prove returns (TestCPUProverCancelLatency measures it).
 //
-// # GPUs
+// # Other provers
 //
-// NewCUDAProver makes the prover of one GPU (CUDADevices lists them;
-// without the native library it fails with ErrCUDAUnavailable): the
-// device's VRAM ledger and compute lock (package gpulock) over its memory
-// limit (CUDAConfig.MemoryLimit, default the free memory less the resource
-// model's margin), its resident keys and its pinned staging. Its workers
-// share it and call Prove at once. A key that fits beside one proof is
-// uploaded once, by the first proof or Preload that needs it (resident
-// mode); proofs arriving meanwhile wait for that upload but return when
-// their context ends, and retry if it fails. Evict and Close free a key
-// once the proofs using it end, and cancel its upload if one runs. A key
-// that does not fit is decoded once into pinned host memory, shared by the
-// process's devices, and streamed through the device per proof (streaming
-// mode; PlanMode says which mode a limit gives, StreamingProofBytes the
-// least limit that works). Where two streamed proofs fit, one's aux MSMs
-// run beside the other's H and h MSM; where one does, beside its own h MSM
-// when the limit holds both. A device out of memory is ErrOutOfDeviceMemory;
-// a closed prover, ErrProverClosed.
+// Prover is what a backend implements; the GPU's, package groth16/gpu,
+// implements it outside this package through Backend, Sections and
+// ProveWith (the skeleton every prover shares: blinding, the six
+// sections in order, the assembly), Settings (one proof's options) and the
+// key's section accessors (SectionG1Into, BG2Into, EvictSection).
 //
 // # Constraint matrices
 //
 // WithMatrices gives Prove a circuit's compiled R1CS matrices (package
 // synth/pce), with which it proves a witness-only assignment
-// (synth.NewWitnessAssignment): a resident GPU keeps the matrices beside
-// the key (PreloadMatrices, or the first such proof) and evaluates a, b, c
-// itself, so only the witness is uploaded; a streaming GPU does too, the
-// matrices streamed in chunks from one pinned copy per process, where a
-// proof that holds its witness fits the limit as often as a plain one
-// (MatricesFit, PlanStreamingMatrices); elsewhere, and on the CPU, they
-// are evaluated on the host. A witness synthesized into PinnedVectors'
-// memory (synth.NewWitnessAssignmentIn), or a full assignment's aux, a, b
-// and c (synth.NewProvingAssignmentIn), reach the device by one DMA each
-// at the link's speed; any other vector goes through the device's staging
-// chunks, which the CPU fills.
+// (synth.NewWitnessAssignment): the CPU evaluates a, b, c from them; a GPU
+// may evaluate them on the device (package groth16/gpu).
 package groth16

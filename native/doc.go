@@ -41,7 +41,7 @@
 //     data on the device across calls and enqueues work on explicit
 //     streams, so one worker's uploads overlap another's kernels. Temporaries
 //     come from the device's stream-ordered pool; nothing synchronizes the
-//     whole device. groth16.CUDAProver is built on it.
+//     whole device. groth16/gpu's Device is built on it.
 //
 // Host memory reaches a stream in two ways. Stream.CopyToDevice and
 // CopyToHost take byte slices (AsBytes views []fr.Element and point slices)

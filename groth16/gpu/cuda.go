@@ -21,7 +21,7 @@ import (
 
 // Device runs H and the five MSMs on one GPU through the native
 // library; synthesis and the final assembly stay on the CPU. Its proofs
-// equal the CPU prover's for the same r and s. openDevice makes one per
+// equal the CPU prover's for the same r and s. Open makes one per
 // device, with a device memory limit that its ledger holds every
 // allocation to.
 //
@@ -36,7 +36,8 @@ import (
 // key is decoded once into pinned host memory, shared by every device of
 // the process, and each MSM streams its points through two chunk buffers
 // on a copy stream while the kernels work on the previous chunk; H holds
-// two of a, b, c at a time. A limit below StreamingProofBytes fails with
+// two of a, b, c at a time (its Plan says which mode). A limit below
+// Plan.LeastBytes fails with
 // ErrOutOfDeviceMemory.
 //
 // Errors of device out-of-memory wrap ErrOutOfDeviceMemory.

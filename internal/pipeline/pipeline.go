@@ -28,7 +28,7 @@ type Config struct {
 	Log        *slog.Logger // a panic in the pipeline's own code (not a partition's) is logged here
 	// Vectors, if set, holds the assignments' vectors (a witness-only
 	// one's aux; a full one's aux, a, b, c): GPU provers pass
-	// groth16.PinnedVectors, whose vectors they upload by one DMA. Spare
+	// gpu.Devices.Vectors, whose vectors they upload by one DMA. Spare
 	// assignments keep their vectors for the next partition.
 	Vectors VectorMemory
 }

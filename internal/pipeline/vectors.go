@@ -13,7 +13,7 @@ import (
 
 // VectorMemory allocates the vectors of the pipeline's assignments (a
 // witness-only one's aux; a full one's aux, a, b and c) outside the Go
-// heap: groth16.PinnedVectors, which a GPU prover uploads by one DMA.
+// heap: gpu.Devices.Vectors, which a GPU prover uploads by one DMA.
 // Config.Vectors.
 type VectorMemory interface {
 	// Alloc returns a vector of length 0 and capacity n.
