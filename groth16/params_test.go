@@ -505,9 +505,9 @@ func TestProvingKeyEvictSection(t *testing.T) {
 	defer pk.Close()
 	requireSections(t, pk, k)
 	for s := range 5 {
-		assert.True(t, groth16.EvictSection(pk, s), "section %d decoded", s)
-		assert.False(t, groth16.EvictSection(pk, s), "section %d already dropped", s)
-		assert.False(t, groth16.EvictSection(mem, s), "an in-memory key keeps section %d", s)
+		assert.True(t, pk.EvictSection(s), "section %d decoded", s)
+		assert.False(t, pk.EvictSection(s), "section %d already dropped", s)
+		assert.False(t, mem.EvictSection(s), "an in-memory key keeps section %d", s)
 	}
 	requireSections(t, pk, k)
 	requireSections(t, mem, k)

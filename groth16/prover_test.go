@@ -2,7 +2,6 @@ package groth16_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
@@ -13,42 +12,17 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
+	"github.com/gpuc2/gpuc2/internal/testprove"
 	"github.com/gpuc2/gpuc2/synth"
 )
 
-// randomness fixes a proof's r and s, so that two provers' proofs compare
-// byte for byte.
-func randomness(r, s uint64) groth16.ProveOption {
-	var re, se fr.Element
-	re.SetUint64(r)
-	se.SetUint64(s)
-	return groth16.WithRandomness(re, se)
-}
-
-// seeded is a deterministic randomness source for test setups.
-type seeded struct{ r *rand.ChaCha8 }
-
-func newSeeded(seed byte) seeded {
-	var s [32]byte
-	s[0] = seed
-	return seeded{rand.NewChaCha8(s)}
-}
-
-func (s seeded) Read(p []byte) (int, error) { return s.r.Read(p) }
-
-func setup(t testing.TB, c synth.Circuit, seed byte) *groth16.ProvingKey {
-	t.Helper()
-	pk, err := groth16.Setup(context.Background(), c, newSeeded(seed))
-	require.NoError(t, err)
-	return pk
-}
-
-func prove(t testing.TB, pk *groth16.ProvingKey, c synth.Circuit, opts ...groth16.ProveOption) *groth16.Proof {
-	t.Helper()
-	p, err := groth16.Prove(context.Background(), &groth16.CPUProver{}, pk, c, opts...)
-	require.NoError(t, err)
-	return p
-}
+// The fixtures this package's tests share with groth16/gpu's.
+var (
+	randomness = testprove.Randomness
+	newSeeded  = testprove.NewSeeded
+	setup      = testprove.Setup
+	prove      = testprove.Prove
+)
 
 func TestRoundTripCubic(t *testing.T) {
 	var x fr.Element

@@ -1,0 +1,153 @@
+package gpu_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
+	"github.com/gpuc2/gpuc2/internal/cputime"
+	"github.com/gpuc2/gpuc2/internal/testprove"
+	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/pce"
+	"github.com/gpuc2/gpuc2/synth/porep"
+)
+
+// On the GPU, a, b, c computed from the recorded matrices and a
+// witness-only synthesis equal the prover's full synthesis exactly, for the
+// 2 KiB and 8 MiB PoRep partitions (issue 18; GPUC2_ABC_SIZES, a comma list,
+// names others, such as 32GiB): with the matrices on the device (resident
+// key), and streamed from pinned memory in chunks as the streaming path
+// does, with its chunk limits and with small ones (many chunks), each
+// vector's padding zeroed.
+func TestDeviceMatricesEqualSynthesis(t *testing.T) {
+	if !gpu.CUDAAvailable() {
+		t.Skip("no native CUDA library")
+	}
+	sizes := []string{"2KiB", "8MiB"}
+	if env := os.Getenv("GPUC2_ABC_SIZES"); env != "" {
+		sizes = strings.Split(env, ",")
+	}
+	for _, size := range sizes {
+		t.Run(size, func(t *testing.T) {
+			ctx := context.Background()
+			spt, err := porep.ProofForSectorSize(size)
+			require.NoError(t, err)
+			c1, err := porep.SyntheticC1(ctx, spt, abi.ActorID(1000), 1, [32]byte{7})
+			require.NoError(t, err)
+			circuit, err := c1.Circuit(0)
+			require.NoError(t, err)
+			hint := circuit.Params.Sizes()
+			synthesize := func(cs synth.ConstraintSystem, inputs func() int) {
+				require.NoError(t, circuit.Synthesize(ctx, cs))
+				synth.AppendInputRows(cs, inputs())
+			}
+			begin := time.Now()
+			rec := synth.NewRecorder()
+			synthesize(rec, func() int { return len(rec.Inputs) })
+			ms, err := pce.Compile(rec)
+			require.NoError(t, err)
+			rec = nil
+			t.Logf("%s: recorded and compiled in %v", size, time.Since(begin))
+			// The synthesis each path needs, wall and CPU time (issue 18):
+			// the full one (witness, a, b, c, densities) and the witness.
+			timed := func(what string, cs synth.ConstraintSystem, inputs func() int) {
+				begin := time.Now()
+				cpu0, _ := cputime.Process()
+				synthesize(cs, inputs)
+				cpu1, _ := cputime.Process()
+				t.Logf("%s: %s synthesis %.2f s, %.1f CPU s", size, what, time.Since(begin).Seconds(), (cpu1 - cpu0).Seconds())
+			}
+			full := synth.NewProvingAssignment(hint)
+			timed("full", full, func() int { return len(full.Inputs) })
+			wit := synth.NewWitnessAssignment(hint)
+			timed("witness-only", wit, func() int { return len(wit.Inputs) })
+			equal := func(how string, pad int, abc ...[]fr.Element) {
+				t.Helper()
+				require.Equal(t, ms.Rows(), len(full.A))
+				for i, want := range [][]fr.Element{full.A, full.B, full.C} {
+					got := abc[i]
+					require.Len(t, got, ms.Rows()+pad)
+					r := -1
+					for k := range want {
+						if got[k] != want[k] {
+							r = k
+							break
+						}
+					}
+					require.Equal(t, -1, r, "%s: %c·w differs first at row %d", how, "ABC"[i], r)
+					for k, x := range got[ms.Rows():] {
+						require.True(t, x.IsZero(), "%s: %c's padding at %d is not zero", how, "ABC"[i], k)
+					}
+				}
+			}
+
+			begin = time.Now()
+			a, b, c, bytes, err := gpu.EvalOnDevice(0, ms, wit.Inputs, wit.Aux)
+			require.NoError(t, err)
+			t.Logf("%s: %d rows, matrices %d bytes on the device, upload and evaluation %v", size, ms.Rows(), bytes, time.Since(begin))
+			equal("resident", 0, a, b, c)
+			small := min(ms.Rows()/7+1, gpu.SpMVChunkRows) // within the device's slots
+			for _, lim := range []struct{ rows, terms int }{{0, 0}, {small, min(3*small, gpu.SpMVChunkTerms)}} {
+				how := "streamed in small chunks"
+				if lim.rows == 0 {
+					lim.rows, lim.terms, how = gpu.SpMVChunkRows, gpu.SpMVChunkTerms, "streamed"
+				}
+				begin = time.Now()
+				a, b, c, err := gpu.EvalStreamedOnDevice(0, ms, wit.Inputs, wit.Aux, lim.rows, lim.terms, 5)
+				require.NoError(t, err)
+				t.Logf("%s: %s (chunks of %d rows, %d terms): pinned, evaluated and read back in %v", size, how, lim.rows, lim.terms, time.Since(begin))
+				equal(how, 5, a, b, c)
+			}
+		})
+	}
+}
+
+// On a GPU: a, b, c evaluated from the matrices, resident key and
+// streamed; and a witness synthesized into PinnedVectors' memory
+// gives the same proof, its upload reported as from pinned memory (one DMA).
+func TestCUDAProverWithMatrices(t *testing.T) {
+	for name, cfg := range map[string]gpu.Config{"resident": {}, "streaming": {NoResident: true}} {
+		t.Run(name, func(t *testing.T) {
+			devs := gpuDevices(t, cfg)
+			p := devs.Device(0)
+			testprove.ProveWithMatrices(t, p, true)
+
+			ctx := context.Background()
+			c, pk, ms, rs := matricesCase(t)
+			heap := witness(t, c)
+			aux, err := devs.Vectors().Alloc(len(heap.Aux))
+			require.NoError(t, err)
+			t.Cleanup(func() { assert.NoError(t, devs.Vectors().Free(aux)) })
+			w := synth.NewWitnessAssignmentIn(synth.Sizes{}, aux)
+			require.NoError(t, c.Synthesize(ctx, w))
+			require.Same(t, &aux[:1][0], &w.Aux[0], "synthesized into the pinned vector")
+			var pinned []any
+			phases := groth16.WithPhases(func(name string, _, _ time.Time, args ...any) {
+				for i := 0; name == "upload" && i+1 < len(args); i += 2 {
+					if args[i] == "pinned_aux" {
+						pinned = append(pinned, args[i+1])
+					}
+				}
+			})
+			got, err := p.Prove(ctx, pk, w, groth16.WithMatrices(ms), rs, phases)
+			require.NoError(t, err)
+			assert.Equal(t, prove(t, pk, c, rs), got)
+			assert.Equal(t, []any{true}, pinned, "the witness's upload, from pinned memory")
+
+			// Matrices no device holds (compiled again: another ID) cannot be
+			// copied to it without their arrays.
+			_, err = p.Prove(ctx, pk, witness(t, c), groth16.WithMatrices(compile(t, c).WithoutArrays()), rs)
+			assert.ErrorIs(t, err, groth16.ErrInvalidInput)
+			assert.ErrorIs(t, err, pce.ErrNoArrays)
+		})
+	}
+}
