@@ -7,7 +7,7 @@
 #   mkdir -p .dev && cp native/build/libgpuc2cuda.so .dev/
 #   CGO_ENABLED=1 go test -c -o .dev/native.test ./native
 #   CGO_ENABLED=1 go test -c -o .dev/msm.test ./msm
-#   CGO_ENABLED=1 go test -c -o .dev/groth16.test ./groth16      # for stream, partition
+#   CGO_ENABLED=1 go test -c -o .dev/gpu.test ./groth16/gpu      # for stream, partition, sector
 #   go test -c -o .dev/stacked.test ./synth/stacked; go test -c -o .dev/sha256.test ./synth/gadgets/sha256  # synth
 #   CGO_ENABLED=1 go test -c -o .dev/gpuc2.test .                 # for facade
 #   CGO_ENABLED=1 go test -c -o .dev/update.test ./synth/update   # for update
@@ -155,7 +155,7 @@ if has stream; then
 	t0=$(date +%s)
 	"$DEV/native.test" -test.v -test.timeout 20m -test.run 'Test(Stream|Device)' >"$OUT/stream-test.log" 2>&1
 	r=$?
-	"$DEV/groth16.test" -test.v -test.timeout 20m -test.run 'CUDA' >>"$OUT/stream-test.log" 2>&1
+	"$DEV/gpu.test" -test.v -test.timeout 20m -test.run 'CUDA' >>"$OUT/stream-test.log" 2>&1
 	r2=$?
 	note "stream + GPU prover tests: rc=$r/$r2 $(counts "$OUT/stream-test.log") in $(($(date +%s) - t0)) s"
 	grep -E -- '--- FAIL|cancellations hit' "$OUT/stream-test.log" | head -20 | tee -a "$summary"
@@ -175,7 +175,7 @@ if has racecheck; then
 fi
 if has partition; then
 	t0=$(date +%s)
-	timev "$DEV/groth16.test" -test.run XX -test.bench CUDAPartition -test.benchtime 1x -test.timeout 30m \
+	timev "$DEV/gpu.test" -test.run XX -test.bench CUDAPartition -test.benchtime 1x -test.timeout 30m \
 		-partition "${PARTITION:-32GiB}" -partition-workers "${PARTITION_WORKERS:-1,2,3}" -partition-proofs "${PARTITION_PROOFS:-3}" \
 		-partition-width "${PARTITION_WIDTH:-1}" -partition-devices "${PARTITION_DEVICES:-1}" \
 		-partition-limits "${PARTITION_LIMITS:-}" \
@@ -221,7 +221,7 @@ if has update; then
 fi
 if has sector; then
 	t0=$(date +%s)
-	GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/groth16.test" -test.run XX -test.bench CUDASector -test.benchtime 1x -test.timeout 30m \
+	GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/gpu.test" -test.run XX -test.bench CUDASector -test.benchtime 1x -test.timeout 30m \
 		-sector "${SECTOR:-32GiB}" -sector-count "${SECTOR_COUNT:-1}" -sector-workers "${SECTOR_WORKERS:-1}" >"$OUT/sector.log" 2>&1
 	note "sector bench rc=$? in $(($(date +%s) - t0)) s"
 	grep -E 'setup|resident|proof\(s\)|steady|Maximum resident|FAIL|panic' "$OUT/sector.log" | tee -a "$summary"

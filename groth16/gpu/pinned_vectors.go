@@ -29,7 +29,10 @@ type PinnedVectors struct{ reg *pinnedRegistry }
 // It fails when the native library is not loaded or the memory cannot be
 // pinned.
 func (pv PinnedVectors) Alloc(n int) ([]fr.Element, error) {
-	if n <= 0 {
+	switch {
+	case pv.reg == nil:
+		return nil, fmt.Errorf("%w: a PinnedVectors not from Devices.Vectors", groth16.ErrInvalidInput)
+	case n <= 0:
 		return nil, fmt.Errorf("%w: a pinned vector of %d elements", groth16.ErrInvalidInput, n)
 	}
 	mem, err := native.AllocPinned(int64(n) * frSize)
@@ -45,6 +48,9 @@ func (pv PinnedVectors) Alloc(n int) ([]fr.Element, error) {
 // starts). No upload may be reading it. A vector Alloc did not return is
 // left alone.
 func (pv PinnedVectors) Free(v []fr.Element) error {
+	if pv.reg == nil {
+		return nil // it allocated nothing
+	}
 	mem := pv.reg.remove(uintptr(unsafe.Pointer(unsafe.SliceData(v))))
 	if mem == nil {
 		return nil
