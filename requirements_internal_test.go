@@ -92,7 +92,7 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 		require.NoError(t, err)
 		p, err := New(ctx, Config{WorkersPerDevice: 2})
 		require.NoError(t, err)
-		assert.Len(t, p.devices, len(devs))
+		assert.Len(t, p.Status().Devices, len(devs))
 		assert.Len(t, p.pipe.Stats().Provers, 2*len(devs))
 		assert.Equal(t, 2*len(devs)+1, p.pipe.Stats().SynthesisWorkers)
 		require.NoError(t, p.Close())
