@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/bits"
 	"os"
@@ -110,21 +111,32 @@ func OpenProvingKey(path string, opts ...OpenOption) (*ProvingKey, error) {
 // replace parameter files by rename (WriteParams does) instead of
 // rewriting them in place.
 func OpenProvingKeyContext(ctx context.Context, path string, opts ...OpenOption) (*ProvingKey, error) {
-	var cfg openConfig
+	f, st, cfg, err := openKeyFile(ctx, path, "proving key", opts)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return openMapped(f, path, st.Size(), cfg)
+}
+
+// openKeyFile opens the key file at path with openRegular, an error naming
+// it what ("proving key", "verifying key"), and checks its digest first if
+// opts ask (WithDigestCheck). The caller closes f.
+func openKeyFile(ctx context.Context, path, what string, opts []OpenOption) (f *os.File, st fs.FileInfo, cfg openConfig, err error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	f, st, err := openRegular(ctx, path)
+	f, st, err = openRegular(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("groth16: open proving key: %w", err)
+		return nil, nil, cfg, fmt.Errorf("groth16: open %s: %w", what, err)
 	}
-	defer f.Close()
 	if cfg.digest {
 		if err := checkOpenDigest(ctx, f, st, path); err != nil {
-			return nil, err
+			f.Close()
+			return nil, nil, cfg, err
 		}
 	}
-	return openMapped(f, path, st.Size(), cfg)
+	return f, st, cfg, nil
 }
 
 // openMapped maps size bytes of f (the file at path) and parses the key's

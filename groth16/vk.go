@@ -274,20 +274,11 @@ func ReadVerifyingKey(r io.Reader) (*VerifyingKey, error) {
 // at once, ctx bounds the open, and WithDigestCheck checks the file's
 // digest first; errors name the file.
 func ReadVerifyingKeyFile(ctx context.Context, path string, opts ...OpenOption) (*VerifyingKey, error) {
-	var cfg openConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
-	f, st, err := openRegular(ctx, path)
+	f, _, _, err := openKeyFile(ctx, path, "verifying key", opts)
 	if err != nil {
-		return nil, fmt.Errorf("groth16: open verifying key: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	if cfg.digest {
-		if err := checkOpenDigest(ctx, f, st, path); err != nil {
-			return nil, err
-		}
-	}
 	vk, err := ReadVerifyingKey(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
