@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"strconv"
 
 	"github.com/filecoin-project/go-state-types/abi"
@@ -226,7 +227,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 	}
 	if !cuda { // the heap holds it all: the collector's slack grows with it
 		key, parts := cpuHeapSlackPercent()
-		h.slack = file*key/100 + int64(h.partitions)*h.held*parts/100
+		h.slack = file*key/100 + int64(h.partitions)*h.held*parts/100 + cpuCoreSlackBytes()
 	}
 	// The key: decoded on the host (the CPU), in pinned memory (a streaming
 	// GPU), or, preloaded onto resident GPUs, on the host only while it
@@ -269,6 +270,18 @@ func cpuHeapSlackPercent() (key, partitions int64) {
 		gogc = int64(v)
 	}
 	return gogc * 80 / 100, gogc * 60 / 100
+}
+
+// cpuCoreSlackBytes is, on the CPU, the heap's garbage that grows with the
+// cores proving at once (GOMAXPROCS): more of them allocate between two
+// collections. cpuHeapSlackPercent was measured on 2 cores; at 2 KiB on
+// the H100 host's 16 the peaks were 0.2–0.35 GiB higher (4.13–4.29 GiB
+// with two partitions at a time, 3.43–3.49 with one), on 8 within 0.1
+// (3.98, 3.24): 16 MiB a core beyond two puts the figure 1–9 % above
+// each (BENCHMARKS.md, issue 44).
+func cpuCoreSlackBytes() int64 {
+	const perCore = 16 << 20
+	return int64(max(runtime.GOMAXPROCS(0)-2, 0)) * perCore
 }
 
 // hostModel is the host memory of a process proving one proof type, in its

@@ -79,7 +79,7 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 				}
 				n := min(int64(tc.want.SynthesisConcurrency+tc.want.WorkersPerDevice), max(1, room/r.PartitionHostBytes))
 				key, parts := cpuHeapSlackPercent()
-				slack := r.ParamsBytes*key/100 + n*r.PartitionHostBytes*parts/100
+				slack := r.ParamsBytes*key/100 + n*r.PartitionHostBytes*parts/100 + cpuCoreSlackBytes()
 				assert.Equal(t, r.ParamsBytes+n*r.PartitionHostBytes+slack+runtimeHostBytes, r.HostBytes)
 			}
 			require.NoError(t, p.Close())
