@@ -72,7 +72,10 @@ type DeviceStatus struct {
 
 // KeyStatus is one loaded parameter file.
 type KeyStatus struct {
-	Types []abi.RegisteredSealProof // the proof types bound to it now
+	Types []abi.RegisteredSealProof // the seal proof types bound to it now
+	// UpdateTypes are the update proof types bound to it now (a SnapDeals
+	// file serves no seal type, and the other way round).
+	UpdateTypes []abi.RegisteredUpdateProof
 	Path  string
 	Bytes int64 // the file's size: its decoded sections take as much
 	Tier  KeyTier
