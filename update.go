@@ -78,3 +78,16 @@ func (p *Prover) EvictUpdate(t abi.RegisteredUpdateProof) error {
 func UpdateRequirements(t abi.RegisteredUpdateProof, cfg Config) (Resources, error) {
 	return Resources{}, fmt.Errorf("%w: UpdateRequirements: not built yet", ErrUnsupported)
 }
+
+// FindUpdateParams returns the paths of t's real Filecoin .params and .vk
+// files in dir (v28-empty-sector-update-merkletree-poseidon_hasher-…), or
+// ErrParamsMissing naming the file it looked for.
+func FindUpdateParams(dir string, t abi.RegisteredUpdateProof) (params, vk string, err error) {
+	return "", "", fmt.Errorf("%w: FindUpdateParams: not built yet", ErrUnsupported)
+}
+
+// UpdateTestParamsPath is where TEST-ONLY setups of t are kept under
+// cacheDir (Config.TestParamsDir).
+func UpdateTestParamsPath(cacheDir string, t abi.RegisteredUpdateProof) string {
+	return ""
+}
