@@ -70,6 +70,6 @@ func TestCloseFromProgressCallback(t *testing.T) {
 // proving: it spares the minutes of a TEST-ONLY setup.
 func (c *keyCache) standIn(t abi.RegisteredSealProof) {
 	c.mu.Lock()
-	c.byType[t] = &keyEntry{}
+	c.byType[sealKind(t)] = &keyEntry{}
 	c.mu.Unlock()
 }

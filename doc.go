@@ -25,6 +25,13 @@
 // for a scheduler, Status shows the queues and memory, VerifySeal checks a
 // proof as filecoin-ffi does.
 //
+// SnapDeals' sector-update proof (filecoin-ffi's
+// SectorUpdate.GenerateUpdateProofWithVanilla and VerifyUpdateProof) goes
+// through the same pipeline: ProveUpdate, GenerateUpdateProofWithVanilla,
+// VerifyUpdateProof, with PreloadUpdate, EvictUpdate and UpdateRequirements.
+// Each circuit has its own parameters and constraint matrices, on the same
+// GPUs.
+//
 // Parameters are Filecoin's .params/.vk files (ParamsDir), each loaded once
 // and shared by the proof types that use it. Where they are missing,
 // Config.TestParamsDir allows a TEST-ONLY setup from local toxic waste

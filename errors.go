@@ -12,15 +12,18 @@ import (
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/internal/pipeline"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/update"
 )
 
 // Errors callers can test with errors.Is. Cancellation returns the
 // context's error (context.Canceled, context.DeadlineExceeded).
 var (
 	// ErrBadInput wraps every problem with what the caller passed: the C1
-	// bytes (errors.As then gives a *porep.C1Error naming the field), the
-	// sector identity, a proof type, a SealVerifyInfo or its proof, a
-	// Config's Backend or ConstraintMatrices. A string of the caller's is
+	// bytes (errors.As then gives a *porep.C1Error naming the field), an
+	// update's vanilla proofs (a *update.ProofError naming partition,
+	// challenge and field) or commitment CIDs, the sector identity, a proof
+	// type, a SealVerifyInfo, a ReplicaUpdateInfo or its proof, a Config's
+	// Backend or ConstraintMatrices. A string of the caller's is
 	// quoted in the message and cut to 64 bytes, its length said.
 	ErrBadInput = errors.New("gpuc2: bad input")
 	// ErrParamsCorrupt reports a parameter file that is truncated, malformed,
@@ -79,7 +82,9 @@ func classify(err error) error {
 	case err == nil, errors.Is(err, ErrBadInput), errors.Is(err, ErrParamsCorrupt), errors.Is(err, ErrOutOfDeviceMemory),
 		errors.Is(err, ErrBudget), errors.Is(err, ErrClosed):
 		return err
-	case errors.Is(err, porep.ErrBadC1), errors.Is(err, porep.ErrUnknownProof):
+	case errors.Is(err, porep.ErrBadC1), errors.Is(err, porep.ErrUnknownProof),
+		errors.Is(err, update.ErrBadVanillaProof), errors.Is(err, update.ErrBadCommitment), errors.Is(err, update.ErrParams),
+		errors.Is(err, update.ErrWitness), errors.Is(err, update.ErrPoseidonVariant):
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
 	case errors.Is(err, gpu.ErrOutOfDeviceMemory):
 		return fmt.Errorf("%w: %w", ErrOutOfDeviceMemory, err)

@@ -16,7 +16,6 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/synth/pce"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // keyEntry is one parameter file's loaded key, shared by the proof types
@@ -60,13 +59,13 @@ type keyCache struct {
 
 	loadMu sync.Mutex // one load at a time
 	mu     sync.Mutex
-	byType map[abi.RegisteredSealProof]*keyEntry // each type's entry of byFile
-	byFile map[string]*keyEntry                  // by the file's path
+	byType map[proofKind]*keyEntry // each type's entry of byFile
+	byFile map[string]*keyEntry    // by the file's path
 }
 
 func newKeyCache(cfg Config, devices *gpu.Devices, closing <-chan struct{}) *keyCache {
 	return &keyCache{paramsDir: cfg.ParamsDir, testParamsDir: cfg.TestParamsDir, log: cfg.Logger, devices: devices,
-		closing: closing, byType: map[abi.RegisteredSealProof]*keyEntry{}, byFile: map[string]*keyEntry{}}
+		closing: closing, byType: map[proofKind]*keyEntry{}, byFile: map[string]*keyEntry{}}
 }
 
 func (c *keyCache) closed() bool {
@@ -81,7 +80,7 @@ func (c *keyCache) closed() bool {
 // acquire returns t's parameters, loading them on first use, and counts
 // a user until release. A type whose file is already loaded for another
 // type (V1 and V1_1) shares that load.
-func (c *keyCache) acquire(ctx context.Context, t abi.RegisteredSealProof) (*keyEntry, error) {
+func (c *keyCache) acquire(ctx context.Context, t proofKind) (*keyEntry, error) {
 	if e, err := c.cached(t); e != nil || err != nil {
 		return e, err // loaded: no wait behind another type's load
 	}
@@ -115,7 +114,7 @@ func (c *keyCache) acquire(ctx context.Context, t abi.RegisteredSealProof) (*key
 			if loaded {
 				e.pk.Close()
 			}
-			return nil, fmt.Errorf("%s: %w", porep.ProofName(t), err)
+			return nil, fmt.Errorf("%v: %w", t, err)
 		}
 	}
 	c.mu.Lock()
@@ -136,7 +135,7 @@ func (c *keyCache) acquire(ctx context.Context, t abi.RegisteredSealProof) (*key
 }
 
 // cached returns t's loaded parameters with a user counted, or nil.
-func (c *keyCache) cached(t abi.RegisteredSealProof) (*keyEntry, error) {
+func (c *keyCache) cached(t proofKind) (*keyEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed() {
@@ -149,7 +148,7 @@ func (c *keyCache) cached(t abi.RegisteredSealProof) (*keyEntry, error) {
 	return e, nil
 }
 
-func (c *keyCache) release(t abi.RegisteredSealProof) {
+func (c *keyCache) release(t proofKind) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.byType[t]; e != nil {
@@ -158,22 +157,40 @@ func (c *keyCache) release(t abi.RegisteredSealProof) {
 }
 
 // loaded returns t's parameters if they are loaded, without counting a user.
-func (c *keyCache) loaded(t abi.RegisteredSealProof) *keyEntry {
+func (c *keyCache) loaded(t proofKind) *keyEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.byType[t]
 }
 
-// types are the proof types whose parameters are loaded, in order.
-func (c *keyCache) types() []abi.RegisteredSealProof {
+// sealTypes are the seal proof types whose parameters are loaded, in order.
+func (c *keyCache) sealTypes() []abi.RegisteredSealProof {
 	c.mu.Lock()
 	var out []abi.RegisteredSealProof
 	for t := range c.byType {
-		out = append(out, t)
+		if !t.isUpdate {
+			out = append(out, t.seal)
+		}
 	}
 	c.mu.Unlock()
 	slices.Sort(out)
 	return out
+}
+
+// anyKey is a loaded key, the first by path; nil when none is.
+func (c *keyCache) anyKey() *groth16.ProvingKey {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var first *keyEntry
+	for path, e := range c.byFile {
+		if first == nil || path < first.path {
+			first = e
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return first.pk
 }
 
 // status describes each loaded file, in path order.
@@ -184,11 +201,16 @@ func (c *keyCache) status() []KeyStatus {
 	for path, e := range c.byFile {
 		ks := KeyStatus{Path: path, Bytes: e.bytes, InUse: e.refs, Tier: KeyHost}
 		for t, bound := range c.byType {
-			if bound == e {
-				ks.Types = append(ks.Types, t)
+			switch {
+			case bound != e:
+			case t.isUpdate:
+				ks.UpdateTypes = append(ks.UpdateTypes, t.update)
+			default:
+				ks.Types = append(ks.Types, t.seal)
 			}
 		}
 		slices.Sort(ks.Types)
+		slices.Sort(ks.UpdateTypes)
 		var onAll, pinned bool
 		if c.devices != nil {
 			onAll, pinned = c.devices.KeyHeld(e.pk)
@@ -242,46 +264,46 @@ type keySource struct {
 // size, or the path where one is created for a test size. A larger size
 // without either is an error wrapping ErrParamsMissing that says how to
 // make a TEST-ONLY file.
-func (c *keyCache) find(t abi.RegisteredSealProof) (keySource, error) {
-	params, vk, err := FindParams(c.paramsDir, t)
+func (c *keyCache) find(t proofKind) (keySource, error) {
+	params, vk, err := findParams(c.paramsDir, t)
 	if err == nil {
 		return keySource{params: params, vk: vk}, nil
 	}
 	if !errors.Is(err, ErrParamsMissing) || c.testParamsDir == "" {
 		return keySource{}, missingParamsHint(err, t)
 	}
-	path := TestParamsPath(c.testParamsDir, t)
+	path := testParamsPath(c.testParamsDir, t)
 	present, statErr := testParamsExist(path)
 	if statErr != nil {
 		return keySource{}, statErr
 	}
-	if present || IsTestSize(t) { // what is there, TestParams opens or names; else it creates a setup
+	if present || t.isTestSize() { // what is there, TestParams opens or names; else it creates a setup
 		return keySource{params: path}, nil
 	}
 	return keySource{}, fmt.Errorf("%w; and no TEST-ONLY setup at %s: %s", err, path, testSetupHint(t, c.testParamsDir))
 }
 
-func (c *keyCache) open(ctx context.Context, t abi.RegisteredSealProof, src keySource) (*keyEntry, error) {
+func (c *keyCache) open(ctx context.Context, t proofKind, src keySource) (*keyEntry, error) {
 	if src.vk != "" {
 		pk, err := OpenParamsContext(ctx, src.params, src.vk)
 		if err != nil {
 			return nil, paramsError(src.params, err)
 		}
-		c.log.Info("parameters opened", "proof", porep.ProofName(t), "file", src.params)
+		c.log.Info("parameters opened", "proof", t.String(), "file", src.params)
 		return &keyEntry{pk: pk, path: src.params, bytes: fileSize(src.params)}, nil
 	}
-	pk, path, created, err := TestParams(ctx, c.testParamsDir, t)
+	pk, path, created, err := testParams(ctx, c.testParamsDir, t)
 	if err != nil {
 		return nil, paramsError(src.params, err)
 	}
-	c.log.Warn("using TEST-ONLY parameters (local toxic waste: proofs are not valid on chain)", "proof", porep.ProofName(t), "file", path, "created", created)
+	c.log.Warn("using TEST-ONLY parameters (local toxic waste: proofs are not valid on chain)", "proof", t.String(), "file", path, "created", created)
 	return &keyEntry{pk: pk, path: path, bytes: fileSize(path)}, nil
 }
 
 // preload loads t's parameters and decodes every section now, with prepare
 // also the prepared verifying key, and uploads them to every GPU. Once
 // every GPU holds them, their host sections are dropped.
-func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepare bool) error {
+func (c *keyCache) preload(ctx context.Context, t proofKind, prepare bool) error {
 	e, err := c.acquire(ctx, t)
 	if err != nil {
 		return err
@@ -333,7 +355,7 @@ func (c *keyCache) preload(ctx context.Context, t abi.RegisteredSealProof, prepa
 // evict releases t's parameters (those of its file): unused ones leave
 // the GPUs, are unmapped and forgotten; ones in use drop their decoded host
 // sections, which are decoded again on demand.
-func (c *keyCache) evict(t abi.RegisteredSealProof) error {
+func (c *keyCache) evict(t proofKind) error {
 	c.loadMu.Lock()
 	defer c.loadMu.Unlock()
 	c.mu.Lock()

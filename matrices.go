@@ -10,13 +10,10 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/filecoin-project/go-state-types/abi"
-
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // matrices returns the compiled constraint matrices a's partitions are
@@ -61,7 +58,7 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 	if e.matrices != nil {
 		return e.matrices, nil
 	}
-	name := porep.ProofName(a.c1.RegisteredProof)
+	name := a.kind.String()
 	span := p.tracer.Begin(requestTrack, "matrices", "proof", name)
 	start := time.Now()
 	rctx, cancel := context.WithCancel(ctx)
@@ -205,12 +202,12 @@ func (p *Prover) loadOrRecord(ctx context.Context, a *admission) (ms *pce.Matric
 // matricesCachePath is the cache file of a's circuit's matrices, named by
 // its proof type and sizes; "" when there is no cache.
 func (p *Prover) matricesCachePath(a *admission) string {
-	return matricesCacheFile(p.cfg.MatricesCacheDir, a.c1.RegisteredProof, a.shape.sizes)
+	return matricesCacheFile(p.cfg.MatricesCacheDir, a.kind, a.shape.sizes)
 }
 
 // matricesCacheFile is the cache file of the matrices of t's circuit of
 // sizes sz under dir (Config.MatricesCacheDir); "" when there is no cache.
-func matricesCacheFile(dir string, t abi.RegisteredSealProof, sz synth.Sizes) string {
+func matricesCacheFile(dir string, t proofKind, sz synth.Sizes) string {
 	switch dir {
 	case "none":
 		return ""
@@ -221,7 +218,7 @@ func matricesCacheFile(dir string, t abi.RegisteredSealProof, sz synth.Sizes) st
 		}
 		dir = filepath.Join(cache, "gpuc2", "matrices")
 	}
-	return filepath.Join(dir, fmt.Sprintf("%s-%d-%d-%d.pce", porep.ProofName(t), sz.Inputs, sz.Aux, sz.Rows))
+	return filepath.Join(dir, fmt.Sprintf("%s-%d-%d-%d.pce", t.matricesName(), sz.Inputs, sz.Aux, sz.Rows))
 }
 
 // checkMatrices checks matrices read from a file: their sizes against the
@@ -231,7 +228,7 @@ func checkMatrices(ctx context.Context, a *admission, ms *pce.Matrices) error {
 	if err := checkMatricesShape(a, ms); err != nil {
 		return err
 	}
-	circuit, err := a.c1.Circuit(0)
+	circuit, err := a.circuit(0)
 	if err != nil {
 		return err
 	}
@@ -258,7 +255,7 @@ func checkMatricesShape(a *admission, ms *pce.Matrices) error {
 // the circuit's shape. It takes the proof type's own circuit, not
 // partitionCircuit's (which tests replace).
 func recordMatrices(ctx context.Context, a *admission) (*pce.Matrices, error) {
-	circuit, err := a.c1.Circuit(0)
+	circuit, err := a.circuit(0)
 	if err != nil {
 		return nil, err
 	}

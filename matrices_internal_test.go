@@ -26,9 +26,10 @@ func TestMatricesCache(t *testing.T) {
 	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1
 	c1, err := porep.SyntheticC1(ctx, spt, abi.ActorID(1000), 3, [32]byte{3})
 	require.NoError(t, err)
-	sh, err := newShape(spt)
+	sh, err := newShape(sealKind(spt))
 	require.NoError(t, err)
-	a := &admission{c1: c1, shape: sh, key: &keyEntry{}}
+	a := sealAdmission(c1)
+	a.shape, a.key = sh, &keyEntry{}
 	p := &Prover{cfg: Config{MatricesCacheDir: t.TempDir()}, log: slog.Default()}
 	path := p.matricesCachePath(a)
 	require.NoError(t, os.WriteFile(path, []byte("not matrices"), 0o644))
@@ -64,9 +65,10 @@ func BenchmarkMatricesCache(b *testing.B) {
 	require.NoError(b, err)
 	c1, err := porep.SyntheticC1(ctx, spt, abi.ActorID(1000), 3, [32]byte{3})
 	require.NoError(b, err)
-	sh, err := newShape(spt)
+	sh, err := newShape(sealKind(spt))
 	require.NoError(b, err)
-	a := &admission{c1: c1, shape: sh, key: &keyEntry{}}
+	a := sealAdmission(c1)
+	a.shape, a.key = sh, &keyEntry{}
 	path := filepath.Join(b.TempDir(), "m.pce")
 	for b.Loop() {
 		t0 := time.Now()

@@ -16,7 +16,6 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/synth/porep"
-	"github.com/gpuc2/gpuc2/synth/stacked"
 )
 
 // EnvParamsDir names the directory of Filecoin's parameter files.
@@ -60,14 +59,14 @@ func paramsPrefix(p abi.RegisteredSealProof) (string, error) {
 // dir, or ErrParamsMissing naming the file it looked for.
 func FindParams(dir string, p abi.RegisteredSealProof) (params, vk string, err error) {
 	err = guard(slog.Default(), "FindParams", func() error {
-		params, vk, err = findParams(dir, p)
+		params, vk, err = findParams(dir, sealKind(p))
 		return err
 	})
 	return params, vk, err
 }
 
-func findParams(dir string, p abi.RegisteredSealProof) (params, vk string, err error) {
-	prefix, err := paramsPrefix(p)
+func findParams(dir string, k proofKind) (params, vk string, err error) {
+	prefix, err := k.paramsPrefix()
 	if err != nil {
 		return "", "", err
 	}
@@ -86,7 +85,11 @@ func findParams(dir string, p abi.RegisteredSealProof) (params, vk string, err e
 // FindVerifyingKey returns the path of p's real Filecoin .vk file in dir,
 // all that verification needs, or ErrParamsMissing naming the file.
 func FindVerifyingKey(dir string, p abi.RegisteredSealProof) (string, error) {
-	prefix, err := paramsPrefix(p)
+	return findVerifyingKey(dir, sealKind(p))
+}
+
+func findVerifyingKey(dir string, k proofKind) (string, error) {
+	prefix, err := k.paramsPrefix()
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
@@ -109,8 +112,8 @@ func paramsFileName(prefix, ext string) string {
 // missingParamsHint completes a lookup's ErrParamsMissing for a Prover
 // without Config.TestParamsDir: where the real files come from, and the
 // TEST-ONLY alternative.
-func missingParamsHint(err error, p abi.RegisteredSealProof) error {
-	size, serr := porep.SectorSizeName(p)
+func missingParamsHint(err error, k proofKind) error {
+	size, serr := k.sectorSizeName()
 	if serr != nil || !errors.Is(err, ErrParamsMissing) {
 		return err
 	}
@@ -148,10 +151,7 @@ func OpenParamsContext(ctx context.Context, paramsPath, vkPath string) (*groth16
 // IsTestSize reports whether p's circuit is small enough for a local test
 // setup to be made on demand (2 KiB, 8 MiB and 512 MiB sectors). Larger
 // sizes can use a TEST-ONLY file made beforehand (examples/testsetup).
-func IsTestSize(p abi.RegisteredSealProof) bool {
-	sp, err := porep.ParamsFor(p)
-	return err == nil && sp.SectorSize <= 512<<20
-}
+func IsTestSize(p abi.RegisteredSealProof) bool { return sealKind(p).isTestSize() }
 
 // TestParamsPath is where TestParams keeps p's test setup under cacheDir.
 // The name says TEST: these keys come from local toxic waste and prove
@@ -159,13 +159,11 @@ func IsTestSize(p abi.RegisteredSealProof) bool {
 // synthetic, NI) has the same partition circuit, as they share Filecoin's
 // file (paramsPrefix), so they share one setup, named after the V1_1 type.
 func TestParamsPath(cacheDir string, p abi.RegisteredSealProof) string {
-	name := porep.ProofName(p)
-	if size, err := porep.SectorSizeName(p); err == nil {
-		if v11, err := porep.ProofForSectorSize(size); err == nil {
-			name = porep.ProofName(v11)
-		}
-	}
-	return filepath.Join(cacheDir, "gpuc2", "test-params", "TEST-ONLY-"+name+".params")
+	return testParamsPath(cacheDir, sealKind(p))
+}
+
+func testParamsPath(cacheDir string, k proofKind) string {
+	return filepath.Join(cacheDir, "gpuc2", "test-params", k.testParamsName())
 }
 
 // TestParams loads p's local TEST-ONLY setup from cacheDir. An existing file
@@ -180,11 +178,15 @@ func TestParamsPath(cacheDir string, p abi.RegisteredSealProof) string {
 // looked at (a directory the process cannot search) is an error naming
 // the path: a setup costs minutes and would replace what is there.
 func TestParams(ctx context.Context, cacheDir string, p abi.RegisteredSealProof) (pk *groth16.ProvingKey, path string, created bool, err error) {
-	params, err := porep.CircuitParams(p)
+	return testParams(ctx, cacheDir, sealKind(p))
+}
+
+func testParams(ctx context.Context, cacheDir string, k proofKind) (pk *groth16.ProvingKey, path string, created bool, err error) {
+	blank, err := k.blankCircuit() // the blank circuit (nil witness) has the shape of every real one
 	if err != nil {
 		return nil, "", false, err
 	}
-	path = TestParamsPath(cacheDir, p)
+	path = testParamsPath(cacheDir, k)
 	present, err := testParamsExist(path)
 	if err != nil {
 		return nil, path, false, err
@@ -194,17 +196,16 @@ func TestParams(ctx context.Context, cacheDir string, p abi.RegisteredSealProof)
 		if err != nil {
 			return nil, path, false, paramsError(path, err)
 		}
-		if err := checkKeyShape(pk, p); err != nil {
+		if err := checkKeyShape(pk, k); err != nil {
 			pk.Close()
 			return nil, path, false, fmt.Errorf("%s: %w", path, err)
 		}
 		return pk, path, false, nil
 	}
-	if !IsTestSize(p) {
-		return nil, path, false, fmt.Errorf("%w: no TEST-ONLY setup for %v at %s: %s", ErrParamsMissing, porep.ProofName(p), path, testSetupHint(p, cacheDir))
+	if !k.isTestSize() {
+		return nil, path, false, fmt.Errorf("%w: no TEST-ONLY setup for %v at %s: %s", ErrParamsMissing, k, path, testSetupHint(k, cacheDir))
 	}
-	// The blank circuit (nil witness) has the shape of every real one.
-	pk, err = groth16.Setup(ctx, &stacked.Circuit{Params: params}, rand.Reader)
+	pk, err = groth16.Setup(ctx, blank, rand.Reader)
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -233,19 +234,22 @@ func testParamsExist(path string) (bool, error) {
 
 // testSetupHint says how to make a TEST-ONLY file under cacheDir for a size
 // that is not set up on demand.
-func testSetupHint(p abi.RegisteredSealProof, cacheDir string) string {
-	size, err := porep.SectorSizeName(p)
+func testSetupHint(k proofKind, cacheDir string) string {
+	size, err := k.sectorSizeName()
 	if err != nil {
 		return err.Error()
 	}
-	disk := ""
-	if sh, err := newShape(p); err == nil {
-		_, _, bytes := estimatedKeyShape(p, sh)
+	disk, flag := "", ""
+	if sh, err := newShape(k); err == nil {
+		_, _, bytes := estimatedKeyShape(k, sh)
 		disk = fmt.Sprintf(" and about %.0f GB of disk", float64(bytes)/1e9)
 	}
+	if k.isUpdate {
+		flag = "-update "
+	}
 	return fmt.Sprintf("test setups are made on demand only up to 512 MiB sectors; make this one beforehand with "+
-		"`go run ./examples/testsetup -sector-size %s -cache %s` (it needs a GPU — about 3 minutes on an H200 at 32 GiB —%s)",
-		size, cacheDir, disk)
+		"`go run ./examples/testsetup %s-sector-size %s -cache %s` (it needs a GPU — about 3 minutes on an H200 at 32 GiB —%s)",
+		flag, size, cacheDir, disk)
 }
 
 // paramsError classifies an error of opening, reading or creating the

@@ -83,7 +83,7 @@ func TestStuckProgressCallbackKeepsDeadline(t *testing.T) {
 			})
 			require.NoError(t, err)
 			p.keys.mu.Lock()
-			p.keys.byType[spt] = &keyEntry{pk: pk}
+			p.keys.byType[sealKind(spt)] = &keyEntry{pk: pk}
 			p.keys.mu.Unlock()
 
 			_, err = p.ProveSeal(cctx, SealRequest{C1: raw, Sector: sector, Miner: miner})
@@ -135,7 +135,7 @@ func (c signalled) Synthesize(ctx context.Context, cs synth.ConstraintSystem) er
 }
 
 func c1Partitions(t *testing.T, spt abi.RegisteredSealProof) int {
-	sh, err := newShape(spt)
+	sh, err := newShape(sealKind(spt))
 	require.NoError(t, err)
 	return sh.partitions
 }

@@ -53,7 +53,7 @@ func TestProgressPhases(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Close()
 	p.keys.mu.Lock()
-	p.keys.byType[spt] = &keyEntry{pk: pk}
+	p.keys.byType[sealKind(spt)] = &keyEntry{pk: pk}
 	p.keys.mu.Unlock()
 
 	_, err = p.ProveSeal(ctx, SealRequest{C1: raw, Sector: sector, Miner: miner})

@@ -12,7 +12,6 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/pipeline"
-	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
@@ -160,14 +159,18 @@ func (p *Prover) leave() { p.inflight.Done() }
 // fit; proofs then stream them from the host). They stay loaded until Evict
 // or Close.
 func (p *Prover) Preload(ctx context.Context, t abi.RegisteredSealProof) error {
-	return guard(p.log, "Preload", func() error {
+	return p.preload(ctx, "Preload", sealKind(t))
+}
+
+func (p *Prover) preload(ctx context.Context, what string, k proofKind) error {
+	return guard(p.log, what, func() error {
 		if err := p.enter(); err != nil {
 			return err
 		}
 		defer p.leave()
-		span := p.tracer.Begin(requestTrack, "parameter load", "proof", porep.ProofName(t), "preload", true)
+		span := p.tracer.Begin(requestTrack, "parameter load", "proof", k.String(), "preload", true)
 		defer span.End()
-		return p.keys.preload(ctx, t, !p.cfg.SkipSelfVerify)
+		return p.keys.preload(ctx, k, !p.cfg.SkipSelfVerify)
 	})
 }
 
@@ -177,13 +180,17 @@ func (p *Prover) Preload(ctx context.Context, t abi.RegisteredSealProof) error {
 // in use by a proof drop their decoded host sections, which are decoded
 // again on demand. Cached proving assignments of t's shape are freed too.
 func (p *Prover) Evict(t abi.RegisteredSealProof) error {
-	return guard(p.log, "Evict", func() error {
+	return p.evict("Evict", sealKind(t))
+}
+
+func (p *Prover) evict(what string, k proofKind) error {
+	return guard(p.log, what, func() error {
 		if err := p.enter(); err != nil {
 			return err
 		}
 		defer p.leave()
-		err := p.keys.evict(t)
-		if sh, shapeErr := newShape(t); shapeErr == nil {
+		err := p.keys.evict(k)
+		if sh, shapeErr := newShape(k); shapeErr == nil {
 			p.pipe.Budget().DropSpares(&sh.hint)
 			p.pipe.Budget().DropSpares(&sh.witness)
 		}

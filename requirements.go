@@ -12,7 +12,6 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/synth/pce"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // Resources are the resources one proof of a proof type needs, for a
@@ -130,7 +129,7 @@ type Resources struct {
 // machine's, as New sets it.
 func Requirements(t abi.RegisteredSealProof, cfg Config) (r Resources, err error) {
 	err = guard(slog.Default(), "Requirements", func() error {
-		r, _, err = requirements(t, cfg)
+		r, _, err = requirements(sealKind(t), cfg)
 		return err
 	})
 	return r, err
@@ -142,7 +141,7 @@ func oneGPU(Config) (int, error) { return 1, nil }
 
 // requirements is Requirements, returning also cfg with the defaults it
 // resolved.
-func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, error) {
+func requirements(t proofKind, cfg Config) (Resources, Config, error) {
 	sh, err := newShape(t)
 	if err != nil {
 		return Resources{}, Config{}, err
@@ -181,7 +180,7 @@ func requirements(t abi.RegisteredSealProof, cfg Config) (Resources, Config, err
 		}
 		plan, err = gpu.NewPlan(limit, gpu.Shape{Counts: counts, Inputs: sh.sizes.Inputs}, opts)
 		if err != nil {
-			return Resources{}, Config{}, fmt.Errorf("%w: %s: %w", ErrOutOfDeviceMemory, porep.ProofName(t), err)
+			return Resources{}, Config{}, fmt.Errorf("%w: %v: %w", ErrOutOfDeviceMemory, t, err)
 		}
 		r.GPUs, r.DeviceMemoryLimit = 1, limit
 		r.Mode, r.ProofVRAMBytes, r.LeastDeviceMemory = plan.Mode, plan.ProofBytes, plan.LeastBytes
@@ -273,15 +272,16 @@ func cpuHeapSlackPercent() (key, partitions int64) {
 }
 
 // cpuCoreSlackBytes is, on the CPU, the heap's garbage that grows with the
-// cores proving at once (GOMAXPROCS): more of them allocate between two
-// collections. cpuHeapSlackPercent was measured on 2 cores; at 2 KiB on
-// the H100 host's 16 the peaks were 0.2–0.35 GiB higher (4.13–4.29 GiB
-// with two partitions at a time, 3.43–3.49 with one), on 8 within 0.1
-// (3.98, 3.24): 16 MiB a core beyond two puts the figure 1–9 % above
-// each (BENCHMARKS.md, issue 44).
+// cores proving at once (GOMAXPROCS, at most the CPUs the process may run
+// on): more of them allocate between two collections. cpuHeapSlackPercent
+// was measured on 2 cores; at 2 KiB on the H100 host's 16 the peaks were
+// 0.2–0.35 GiB higher (4.13–4.29 GiB with two partitions at a time,
+// 3.43–3.49 with one), on 8 within 0.1 (3.98, 3.24): 16 MiB a core beyond
+// two puts the figure 1–9 % above each (BENCHMARKS.md, issue 44).
 func cpuCoreSlackBytes() int64 {
 	const perCore = 16 << 20
-	return int64(max(runtime.GOMAXPROCS(0)-2, 0)) * perCore
+	cores := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	return int64(max(cores-2, 0)) * perCore
 }
 
 // hostModel is the host memory of a process proving one proof type, in its
@@ -327,7 +327,7 @@ func partitionsAtOnce(cfg Config, budgetAuto bool, workers int, partition, key i
 // leastDeviceMemory is the least device memory limit with which a GPU can
 // prove any sector: a streamed proof of the smallest.
 func leastDeviceMemory() (int64, error) {
-	t := abi.RegisteredSealProof_StackedDrg2KiBV1_1
+	t := sealKind(abi.RegisteredSealProof_StackedDrg2KiBV1_1)
 	sh, err := newShape(t)
 	if err != nil {
 		return 0, err
@@ -340,10 +340,10 @@ func leastDeviceMemory() (int64, error) {
 // paramsShape returns t's key section counts, public inputs and .params
 // size: from the file when cfg's directories hold it, else from the circuit.
 // cfg has its defaults resolved (withDefaults).
-func paramsShape(t abi.RegisteredSealProof, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
-	path, _, ferr := FindParams(cfg.ParamsDir, t)
+func paramsShape(t proofKind, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
+	path, _, ferr := findParams(cfg.ParamsDir, t)
 	if ferr != nil && cfg.TestParamsDir != "" { // an existing TEST-ONLY file, of any size
-		path = TestParamsPath(cfg.TestParamsDir, t)
+		path = testParamsPath(cfg.TestParamsDir, t)
 		present, err := testParamsExist(path)
 		if err != nil {
 			return c, 0, 0, false, err

@@ -48,7 +48,7 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 			if tc.want.ParamsDir == "" {
 				tc.want.ParamsDir = tc.cfg.ParamsDir
 			}
-			r, got, err := requirements(spt, tc.cfg)
+			r, got, err := requirements(sealKind(spt), tc.cfg)
 			require.NoError(t, err)
 			p, err := New(ctx, tc.cfg)
 			require.NoError(t, err)

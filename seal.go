@@ -178,26 +178,15 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 	if err != nil {
 		return nil, err
 	}
-	defer p.keys.release(a.c1.RegisteredProof)
-	var verifier *partitionVerifier
-	if !p.cfg.SkipSelfVerify { // before enqueue: once enqueued, the job must be collected
+	defer p.keys.release(a.kind)
+	var verifier partitionChecker
+	if !p.cfg.SkipSelfVerify {
 		verifier = &partitionVerifier{pvk: a.key.prepared(), c1: a.c1}
 	}
-	ms, err := p.matrices(ctx, a, &res.Timings)
+	meta := requestMeta{sector: req.Sector, miner: req.Miner, priority: req.Priority, label: req.Label}
+	res.Partitions, res.PartitionDevices, err = p.provePartitions(ctx, a, meta, verifier, &res.Timings)
 	if err != nil {
 		return nil, err
-	}
-	enqueued := time.Now()
-	job, err := p.enqueue(ctx, req, a, ms)
-	if err != nil {
-		return nil, err
-	}
-	defer p.events.flush(ctx, p.closing) // the last reports of this call, before it returns (or ctx ends)
-	if err := p.collect(job, req, verifier, res); err != nil {
-		return nil, err
-	}
-	if started := job.Started(); !started.IsZero() {
-		res.Timings.Wait = max(0, started.Sub(enqueued))
 	}
 	if err := p.result(res, req, a); err != nil {
 		return nil, err
@@ -206,13 +195,61 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 	return res, nil
 }
 
-// admission is a request admitted to the pipeline: its C1, checked, its
-// circuit's shape, and its parameters, with a user counted until
-// keys.release.
+// admission is a request admitted to the pipeline: its proof type, its
+// circuit's shape, its parameters (with a user counted until
+// keys.release) and its partitions' circuits.
 type admission struct {
-	c1    *porep.C1
-	shape *shape
-	key   *keyEntry
+	kind       proofKind
+	shape      *shape
+	key        *keyEntry
+	partitions int
+	// circuit is partition k's circuit, the proof type's own: the matrices
+	// are recorded and checked with it.
+	circuit func(k int) (synth.Circuit, error)
+	// pipelined is what the pipeline synthesizes: circuit, but for a seal
+	// partitionCircuit's (a test may replace it).
+	pipelined func(k int) (synth.Circuit, error)
+	c1        *porep.C1 // a seal's C1, checked; nil for an update
+}
+
+// requestMeta is what the pipeline, Status and Progress know of a request.
+type requestMeta struct {
+	sector   abi.SectorNumber // 0 for an update (its request has none)
+	miner    abi.ActorID
+	priority Priority
+	label    string
+}
+
+// partitionChecker self-verifies one partition proof of a request; its
+// errors wrap ErrProofInvalid.
+type partitionChecker interface {
+	verify(proof *groth16.Proof, k int) error
+}
+
+// provePartitions proves a's partitions through the pipeline (with the
+// matrices where Config.ConstraintMatrices asks for them), self-verifying
+// each with verifier unless it is nil, and returns them with the GPU that
+// proved each (-1: the CPU), timed into timings.
+func (p *Prover) provePartitions(ctx context.Context, a *admission, meta requestMeta, verifier partitionChecker,
+	timings *SealTimings) ([]groth16.Proof, []int, error) {
+	ms, err := p.matrices(ctx, a, timings)
+	if err != nil {
+		return nil, nil, err
+	}
+	enqueued := time.Now()
+	job, err := p.enqueue(ctx, meta, a, ms)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer p.events.flush(ctx, p.closing) // the last reports of this call, before it returns (or ctx ends)
+	proofs, devices, err := p.collect(job, meta, verifier, timings)
+	if err != nil {
+		return nil, nil, err
+	}
+	if started := job.Started(); !started.IsZero() {
+		timings.Wait = max(0, started.Sub(enqueued))
+	}
+	return proofs, devices, nil
 }
 
 // admit parses and checks req's C1, checks that a partition fits the host
@@ -224,26 +261,44 @@ func (p *Prover) admit(ctx context.Context, req SealRequest, scope c1Scope, timi
 	if err != nil {
 		return nil, err
 	}
-	t := in.RegisteredProof
-	sh, err := newShape(t)
-	if err != nil {
+	a := sealAdmission(in)
+	if err := p.admitShape(ctx, a, timings); err != nil {
 		return nil, err
 	}
-	if len(in.VanillaProofs) != sh.partitions {
-		return nil, fmt.Errorf("%w: %d partitions, %v has %d", ErrBadInput, len(in.VanillaProofs), porep.ProofName(t), sh.partitions)
+	return a, nil
+}
+
+// sealAdmission is a C1's admission before its shape and key.
+func sealAdmission(in *porep.C1) *admission {
+	return &admission{kind: sealKind(in.RegisteredProof), partitions: len(in.VanillaProofs), c1: in,
+		circuit:   func(k int) (synth.Circuit, error) { return in.Circuit(k) },
+		pipelined: func(k int) (synth.Circuit, error) { return partitionCircuit(in, k) }}
+}
+
+// admitShape completes a (its kind, partitions and circuits set): its
+// shape, checked against the partition count and the host budget, and its
+// parameters, loaded (timed into timings).
+func (p *Prover) admitShape(ctx context.Context, a *admission, timings *SealTimings) error {
+	sh, err := newShape(a.kind)
+	if err != nil {
+		return err
+	}
+	if a.partitions != sh.partitions {
+		return fmt.Errorf("%w: %d partitions, %v has %d", ErrBadInput, a.partitions, a.kind, sh.partitions)
 	}
 	if err := p.pipe.Budget().Fits(sh.bytes); err != nil { // before minutes of loading
-		return nil, err
+		return err
 	}
 	loadStart := time.Now()
-	span := p.tracer.Begin(requestTrack, "parameter load", "proof", porep.ProofName(t))
-	key, err := p.keys.acquire(ctx, t)
+	span := p.tracer.Begin(requestTrack, "parameter load", "proof", a.kind.String())
+	key, err := p.keys.acquire(ctx, a.kind)
 	span.End()
 	timings.ParamLoad = time.Since(loadStart)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return &admission{c1: in, shape: sh, key: key}, nil
+	a.shape, a.key = sh, key
+	return nil
 }
 
 // parse parses req's C1 for its sector and checks it as scope allows.
@@ -277,55 +332,56 @@ func (p *Prover) parse(ctx context.Context, req SealRequest, scope c1Scope) (*po
 // enqueue puts the admitted request's partitions into the pipeline, to be
 // proved from their witnesses and ms when set; their stages go to
 // Config.Progress.
-func (p *Prover) enqueue(ctx context.Context, req SealRequest, a *admission, ms *pce.Matrices) (*pipeline.Job, error) {
-	n := len(a.c1.VanillaProofs)
+func (p *Prover) enqueue(ctx context.Context, req requestMeta, a *admission, ms *pce.Matrices) (*pipeline.Job, error) {
+	n := a.partitions
 	shape := a.shape.hint
 	if ms != nil {
 		shape = a.shape.witness
 	}
 	return p.pipe.Enqueue(ctx, pipeline.Spec{
 		Partitions: n,
-		Circuit:    func(k int) (synth.Circuit, error) { return partitionCircuit(a.c1, k) },
+		Circuit:    a.pipelined,
 		Key:        a.key.pk,
 		Shape:      shape,
 		Bytes:      partitionBytes(a, ms),
 		Matrices:   ms,
 		Report: func(e pipeline.Event) {
-			p.events.send(Progress{Proof: e.Seq, Sector: req.Sector, Miner: req.Miner, Partition: e.Partition,
+			p.events.send(Progress{Proof: e.Seq, Sector: req.sector, Miner: req.miner, Partition: e.Partition,
 				Partitions: n, Stage: stages[e.Stage], Device: e.Device, Err: e.Err, Phase: e.Phase})
 		},
-		Priority:  int(req.Priority),
-		Label:     req.Label,
-		TraceArgs: []any{"sector", uint64(req.Sector)},
+		Priority:  int(req.priority),
+		Label:     req.label,
+		TraceArgs: []any{"sector", uint64(req.sector), "proof", a.kind.String()},
 	})
 }
 
-// collect gathers the job's partition proofs into res, self-verifying each
-// with verifier (nil: SkipSelfVerify) as it comes: the first that fails
-// ends the job.
-func (p *Prover) collect(job *pipeline.Job, req SealRequest, verifier *partitionVerifier, res *SealResult) error {
+// collect gathers the job's partition proofs and their GPUs, self-verifying
+// each with verifier (nil: SkipSelfVerify) as it comes: the first that
+// fails ends the job.
+func (p *Prover) collect(job *pipeline.Job, req requestMeta, verifier partitionChecker, timings *SealTimings) ([]groth16.Proof, []int, error) {
 	n := job.Partitions()
-	res.Partitions = make([]groth16.Proof, n)
-	res.PartitionDevices = make([]int, n)
-	return job.Collect(func(r pipeline.Result) error {
-		res.Timings.Queue += r.Queue
-		res.Timings.Synthesis += r.Synthesis
-		res.Timings.Prove += r.Prove
-		res.PartitionDevices[r.Partition] = r.Device
+	proofs := make([]groth16.Proof, n)
+	devices := make([]int, n)
+	err := job.Collect(func(r pipeline.Result) error {
+		timings.Queue += r.Queue
+		timings.Synthesis += r.Synthesis
+		timings.Prove += r.Prove
+		devices[r.Partition] = r.Device
 		if verifier != nil {
-			if err := p.selfVerify(verifier, job, req, r, &res.Timings); err != nil {
+			if err := p.selfVerify(verifier, job, req, r, timings); err != nil {
 				return err
 			}
 		}
-		res.Partitions[r.Partition] = *r.Proof
+		proofs[r.Partition] = *r.Proof
 		return nil
 	})
+	return proofs, devices, err
 }
 
 // selfVerify checks partition r's proof with v, timed and traced, and
 // reports it verified.
-func (p *Prover) selfVerify(v *partitionVerifier, job *pipeline.Job, req SealRequest, r pipeline.Result, timings *SealTimings) error {
-	span := p.tracer.Begin(requestTrack, "self-verify", "sector", uint64(req.Sector), "proof", job.Seq(), "partition", r.Partition)
+func (p *Prover) selfVerify(v partitionChecker, job *pipeline.Job, req requestMeta, r pipeline.Result, timings *SealTimings) error {
+	span := p.tracer.Begin(requestTrack, "self-verify", "sector", uint64(req.sector), "proof", job.Seq(), "partition", r.Partition)
 	start := time.Now()
 	err := v.verify(r.Proof, r.Partition)
 	timings.Verify += time.Since(start)
@@ -333,7 +389,7 @@ func (p *Prover) selfVerify(v *partitionVerifier, job *pipeline.Job, req SealReq
 	if err != nil {
 		return err
 	}
-	p.events.send(Progress{Proof: job.Seq(), Sector: req.Sector, Miner: req.Miner, Partition: r.Partition,
+	p.events.send(Progress{Proof: job.Seq(), Sector: req.sector, Miner: req.miner, Partition: r.Partition,
 		Partitions: job.Partitions(), Stage: StageVerified, Device: r.Device})
 	return nil
 }
@@ -342,17 +398,33 @@ func (p *Prover) selfVerify(v *partitionVerifier, job *pipeline.Job, req SealReq
 // SealVerifyInfo.
 func (p *Prover) result(res *SealResult, req SealRequest, a *admission) error {
 	var err error
-	res.Proof, err = groth16.MarshalProofs(res.Partitions) // refuses a point off its curve, self-verify or not
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrProofInvalid, err)
+	if res.Proof, err = marshalProofs(res.Partitions); err != nil {
+		return err
 	}
-	for _, d := range res.PartitionDevices {
-		if d >= 0 && !slices.Contains(res.Devices, d) {
-			res.Devices = append(res.Devices, d)
-		}
-	}
-	slices.Sort(res.Devices)
+	res.Devices = usedDevices(res.PartitionDevices)
 	res.VerifyInfo, err = sealVerifyInfo(a.c1, res.Proof, req.Sector, req.Miner)
 	res.VerifyInfo.DealIDs = slices.Clone(req.DealIDs)
 	return err
+}
+
+// marshalProofs is the partition proofs' bytes, 192 each; it refuses a
+// point off its curve, self-verified or not.
+func marshalProofs(proofs []groth16.Proof) ([]byte, error) {
+	b, err := groth16.MarshalProofs(proofs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrProofInvalid, err)
+	}
+	return b, nil
+}
+
+// usedDevices are the GPUs of partitionDevices (-1: the CPU), ascending.
+func usedDevices(partitionDevices []int) []int {
+	var out []int
+	for _, d := range partitionDevices {
+		if d >= 0 && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -3,11 +3,8 @@ package gpuc2
 import (
 	"fmt"
 
-	"github.com/filecoin-project/go-state-types/abi"
-
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/synth"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // shape is what the facade needs to know of a proof type's partition
@@ -22,17 +19,13 @@ type shape struct {
 	partitions   int
 }
 
-// newShape is t's shape, from the circuit's formulas (cheap).
-func newShape(t abi.RegisteredSealProof) (*shape, error) {
-	cp, err := porep.CircuitParams(t)
+// newShape is k's shape, from the circuit's formulas (cheap).
+func newShape(k proofKind) (*shape, error) {
+	sizes, partitions, err := k.circuitSizes()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	sp, err := porep.ParamsFor(t)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
-	}
-	s := &shape{sizes: cp.Sizes(), partitions: sp.Partitions}
+	s := &shape{sizes: sizes, partitions: partitions}
 	s.domain = int64(s.sizes.Domain())
 	s.hint = s.sizes
 	s.hint.Rows = int(s.domain)
@@ -43,10 +36,10 @@ func newShape(t abi.RegisteredSealProof) (*shape, error) {
 	return s, nil
 }
 
-// checkKeyShape checks the section counts a key must have for t's circuit,
+// checkKeyShape checks the section counts a key must have for k's circuit,
 // so a key of another circuit is refused before any synthesis.
-func checkKeyShape(pk *groth16.ProvingKey, t abi.RegisteredSealProof) error {
-	s, err := newShape(t)
+func checkKeyShape(pk *groth16.ProvingKey, k proofKind) error {
+	s, err := newShape(k)
 	if err != nil {
 		return err
 	}
@@ -54,13 +47,13 @@ func checkKeyShape(pk *groth16.ProvingKey, t abi.RegisteredSealProof) error {
 	ic := len(pk.VerifyingKey().IC)
 	switch {
 	case ic != s.sizes.Inputs:
-		return fmt.Errorf("%w: the key has %d public inputs, the %v circuit %d", ErrParamsCorrupt, ic, porep.ProofName(t), s.sizes.Inputs)
+		return fmt.Errorf("%w: the key has %d public inputs, the %v circuit %d", ErrParamsCorrupt, ic, k, s.sizes.Inputs)
 	case int64(c.H) != s.domain-1:
-		return fmt.Errorf("%w: the key has %d h points, the %v circuit needs %d", ErrParamsCorrupt, c.H, porep.ProofName(t), s.domain-1)
+		return fmt.Errorf("%w: the key has %d h points, the %v circuit needs %d", ErrParamsCorrupt, c.H, k, s.domain-1)
 	case c.L != s.sizes.Aux:
-		return fmt.Errorf("%w: the key has %d l points, the %v circuit has %d aux variables", ErrParamsCorrupt, c.L, porep.ProofName(t), s.sizes.Aux)
+		return fmt.Errorf("%w: the key has %d l points, the %v circuit has %d aux variables", ErrParamsCorrupt, c.L, k, s.sizes.Aux)
 	case c.A > s.sizes.Inputs+s.sizes.Aux || c.B > s.sizes.Inputs+s.sizes.Aux:
-		return fmt.Errorf("%w: the key's a (%d) or b (%d) section is larger than the %v circuit", ErrParamsCorrupt, c.A, c.B, porep.ProofName(t))
+		return fmt.Errorf("%w: the key's a (%d) or b (%d) section is larger than the %v circuit", ErrParamsCorrupt, c.A, c.B, k)
 	}
 	return nil
 }
@@ -68,14 +61,14 @@ func checkKeyShape(pk *groth16.ProvingKey, t abi.RegisteredSealProof) error {
 // The published section counts of the 32 GiB circuit (FILECOIN-C2-FACTS §5).
 var counts32GiB = groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282}
 
-// estimatedKeyShape is t's key section counts, public inputs and .params
-// size from its circuit: the published counts at 32 GiB, upper bounds on
-// the a and b sections for other sizes.
-func estimatedKeyShape(t abi.RegisteredSealProof, sh *shape) (c groth16.SectionCounts, ic int, size int64) {
+// estimatedKeyShape is k's key section counts, public inputs and .params
+// size from its circuit: the published counts of the 32 GiB PoRep circuit,
+// upper bounds on the a and b sections for the others.
+func estimatedKeyShape(k proofKind, sh *shape) (c groth16.SectionCounts, ic int, size int64) {
 	ic = sh.sizes.Inputs
 	vars := sh.sizes.Inputs + sh.sizes.Aux
 	c = groth16.SectionCounts{H: int(sh.domain - 1), L: sh.sizes.Aux, A: vars, B: vars}
-	if sp, _ := porep.ParamsFor(t); sp.SectorSize == 32<<30 && counts32GiB.L == sh.sizes.Aux {
+	if size, _ := k.sectorSize(); !k.isUpdate && size == 32<<30 && counts32GiB.L == sh.sizes.Aux {
 		c = counts32GiB
 	}
 	return c, ic, groth16.ParamsFileBytes(c, ic)

@@ -3,7 +3,6 @@ package gpuc2
 import (
 	"github.com/filecoin-project/go-state-types/abi"
 
-	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 )
 
@@ -24,8 +23,8 @@ type Status struct {
 
 	SynthesisWorkers int
 	ProverWorkers    int
-	Devices          []DeviceStatus // empty with the CPU backend
-	Loaded           []abi.RegisteredSealProof
+	Devices          []DeviceStatus            // empty with the CPU backend
+	Loaded           []abi.RegisteredSealProof // seal types; Keys lists every file, update types included
 	// Keys are the loaded parameter files, one per file, with where they
 	// are held; Proofs the proofs in the pipeline (ProofsInFlight), in the
 	// order they entered it.
@@ -76,10 +75,10 @@ type KeyStatus struct {
 	// UpdateTypes are the update proof types bound to it now (a SnapDeals
 	// file serves no seal type, and the other way round).
 	UpdateTypes []abi.RegisteredUpdateProof
-	Path  string
-	Bytes int64 // the file's size: its decoded sections take as much
-	Tier  KeyTier
-	InUse int // proofs using it now
+	Path        string
+	Bytes       int64 // the file's size: its decoded sections take as much
+	Tier        KeyTier
+	InUse       int // proofs using it now
 }
 
 // KeyTier says where a loaded key is held, fastest first.
@@ -115,7 +114,7 @@ func (p *Prover) Status() Status {
 		PartitionsProving:          ps.Proving,
 		SynthesisWorkers:           ps.SynthesisWorkers,
 		ProverWorkers:              len(ps.Provers),
-		Loaded:                     p.keys.types(),
+		Loaded:                     p.keys.sealTypes(),
 		HostBudgetBytes:            ps.Budget.Limit,
 		HostReservedBytes:          ps.Budget.Reserved,
 		HostPeakBytes:              ps.Budget.Peak,
@@ -130,13 +129,7 @@ func (p *Prover) Status() Status {
 	if p.devices == nil {
 		return s
 	}
-	var pk *groth16.ProvingKey // the first loaded type's key
-	if len(s.Loaded) > 0 {
-		if e := p.keys.loaded(s.Loaded[0]); e != nil && e.pk != nil {
-			pk = e.pk
-		}
-	}
-	for _, st := range p.devices.States(pk) {
+	for _, st := range p.devices.States(p.keys.anyKey()) {
 		ds := DeviceStatus{Ordinal: st.Info.Ordinal, Gate: st.Metrics, Mode: st.Mode, MemoryLimitBytes: st.MemoryLimit,
 			PoolHighWaterBytes: st.PoolHighWater, Name: st.Info.Name, TotalBytes: st.Info.TotalBytes}
 		for _, w := range ps.Provers {

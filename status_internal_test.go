@@ -23,7 +23,7 @@ import (
 func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 	ctx := context.Background()
 	spt := abi.RegisteredSealProof_StackedDrg2KiBV1_1
-	sh, err := newShape(spt)
+	sh, err := newShape(sealKind(spt))
 	require.NoError(t, err)
 	miner := abi.ActorID(1000)
 	raws := make([][]byte, 2)

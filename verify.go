@@ -44,7 +44,7 @@ func (p *Prover) verifySeal(info proof.SealVerifyInfo) (bool, error) {
 	} else if sp.NonInteractive() {
 		return false, errNonInteractive(info.SealProof)
 	}
-	vk, err := p.verifyingKey(info.SealProof)
+	vk, err := p.verifyingKey(sealKind(info.SealProof))
 	if err != nil {
 		return false, err
 	}
@@ -53,11 +53,11 @@ func (p *Prover) verifySeal(info proof.SealVerifyInfo) (bool, error) {
 
 // verifyingKey returns t's verifying key: the loaded key's, the real .vk
 // file's, or an existing TEST-ONLY setup's. It never creates a setup.
-func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey, error) {
+func (p *Prover) verifyingKey(t proofKind) (*groth16.VerifyingKey, error) {
 	if e := p.keys.loaded(t); e != nil {
 		return e.pk.VerifyingKey(), nil
 	}
-	vkPath, err := FindVerifyingKey(p.cfg.ParamsDir, t) // the .params file is not needed
+	vkPath, err := findVerifyingKey(p.cfg.ParamsDir, t) // the .params file is not needed
 	if err == nil {
 		vk, err := groth16.ReadVerifyingKeyFile(context.Background(), vkPath, groth16.WithDigestCheck())
 		if err != nil {
@@ -68,7 +68,7 @@ func (p *Prover) verifyingKey(t abi.RegisteredSealProof) (*groth16.VerifyingKey,
 	if !errors.Is(err, ErrParamsMissing) || p.cfg.TestParamsDir == "" {
 		return nil, missingParamsHint(err, t)
 	}
-	if present, statErr := testParamsExist(TestParamsPath(p.cfg.TestParamsDir, t)); statErr != nil {
+	if present, statErr := testParamsExist(testParamsPath(p.cfg.TestParamsDir, t)); statErr != nil {
 		return nil, statErr
 	} else if !present { // of any size: what is there is opened (never a setup), or its fault named
 		return nil, err

@@ -36,7 +36,7 @@
 # file (./testsetup, ~47 GB at 32 GiB, in ${FACADE_CACHE:-.dev/facade-cache}, deleted at the end) and
 # proves ${FACADE_COUNT:-3} synthetic sectors from that file through the facade in another process
 # (./c2prove, ${FACADE_WORKERS:-2} GPU workers), once per device memory limit in ${FACADE_LIMITS:-unlimited}
-# (e.g. "16GiB 24GiB 48GiB unlimited": c2prove -device-memory; FACADE_FLAGS adds c2prove flags, such as
+# (e.g. "16GiB 24GiB 48GiB unlimited": c2prove -device-memory; FACADE_UPDATE=1 proves SnapDeals updates instead, -update; FACADE_FLAGS adds c2prove flags, such as
 # -matrices=false, and FACADE_TAG a suffix to the run's file names): peak VRAM sampled by nvidia-smi, GPU
 # busy and PCIe rx by nvidia-smi dmon, peak RSS by GNU time and its moment by sampling (ps). "partition" with PARTITION_LIMITS (e.g.
 # 16GiB,24GiB) also streams the tiled key from pinned memory under each limit and checks the proofs
@@ -230,13 +230,16 @@ if has facade-sector; then
 	fsize=${FACADE_SIZE:-32GiB}
 	fdir=${FACADE_CACHE:-$(cd "$DEV" && pwd)/facade-cache} # on the local disk, not under $OUT (copied back)
 	mkdir -p "$fdir"
+	# FACADE_UPDATE=1: SnapDeals update proofs (testsetup -update, c2prove -update), tagged "-update"
+	kind=() setupglob=TEST-ONLY-StackedDrg utag=
+	[ -n "${FACADE_UPDATE:-}" ] && kind=(-update) setupglob=TEST-ONLY-EmptySectorUpdate- utag=-update
 	t0=$(date +%s)
-	if [ -n "${FACADE_REUSE:-}" ] && ls "$fdir"/gpuc2/test-params/*.params >/dev/null 2>&1; then
+	if [ -n "${FACADE_REUSE:-}" ] && ls "$fdir"/gpuc2/test-params/"$setupglob"*.params >/dev/null 2>&1; then
 		r=0
 		note "facade-sector: reusing the TEST-ONLY setup in $fdir (FACADE_REUSE)"
 	else
 		vram_start "$OUT/facade-setup-vram.log"
-		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/testsetup" -sector-size "$fsize" -cache "$fdir" -backend cuda -force \
+		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/testsetup" "${kind[@]}" -sector-size "$fsize" -cache "$fdir" -backend cuda -force \
 			>"$OUT/facade-setup.log" 2>&1
 		r=$?
 		vram_stop
@@ -247,7 +250,7 @@ if has facade-sector; then
 		df -h "$fdir" >>"$summary" 2>&1
 		# One c2prove run per device memory limit (FACADE_LIMITS; "unlimited": the default limit).
 		for limit in ${FACADE_LIMITS:-unlimited}; do
-			tag=${limit}${FACADE_TAG:-}
+			tag=${limit}${utag}${FACADE_TAG:-}
 			memflag=()
 			[ "$limit" != unlimited ] && memflag=(-device-memory "$limit")
 			t0=$(date +%s)
@@ -258,7 +261,7 @@ if has facade-sector; then
 			dmon_pid=$!
 			# No -params (a -params directory must hold real files): an empty default directory makes
 			# c2prove use the TEST-ONLY file under -test-params, and say so (params=TEST-ONLY).
-			FIL_PROOFS_PARAMETER_CACHE=/nonexistent GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/c2prove" -sector-size "$fsize" \
+			FIL_PROOFS_PARAMETER_CACHE=/nonexistent GOMEMLIMIT=${GOMEMLIMIT:-110GiB} timev "$DEV/c2prove" "${kind[@]}" -sector-size "$fsize" \
 				-count "${FACADE_COUNT:-3}" -workers "${FACADE_WORKERS:-2}" -backend cuda -test-params "$fdir" "${memflag[@]}" ${FACADE_FLAGS:-} \
 				-trace "$OUT/facade-trace-$tag.json" >"$OUT/facade-sector-$tag.log" 2>&1
 			r=$?

@@ -73,6 +73,7 @@ import (
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/update"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
@@ -108,16 +109,18 @@ type options struct {
 	deviceMem  int64           // -device-memory: gpuc2.Config.DeviceMemoryLimit
 	matrices   string          // -matrices: gpuc2.Config.ConstraintMatrices
 	checkReal  bool            // -check-real
+	update     bool            // -update: SnapDeals update proofs, not PoRep C2
 	set        map[string]bool // the flags given on the command line
 
 	// Resolved by check.
 	spt        abi.RegisteredSealProof
-	c1Raw      []byte    // the -c1 file
-	c1         *porep.C1 // parsed, for -c1
-	backendWhy string    // why this backend
-	params     string    // the real .params file; "": the TEST-ONLY setup
-	vk         string    // the real .vk file, with -check-real
-	testOnly   string    // the TEST-ONLY setup's path, when used
+	upt        abi.RegisteredUpdateProof // with -update
+	c1Raw      []byte                    // the -c1 file
+	c1         *porep.C1                 // parsed, for -c1
+	backendWhy string                    // why this backend
+	params     string                    // the real .params file; "": the TEST-ONLY setup
+	vk         string                    // the real .vk file, with -check-real
+	testOnly   string                    // the TEST-ONLY setup's path, when used
 }
 
 // parseFlags parses c2prove's command line; usage and flag errors go to
@@ -145,6 +148,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	cache, _ := os.UserCacheDir()
 	fs.StringVar(&o.testParams, "test-params", cache, "cache directory of TEST-ONLY setups (gpuc2.TestParamsPath; see examples/testsetup), used without -params when the default directory has no real files; empty: none")
 	fs.BoolVar(&o.checkReal, "check-real", false, "check gpuc2 against Filecoin's real 2 KiB parameters in -params (curio fetch-params 2KiB or lotus fetch-params 2048 put them there): verify rust-fil-proofs' 124 real 2 KiB proofs with the real .vk, and prove synthetic 2 KiB sectors (V1_1, Synthetic PoRep) with the real .params, verifying them with the real .vk")
+	fs.BoolVar(&o.update, "update", false, "prove SnapDeals sector updates (gpuc2.Prover.ProveUpdate, checked with VerifyUpdateProof) of synthetic -sector-size updates instead of PoRep C2; parameters: the update circuit's (TEST-ONLY: `testsetup -update`)")
 	fs.Bool("facade", false, "no effect, kept for older scripts: every mode proves through the gpuc2 facade's pipeline")
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (gpuc2.Config.WorkersPerDevice; 0: the facade's default)")
 	fs.StringVar(&o.matrices, "matrices", "auto", "prove from the circuit's compiled constraint matrices, recorded on the first proof (gpuc2.Config.ConstraintMatrices): auto (when every GPU evaluates a, b, c from them: beside a resident key, or streamed with the key where that costs no overlap), on (also on the host) or off (full synthesis)")
@@ -179,6 +183,8 @@ func (o *options) check() error {
 		return cli.Usagef("-sector-size is for synthetic sectors: the C1 of -c1 has its own")
 	case o.set["params"] && o.set["test-params"]:
 		return cli.Usagef("-test-params is used only without -params: a -params directory must hold the real files")
+	case o.update && (o.c1File != "" || o.checkReal):
+		return cli.Usagef("-update proves synthetic sector updates: not with -c1 or -check-real")
 	}
 	if o.checkReal {
 		for _, f := range []string{"c1", "sector-size", "count", "test-params", "trace", "memprofile"} {
@@ -203,6 +209,11 @@ func (o *options) check() error {
 			return cli.Usagef("-sector-size: %w", err)
 		}
 		o.spt = spt
+		if o.update {
+			if o.upt, err = update.ProofForSectorSize(o.sectorSize); err != nil {
+				return cli.Usagef("-sector-size: %w", err)
+			}
+		}
 	}
 	for _, out := range []struct{ flag, path string }{{"trace", o.traceFile}, {"memprofile", o.memProfile}} {
 		if st, err := os.Stat(filepath.Dir(out.path)); out.path != "" && (err != nil || !st.IsDir()) {
@@ -233,6 +244,11 @@ func (o *options) check() error {
 // a TEST-ONLY setup under -test-params.
 func (o *options) checkParams() error {
 	params, _, err := gpuc2.FindParams(o.paramsDir, o.spt)
+	testOnly, setupFlag := gpuc2.TestParamsPath(o.testParams, o.spt), ""
+	if o.update {
+		params, _, err = gpuc2.FindUpdateParams(o.paramsDir, o.upt)
+		testOnly, setupFlag = gpuc2.UpdateTestParamsPath(o.testParams, o.upt), "-update "
+	}
 	switch {
 	case err == nil:
 		o.params = params
@@ -241,17 +257,26 @@ func (o *options) checkParams() error {
 		return cli.Usagef("-params %s: %w", o.paramsDir, err)
 	case o.set["params"]:
 		return cli.Usagef("-params %s has no real parameters for %v: %w (a TEST-ONLY setup is used only without -params)",
-			o.paramsDir, porep.ProofName(o.spt), err)
+			o.paramsDir, o.proofName(), err)
 	case o.testParams == "":
-		return cli.Usagef("no parameters for %v: %w, and -test-params is empty (no TEST-ONLY setup)", porep.ProofName(o.spt), err)
+		return cli.Usagef("no parameters for %v: %w, and -test-params is empty (no TEST-ONLY setup)", o.proofName(), err)
 	}
-	o.testOnly = gpuc2.TestParamsPath(o.testParams, o.spt)
+	o.testOnly = testOnly
 	if _, err := os.Stat(o.testOnly); err != nil && !gpuc2.IsTestSize(o.spt) {
 		size, _ := porep.SectorSizeName(o.spt)
 		return cli.Usagef("no parameters for %v in %s, and no TEST-ONLY setup at %s: make one first with "+
-			"`go run ./examples/testsetup -sector-size %s -cache %s` (on a GPU)", porep.ProofName(o.spt), o.paramsDir, o.testOnly, size, o.testParams)
+			"`go run ./examples/testsetup %s-sector-size %s -cache %s` (on a GPU)", o.proofName(), o.paramsDir, o.testOnly, setupFlag, size, o.testParams)
 	}
 	return nil
+}
+
+// proofName names the proof type proved: the seal type, or with -update
+// the update type.
+func (o *options) proofName() string {
+	if o.update {
+		return "update " + update.ProofName(o.upt)
+	}
+	return porep.ProofName(o.spt)
 }
 
 func run(ctx context.Context, o *options, d *display) error {
@@ -261,10 +286,10 @@ func run(ctx context.Context, o *options, d *display) error {
 	if o.testOnly != "" {
 		fmt.Fprintf(d.stderr(), "c2prove: TEST-ONLY parameters: no real ones for %v in %s; using the local TEST-ONLY setup %s "+
 			"(made once if missing). Its proofs verify only against that local key, never on chain; -params DIR requires real files.\n",
-			porep.ProofName(o.spt), o.paramsDir, o.testOnly)
+			o.proofName(), o.paramsDir, o.testOnly)
 	}
 	d.printf("backend: %s (%s)", o.backend, o.backendWhy)
-	reqs, err := requests(ctx, o, d)
+	jobs, err := proofJobs(ctx, o, d)
 	if err != nil {
 		return err
 	}
@@ -272,7 +297,7 @@ func run(ctx context.Context, o *options, d *display) error {
 	if o.traceFile != "" {
 		tracer = trace.New()
 	}
-	return prove(ctx, o, reqs, tracer, d)
+	return prove(ctx, o, jobs, tracer, d)
 }
 
 // requests are the o.count sectors to prove: the C1 of -c1 for each, or

@@ -66,6 +66,10 @@ func TestCheckRefuses(t *testing.T) {
 		{[]string{"-test-params", ""}, []string{"-test-params is empty"}},
 		{[]string{"-sector-size", "32GiB", "-backend", "cpu", "-test-params", empty}, []string{"no TEST-ONLY setup at", "examples/testsetup -sector-size 32GiB"}},
 		{[]string{"-bogus"}, []string{"-bogus"}},
+		{[]string{"-update", "-check-real"}, []string{"-update proves synthetic sector updates"}},
+		{[]string{"-update", "-c1", c1}, []string{"-update proves synthetic sector updates"}},
+		{[]string{"-update", "-params", empty}, []string{"update StackedDrg2KiBV1", "v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-"}},
+		{[]string{"-update", "-sector-size", "32GiB", "-backend", "cpu", "-test-params", empty}, []string{"no TEST-ONLY setup at", "TEST-ONLY-EmptySectorUpdate-StackedDrg32GiBV1.params", "examples/testsetup -update -sector-size 32GiB"}},
 	}
 	if !native.Available() {
 		cases = append(cases,
@@ -112,6 +116,11 @@ func TestCheckParams(t *testing.T) {
 	assert.Equal(t, params, o.params)
 	assert.Empty(t, o.testOnly)
 	assert.Equal(t, "cpu", o.backend)
+
+	o, err = parse(t, "-update", "-test-params", "/cache")
+	require.NoError(t, err)
+	assert.Equal(t, "/cache/gpuc2/test-params/TEST-ONLY-EmptySectorUpdate-StackedDrg2KiBV1.params", o.testOnly, "the update circuit's setup")
+	assert.Equal(t, "update StackedDrg2KiBV1", o.proofName())
 
 	t.Setenv(gpuc2.EnvParamsDir, real) // the default directory has them
 	o, err = parseFlags(nil, io.Discard)

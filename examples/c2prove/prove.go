@@ -17,14 +17,13 @@ import (
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
-	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
-// prove proves reqs at once through a gpuc2.Prover, checks each with
-// VerifySeal, prints their timings and a summary, writes the trace, and
-// ends with the first proof's line.
-func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *trace.Tracer, d *display) error {
+// prove proves jobs at once through a gpuc2.Prover, checks each with
+// VerifySeal (VerifyUpdateProof for updates), prints their timings and a
+// summary, writes the trace, and ends with the first proof's line.
+func prove(ctx context.Context, o *options, jobs []proofJob, tracer *trace.Tracer, d *display) error {
 	track := newTracker(d)
 	cfg := gpuc2.Config{ParamsDir: o.paramsDir, Backend: gpuc2.Backend(o.backend), Devices: o.devices, Tracer: tracer,
 		WorkersPerDevice: o.workers, DeviceMemoryLimit: o.deviceMem, ConstraintMatrices: o.matricesMode(),
@@ -34,7 +33,13 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 	if o.testOnly != "" {
 		cfg.TestParamsDir = o.testParams // check found no real files: a TEST-ONLY setup
 	}
-	need, err := gpuc2.Requirements(o.spt, cfg)
+	var need gpuc2.Resources
+	var err error
+	if o.update {
+		need, err = gpuc2.UpdateRequirements(o.upt, cfg)
+	} else {
+		need, err = gpuc2.Requirements(o.spt, cfg)
+	}
 	if err != nil {
 		return err
 	}
@@ -54,7 +59,7 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 		defer mem.stop() // on the paths that return before the summary
 	}
 	d.printf("pipeline: %d proofs of %v on %s; one needs %.1f GiB host (%.1f GiB per partition; %.1f GiB with the parameters preloaded; the first %.1f GiB more for the constraint matrices), %.1f GiB VRAM, %d GPU",
-		len(reqs), porep.ProofName(o.spt), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
+		len(jobs), o.proofName(), p.Backend(), gib(need.HostBytes), gib(need.PartitionHostBytes), gib(need.PreloadedHostBytes),
 		gib(need.MatricesLoadBytes), gib(need.VRAMBytes), need.GPUs)
 	if need.GPUs > 0 {
 		d.printf("device memory: %s mode under a limit of %.1f GiB per GPU (a proof %.1f GiB of VRAM, %d at once; least limit %.1f GiB), %.1f GiB pinned host memory",
@@ -74,17 +79,17 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 		return err
 	}
 
-	results := make([]*gpuc2.SealResult, len(reqs))
-	errs := make([]error, len(reqs))
-	doneAt := make([]time.Duration, len(reqs)) // since start, when each proof returned
+	results := make([]*outcome, len(jobs))
+	errs := make([]error, len(jobs))
+	doneAt := make([]time.Duration, len(jobs)) // since start, when each proof returned
 	start := time.Now()
 	track.begin(start)
 	var wg sync.WaitGroup
-	for i := range reqs {
+	for i := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = p.ProveSeal(ctx, reqs[i])
+			results[i], errs[i] = jobs[i].run(ctx, p)
 			doneAt[i] = time.Since(start)
 		}()
 	}
@@ -96,18 +101,20 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 	}
 
 	ok := true
+	timings := make([]gpuc2.SealTimings, len(results))
 	for i, r := range results {
-		t := r.Timings
-		good, err := p.VerifySeal(r.VerifyInfo)
+		t := r.timings
+		timings[i] = t
+		good, err := r.check(p)
 		if err != nil {
 			return err
 		}
 		ok = ok && good
-		d.printf("proof %d (sector %d): %.1f s = queue %.1f + params %.1f + synthesis %.1f + prove %.1f + verify %.1f (partition sums), devices %v, VerifySeal %t",
-			i+1, reqs[i].Sector, t.Total.Seconds(), t.Queue.Seconds(), t.ParamLoad.Seconds(), t.Synthesis.Seconds(),
-			t.Prove.Seconds(), t.Verify.Seconds(), r.Devices, good)
+		d.printf("proof %d (%s): %.1f s = queue %.1f + params %.1f + synthesis %.1f + prove %.1f + verify %.1f (partition sums), devices %v, %s %t",
+			i+1, jobs[i].label, t.Total.Seconds(), t.Queue.Seconds(), t.ParamLoad.Seconds(), t.Synthesis.Seconds(),
+			t.Prove.Seconds(), t.Verify.Seconds(), r.devices, r.checkBy, good)
 	}
-	printSummary(p.Status(), results, doneAt, wall, need)
+	printSummary(p.Status(), o.proofName(), timings, doneAt, wall, need)
 	if mem != nil {
 		peak, err := mem.stop()
 		if err != nil {
@@ -125,7 +132,7 @@ func prove(ctx context.Context, o *options, reqs []gpuc2.SealRequest, tracer *tr
 			return err
 		}
 	}
-	b := results[0].Proof
+	b := results[0].proof
 	params := o.params
 	if o.testOnly != "" {
 		params = "TEST-ONLY"
@@ -281,7 +288,12 @@ func preload(ctx context.Context, p *gpuc2.Prover, o *options, d *display) error
 	d.begin(func() string {
 		return fmt.Sprintf("parameters: %s %s… %.0fs", verb, filepath.Base(file), time.Since(start).Seconds())
 	})
-	err := p.Preload(ctx, o.spt)
+	var err error
+	if o.update {
+		err = p.PreloadUpdate(ctx, o.upt)
+	} else {
+		err = p.Preload(ctx, o.spt)
+	}
 	d.end()
 	if err != nil {
 		return err
@@ -301,11 +313,11 @@ func preload(ctx context.Context, p *gpuc2.Prover, o *options, d *display) error
 // steady state, the stages (mean per proof; partition stages are summed
 // over partitions, which overlap), peak host RSS beside the Requirements
 // it was predicted by (need), and reserved VRAM.
-func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Duration, wall time.Duration, need gpuc2.Resources) {
-	n := len(results)
+func printSummary(st gpuc2.Status, proofName string, timings []gpuc2.SealTimings, doneAt []time.Duration, wall time.Duration, need gpuc2.Resources) {
+	n := len(timings)
 	sorted := slices.Clone(doneAt)
 	slices.Sort(sorted)
-	fmt.Printf("summary: %d proof(s) of %v on %s in %.1f s\n", n, porep.ProofName(results[0].VerifyInfo.SealProof), st.Backend, wall.Seconds())
+	fmt.Printf("summary: %d proof(s) of %v on %s in %.1f s\n", n, proofName, st.Backend, wall.Seconds())
 	fmt.Printf("  latency of the first proof: %.1f s\n", sorted[0].Seconds())
 	if n > 1 {
 		fmt.Printf("  steady state: %.1f s per proof (first done → last done, over %d)\n",
@@ -313,8 +325,8 @@ func printSummary(st gpuc2.Status, results []*gpuc2.SealResult, doneAt []time.Du
 	}
 	fmt.Printf("  throughput: %.1f s per proof (total / %d)\n", wall.Seconds()/float64(n), n)
 	var sum gpuc2.SealTimings
-	for _, r := range results {
-		sum.Add(r.Timings)
+	for _, t := range timings {
+		sum.Add(t)
 	}
 	mean := func(d time.Duration) float64 { return d.Seconds() / float64(n) }
 	fmt.Printf("  stages, mean per proof: total %.1f s = parse and check %.1f + params %.1f + partition sums: queue %.1f, synthesis %.1f, prove %.1f, verify %.1f\n",

@@ -1,5 +1,5 @@
 // Command testsetup makes TEST-ONLY Groth16 parameters for the PoRep circuit
-// of a sector size and writes them, in bellperson's .params format, where
+// of a sector size (with -update, the SnapDeals update circuit's) and writes them, in bellperson's .params format, where
 // gpuc2.TestParams and the facade (Config.TestParamsDir) look for them:
 // gpuc2.TestParamsPath(cache, proof type), one file that every proof type
 // of that size uses.
@@ -12,6 +12,7 @@
 //
 //	go run ./examples/testsetup -sector-size 32GiB   # on a GPU: ~3 min, a 47 GB file
 //	go run ./examples/c2prove -sector-size 32GiB -count 3
+//	go run ./examples/testsetup -update -sector-size 32GiB   # the update circuit's
 //
 // Test sizes (2 KiB, 8 MiB, 512 MiB) are also made on demand by
 // gpuc2.TestParams; sizes above 512 MiB need the CUDA backend (on the CPU
@@ -38,8 +39,10 @@ import (
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/native"
+	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/synth/stacked"
+	"github.com/gpuc2/gpuc2/synth/update"
 )
 
 func main() {
@@ -58,6 +61,7 @@ type options struct {
 	backend    string
 	device     int
 	force      bool
+	update     bool // the SnapDeals update circuit of the size, not PoRep's
 
 	backendWhy string // set by plan: why this backend
 }
@@ -78,6 +82,7 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	fs.StringVar(&o.cache, "cache", "", "cache directory the file goes under (as gpuc2.TestParamsPath); default the user cache directory, where c2prove looks")
 	fs.StringVar(&o.backend, "backend", "auto", "where the fixed-base multiplications run: auto (cuda when the native library loads; says which and why), cpu (sizes ≤ 512MiB) or cuda")
 	fs.IntVar(&o.device, "device", 0, "CUDA device ordinal")
+	fs.BoolVar(&o.update, "update", false, "the SnapDeals EmptySectorUpdate circuit of the size (gpuc2.UpdateTestParamsPath) instead of PoRep's")
 	fs.BoolVar(&o.force, "force", false, "replace an existing file (removed once the setup is done, before writing, so the disk never holds two)")
 	return o, cli.Parse(fs, args)
 }
@@ -127,7 +132,10 @@ func run(ctx context.Context, o options, w io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := gpuc2.TestParamsPath(o.cache, spt)
+	path, name, circuit, err := target(o, spt)
+	if err != nil {
+		return "", err
+	}
 	if st, err := os.Stat(path); err == nil && !o.force {
 		return "", cli.Usagef("%s exists (%.1f GB); -force replaces it", path, float64(st.Size())/1e9)
 	}
@@ -136,20 +144,20 @@ func run(ctx context.Context, o options, w io.Writer) (string, error) {
 	}
 	_ = os.Remove(path + ".tmp") // a stale one from an interrupted run
 	fmt.Fprintf(w, "backend: %s (%s)\n", o.backend, o.backendWhy)
-	fmt.Fprintf(w, "TEST-ONLY setup for %v (%s sectors) on %s: local toxic waste, never valid on chain\n", porep.ProofName(spt), o.sectorSize, o.backend)
+	fmt.Fprintf(w, "TEST-ONLY setup for %v (%s sectors) on %s: local toxic waste, never valid on chain\n", name, o.sectorSize, o.backend)
 
-	params, err := porep.CircuitParams(spt)
-	if err != nil {
-		return "", err
-	}
 	var opts []groth16.SetupOption
 	if o.backend == "cuda" {
 		opts = append(opts, groth16.WithSetupGPU(o.device))
 	}
-	// The blank circuit (nil witness) has the shape of every real one.
-	circuit := &stacked.Circuit{Params: params}
 	var recorded, challenges atomic.Int64
-	circuit.Progress = func(done, total int) { recorded.Store(int64(done)); challenges.Store(int64(total)) }
+	progress := func(done, total int) { recorded.Store(int64(done)); challenges.Store(int64(total)) }
+	switch c := circuit.(type) {
+	case *stacked.Circuit:
+		c.Progress = progress
+	case *update.Circuit:
+		c.Progress = progress
+	}
 	start := time.Now()
 	t0 := start
 	done := ticker(w, 15*time.Second, func(d time.Duration) string {
@@ -203,6 +211,30 @@ func run(ctx context.Context, o options, w io.Writer) (string, error) {
 	fmt.Fprintf(w, "write: %.1f s (%.2f GB/s, synced)\n", write.Seconds(), float64(st.Size())/1e9/max(write.Seconds(), 1e-9))
 	fmt.Fprintf(w, "file: %s\nsize: %d bytes (%.1f GB)\ntotal: %.1f s\n", path, st.Size(), float64(st.Size())/1e9, time.Since(start).Seconds())
 	return path, nil
+}
+
+// target is where the setup goes, the proof type's name and its blank
+// circuit (nil witness: the shape of every real one): PoRep's of spt's
+// size, or with -update the update circuit of that size.
+func target(o options, spt abi.RegisteredSealProof) (path, name string, circuit synth.Circuit, err error) {
+	if !o.update {
+		params, err := porep.CircuitParams(spt)
+		if err != nil {
+			return "", "", nil, err
+		}
+		return gpuc2.TestParamsPath(o.cache, spt), porep.ProofName(spt), &stacked.Circuit{Params: params}, nil
+	}
+	size, err := spt.SectorSize()
+	if err != nil {
+		return "", "", nil, err
+	}
+	for _, upt := range []abi.RegisteredUpdateProof{abi.RegisteredUpdateProof_StackedDrg2KiBV1, abi.RegisteredUpdateProof_StackedDrg8MiBV1,
+		abi.RegisteredUpdateProof_StackedDrg512MiBV1, abi.RegisteredUpdateProof_StackedDrg32GiBV1, abi.RegisteredUpdateProof_StackedDrg64GiBV1} {
+		if up, err := update.ParamsFor(upt); err == nil && up.SectorSize == uint64(size) {
+			return gpuc2.UpdateTestParamsPath(o.cache, upt), "update " + update.ProofName(upt), &update.Circuit{Params: up}, nil
+		}
+	}
+	return "", "", nil, fmt.Errorf("no update proof type of %s sectors", o.sectorSize)
 }
 
 // ticker calls msg every period on w, until done is called.

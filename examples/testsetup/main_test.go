@@ -21,6 +21,7 @@ import (
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/synth/stacked"
+	"github.com/gpuc2/gpuc2/synth/update"
 )
 
 // fakeSetup returns a key with the section counts of the circuit's
@@ -28,7 +29,13 @@ import (
 // key may have), every point the generator: what the tool writes and the
 // facade's shape check accept, without the minutes of a real setup.
 func fakeSetup(_ context.Context, c synth.Circuit, _ io.Reader, _ ...groth16.SetupOption) (*groth16.ProvingKey, error) {
-	sz := c.(*stacked.Circuit).Params.Sizes()
+	var sz synth.Sizes
+	switch c := c.(type) {
+	case *stacked.Circuit:
+		sz = c.Params.Sizes()
+	case *update.Circuit:
+		sz = c.Sizes()
+	}
 	return testkey.GeneratorKey(sz.Inputs, sz.Aux, sz.Domain()-1)
 }
 
@@ -93,6 +100,32 @@ func TestFlagsAndPlan(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "cpu", o.backend)
 	}
+}
+
+// With -update the tool writes the update circuit's setup where
+// gpuc2.UpdateTestParams finds it (and checks its shape) without creating
+// one.
+func TestWritesUpdateSetup(t *testing.T) {
+	defer func(f func(context.Context, synth.Circuit, io.Reader, ...groth16.SetupOption) (*groth16.ProvingKey, error)) {
+		setup = f
+	}(setup)
+	setup = fakeSetup
+	ctx := context.Background()
+	cache := t.TempDir()
+	o, err := parseFlags([]string{"-update", "-sector-size", "2KiB", "-cache", cache, "-backend", "cpu"}, io.Discard)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	path, err := run(ctx, o, &out)
+	require.NoError(t, err, out.String())
+	u := abi.RegisteredUpdateProof_StackedDrg2KiBV1
+	assert.Equal(t, gpuc2.UpdateTestParamsPath(cache, u), path)
+	assert.Contains(t, out.String(), "TEST-ONLY setup for update StackedDrg2KiBV1")
+	pk, got, created, err := gpuc2.UpdateTestParams(ctx, cache, u)
+	require.NoError(t, err)
+	assert.False(t, created, "opened, not created")
+	assert.Equal(t, path, got)
+	require.NoError(t, pk.Close())
+	assert.NoFileExists(t, gpuc2.TestParamsPath(cache, abi.RegisteredSealProof_StackedDrg2KiBV1_1), "no PoRep setup")
 }
 
 // The tool writes the file where gpuc2.TestParams finds it: TestParams

@@ -7,6 +7,7 @@ import (
 
 	"github.com/filecoin-project/go-state-types/abi"
 
+	"github.com/gpuc2/gpuc2/internal/errtext"
 	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
@@ -155,4 +156,15 @@ func sizeName(size uint64) string {
 		return fmt.Sprintf("%dMiB", size>>20)
 	}
 	return fmt.Sprintf("%dKiB", size>>10)
+}
+
+// ProofForSectorSize returns the update proof type of a sector size as
+// Filecoin writes it (2KiB … 64GiB).
+func ProofForSectorSize(size string) (abi.RegisteredUpdateProof, error) {
+	for p, s := range updateSizes {
+		if sizeName(s) == size {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: sector size %s: want 2KiB, 8MiB, 512MiB, 32GiB or 64GiB", ErrParams, errtext.Quote(size))
 }

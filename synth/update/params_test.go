@@ -1,6 +1,7 @@
 package update_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/filecoin-project/go-state-types/abi"
@@ -46,6 +47,10 @@ func TestParamsFor(t *testing.T) {
 		assert.Equal(t, tc.hDefault, p.DefaultH(), tc.name)
 		assert.Equal(t, tc.shape, shapeString(p), tc.name)
 
+		bySize, err := update.ProofForSectorSize(strings.TrimSuffix(strings.TrimPrefix(tc.name, "StackedDrg"), "V1"))
+		require.NoError(t, err)
+		assert.Equal(t, tc.p, bySize)
+
 		base, err := update.ParamsFileBase(tc.p)
 		require.NoError(t, err)
 		assert.Equal(t, tc.file, base)
@@ -59,6 +64,8 @@ func TestParamsFor(t *testing.T) {
 		}
 	}
 	_, err := update.ParamsFor(5)
+	assert.ErrorIs(t, err, update.ErrParams)
+	_, err = update.ProofForSectorSize("1GiB")
 	assert.ErrorIs(t, err, update.ErrParams)
 	assert.Equal(t, "RegisteredUpdateProof(5)", update.ProofName(5))
 }
