@@ -8,7 +8,13 @@
 // it). The daemon self-verifies every proof; -status prints GetStatus
 // instead, -metrics GetMetrics.
 //
+// -kind snap sends SnapDeals update proofs instead (SNAP_DEALS_UPDATE, as
+// Curio's ProveUpdateCuzk fills it): -count synthetic sector updates
+// (synth/update), their partition proofs in vanilla_proofs and the
+// commitments as 32 raw bytes or, with -commitments cid, as binary CIDs.
+//
 //	go run ./examples/cuzkclient -addr unix:///run/gpuc2/gpuc2d.sock -sector-size 32GiB -count 4
+//	go run ./examples/cuzkclient -addr unix:///run/gpuc2/gpuc2d.sock -kind snap -sector-size 32GiB -count 2
 package main
 
 import (
@@ -23,7 +29,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/ipfs/go-cid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -31,6 +40,7 @@ import (
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/update"
 )
 
 func main() {
@@ -41,15 +51,17 @@ func main() {
 }
 
 type options struct {
-	addr       string
-	sectorSize string
-	c1File     string
-	count      int
-	sector     uint64
-	miner      uint64
-	priority   string
-	status     bool
-	metrics    bool
+	addr        string
+	kind        string
+	commitments string
+	sectorSize  string
+	c1File      string
+	count       int
+	sector      uint64
+	miner       uint64
+	priority    string
+	status      bool
+	metrics     bool
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -57,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("cuzkclient", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:9820", "the daemon: host:port or unix:///path.sock (as Curio's [Cuzk] Address)")
+	fs.StringVar(&o.kind, "kind", "porep", "porep (POREP_SEAL_COMMIT) or snap (SNAP_DEALS_UPDATE, synthetic sector updates)")
+	fs.StringVar(&o.commitments, "commitments", "raw", "-kind snap: send comm_r_old, comm_r_new, comm_d_new as raw (32 bytes, as Curio's ProveUpdateCuzk) or cid (binary CIDs)")
 	fs.StringVar(&o.sectorSize, "sector-size", "2KiB", "synthetic sectors' size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
 	fs.StringVar(&o.c1File, "c1", "", "prove this C1 output (JSON or Commit2In envelope) -count times instead")
 	fs.IntVar(&o.count, "count", 1, "proofs submitted at once")
@@ -71,6 +85,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	prio, ok := pb.Priority_value[o.priority]
 	if !ok || o.count < 1 {
 		return cli.Usagef("-priority %q or -count %d: want LOW, NORMAL, HIGH or CRITICAL, and a count of at least 1", o.priority, o.count)
+	}
+	switch {
+	case o.kind != "porep" && o.kind != "snap":
+		return cli.Usagef("-kind %q: want porep or snap", o.kind)
+	case o.commitments != "raw" && o.commitments != "cid":
+		return cli.Usagef("-commitments %q: want raw or cid", o.commitments)
+	case o.kind == "snap" && o.c1File != "":
+		return cli.Usagef("-c1 is a PoRep C1 output: -kind snap proves synthetic updates only")
 	}
 	target := o.addr
 	if !strings.Contains(target, "://") && !strings.HasPrefix(target, "unix:") {
@@ -99,7 +121,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, m.GetPrometheusText())
 		return nil
 	}
-	reqs, err := requests(ctx, o, pb.Priority(prio))
+	build := requests
+	if o.kind == "snap" {
+		build = snapRequests
+	}
+	reqs, err := build(ctx, o, pb.Priority(prio))
 	if err != nil {
 		return err
 	}
@@ -144,6 +170,76 @@ func requests(ctx context.Context, o *options, prio pb.Priority) ([]*pb.SubmitPr
 	return out, nil
 }
 
+// snapRequests are synthetic sector updates' submits, as Curio's
+// ProveUpdateCuzk fills them.
+func snapRequests(_ context.Context, o *options, prio pb.Priority) ([]*pb.SubmitProofRequest, error) {
+	spt, err := porep.ProofForSectorSize(o.sectorSize)
+	if err != nil {
+		return nil, cli.Usagef("-sector-size: %w", err)
+	}
+	size, err := spt.SectorSize()
+	if err != nil {
+		return nil, err
+	}
+	t, err := updateProofOf(uint64(size))
+	if err != nil {
+		return nil, err
+	}
+	p, err := update.ParamsFor(t)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*pb.SubmitProofRequest, o.count)
+	for i := range out {
+		sector := o.sector + uint64(i)
+		s, err := update.NewSynthetic(p, sector)
+		if err != nil {
+			return nil, err
+		}
+		r := &pb.SubmitProofRequest{RequestId: fmt.Sprintf("snap-%d-%d-%d", o.miner, sector, i), ProofKind: pb.ProofKind_SNAP_DEALS_UPDATE,
+			SectorSize: uint64(size), RegisteredProof: uint64(t), Priority: prio, SectorNumber: sector, MinerId: o.miner}
+		for _, pp := range s.Proofs {
+			r.VanillaProofs = append(r.VanillaProofs, pp.AppendBincode(nil))
+		}
+		if r.CommROld, err = commitment(s.CommROld, o.commitments, commcid.ReplicaCommitmentV1ToCID); err != nil {
+			return nil, err
+		}
+		if r.CommRNew, err = commitment(s.CommRNew, o.commitments, commcid.ReplicaCommitmentV1ToCID); err != nil {
+			return nil, err
+		}
+		if r.CommDNew, err = commitment(s.CommDNew, o.commitments, commcid.DataCommitmentV1ToCID); err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// updateProofOf is the update proof type of a sector size.
+func updateProofOf(size uint64) (abi.RegisteredUpdateProof, error) {
+	for t := abi.RegisteredUpdateProof_StackedDrg2KiBV1; t <= abi.RegisteredUpdateProof_StackedDrg64GiBV1; t++ {
+		if p, err := update.ParamsFor(t); err == nil && p.SectorSize == size {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("no update proof type of %d-byte sectors", size)
+}
+
+// commitment is e as sent: its 32 little-endian bytes (a CID's digest), or
+// the binary CID toCID makes of them.
+func commitment(e fr.Element, form string, toCID func([]byte) (cid.Cid, error)) ([]byte, error) {
+	var b [32]byte
+	fr.LittleEndian.PutElement(&b, e)
+	if form == "raw" {
+		return b[:], nil
+	}
+	c, err := toCID(b[:])
+	if err != nil {
+		return nil, err
+	}
+	return c.Bytes(), nil
+}
+
 // prove submits every request at once, awaits them and prints the timings.
 func prove(ctx context.Context, client pb.ProvingEngineClient, reqs []*pb.SubmitProofRequest, w io.Writer) error {
 	start := time.Now()
@@ -184,8 +280,8 @@ func prove(ctx context.Context, client pb.ProvingEngineClient, reqs []*pb.Submit
 			continue
 		}
 		r := o.r
-		fmt.Fprintf(w, "proof %d (sector %d): C1 %d bytes sent in %.3f s; done at %.1f s; daemon: total %.1f s = queue_wait %.1f, srs_load %.1f, synthesis %.1f, gpu %.1f (partition sums); %d bytes\n",
-			i+1, reqs[i].GetSectorNumber(), len(reqs[i].GetVanillaProof()), o.send.Seconds(), o.done.Seconds(), secs(r.GetTotalMs()),
+		fmt.Fprintf(w, "proof %d (%s, sector %d): %d bytes sent in %.3f s; done at %.1f s; daemon: total %.1f s = queue_wait %.1f, srs_load %.1f, synthesis %.1f, gpu %.1f (partition sums); %d bytes\n",
+			i+1, reqs[i].GetProofKind(), reqs[i].GetSectorNumber(), inputBytes(reqs[i]), o.send.Seconds(), o.done.Seconds(), secs(r.GetTotalMs()),
 			secs(r.GetQueueWaitMs()), secs(r.GetSrsLoadMs()), secs(r.GetSynthesisMs()), secs(r.GetGpuComputeMs()), len(r.GetProof()))
 		if first == 0 || o.done < first {
 			first = o.done
@@ -201,6 +297,15 @@ func prove(ctx context.Context, client pb.ProvingEngineClient, reqs []*pb.Submit
 		return fmt.Errorf("%d of %d proofs failed", failed, len(reqs))
 	}
 	return nil
+}
+
+// inputBytes are the vanilla proof bytes req sends.
+func inputBytes(req *pb.SubmitProofRequest) int {
+	n := len(req.GetVanillaProof())
+	for _, v := range req.GetVanillaProofs() {
+		n += len(v)
+	}
+	return n
 }
 
 func secs(ms uint64) float64 { return float64(ms) / 1000 }

@@ -1,6 +1,7 @@
 // Command gpuc2d is gpuc2's proving daemon: it serves Curio's proving-daemon
 // protocol (cuzk.v1.ProvingEngine over gRPC) over one gpuc2.Prover, so that
-// a Curio node proves its PoRep C2 on gpuc2 by setting
+// a Curio node proves its PoRep C2 and SnapDeals update proofs on gpuc2 by
+// setting
 // [Cuzk] Address = "unix:///run/gpuc2/gpuc2d.sock" (or "127.0.0.1:9820").
 //
 //	go install github.com/gpuc2/gpuc2/examples/gpuc2d@main
@@ -8,7 +9,8 @@
 //
 // It owns the GPUs and keeps the parameters loaded between proofs; jobs
 // queue in the Prover's pipeline by priority (CRITICAL, HIGH, NORMAL,
-// LOW). It serves POREP_SEAL_COMMIT; SnapDeals and PoSt requests are
+// LOW). It serves POREP_SEAL_COMMIT and SNAP_DEALS_UPDATE (-preload
+// snap-32g loads the update circuit's parameters); PoSt requests are
 // refused with gRPC's Unimplemented, naming the kind. GetStatus, GetMetrics
 // (and -metrics-listen's /metrics), gRPC reflection and the standard
 // health service are on. The protocol has no authentication: listen on a

@@ -82,6 +82,17 @@ func TestPreloadMissingRefusesToStart(t *testing.T) {
 	assert.Contains(t, err.Error(), ".params")
 }
 
+// -preload takes the SnapDeals circuits too: one whose parameters are
+// missing stops the daemon before it serves, naming the circuit.
+func TestPreloadSnapMissingRefusesToStart(t *testing.T) {
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"-backend", "cpu", "-params", t.TempDir(), "-preload", "snap-32g",
+		"-listen", "127.0.0.1:0"}, &stderr, func(string) { t.Error("served") })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "-preload snap-32g")
+	assert.NotEqual(t, 2, cli.Code(err), "a served circuit id, refused for its parameters only: %v", err)
+}
+
 // SIGTERM: no new proofs, the running one finishes, exit 0.
 func TestSIGTERMDrains(t *testing.T) {
 	if testing.Short() {
@@ -128,7 +139,8 @@ func TestSIGTERMDrains(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		st, err := client.GetStatus(ctx, &pb.GetStatusRequest{})
-		return err == nil && len(st.GetQueues()) == 1 && st.GetQueues()[0].GetInProgress() == 1
+		return err == nil && len(st.GetQueues()) == 2 && st.GetQueues()[0].GetProofKind() == "POREP_SEAL_COMMIT" &&
+			st.GetQueues()[0].GetInProgress() == 1
 	}, 5*time.Minute, time.Millisecond, "the proof did not start")
 	awaited := make(chan *pb.AwaitProofResponse, 1)
 	go func() {

@@ -99,12 +99,8 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 // daemon before it serves.
 func preload(ctx context.Context, prover *gpuc2.Prover, o *options, log *slog.Logger) error {
 	for _, id := range o.preload {
-		t, err := provingengine.CircuitProof(id)
-		if err != nil {
-			return err
-		}
 		start := time.Now()
-		if err := prover.Preload(ctx, t); err != nil {
+		if err := provingengine.Preload(ctx, prover, id); err != nil {
 			return fmt.Errorf("-preload %s: %w", id, err)
 		}
 		log.Info("gpuc2d: parameters preloaded", "circuit", id, "seconds", time.Since(start).Seconds())

@@ -21,7 +21,12 @@ type job struct {
 	kind      pb.ProofKind
 	priority  gpuc2.Priority
 	submitted time.Time
-	req       gpuc2.SealRequest
+	// what names the proof asked for: a request id reused for another is
+	// refused.
+	what string
+	// prove makes the proof; dropped once the job ends, with the inputs it
+	// holds (a C1 is tens of MB).
+	prove proveFunc
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -40,6 +45,9 @@ type job struct {
 	// Guarded by the table's mu.
 	provers int // Prove calls waiting on it
 }
+
+// proveFunc proves a job's request through the facade.
+type proveFunc func(ctx context.Context) (proof []byte, timings gpuc2.SealTimings, err error)
 
 // errCancelled is the cause of a job cancelled by CancelProof, a Prove
 // caller hanging up or the daemon's shutdown.

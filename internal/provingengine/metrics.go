@@ -147,10 +147,11 @@ func (c proverCollector) Collect(ch chan<- prometheus.Metric) {
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 	}
-	pending, running := c.s.queue(st)
-	kind := pb.ProofKind_POREP_SEAL_COMMIT.String()
-	gauge(descQueue, float64(pending), kind, "pending")
-	gauge(descQueue, float64(running), kind, "in_progress")
+	queues := c.s.queues(st)
+	for _, kind := range servedKinds {
+		gauge(descQueue, float64(queues[kind].pending), kind.String(), "pending")
+		gauge(descQueue, float64(queues[kind].running), kind.String(), "in_progress")
+	}
 	for state, n := range map[string]int{"queued": st.PartitionsQueued, "synthesizing": st.PartitionsSynthesizing,
 		"waiting_prover": st.PartitionsWaitingProver, "proving": st.PartitionsProving} {
 		gauge(descPartitions, float64(n), state)

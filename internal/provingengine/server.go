@@ -207,15 +207,15 @@ func (s *Server) submit(req *pb.SubmitProofRequest, byProve bool) (*job, error) 
 	if req == nil {
 		return nil, status.Error(codes.InvalidArgument, "no request")
 	}
-	sreq, err := s.sealRequest(req)
+	sp, err := s.spec(req)
 	if err != nil {
 		return nil, err
 	}
 	j, found, err := s.jobs.add(req.GetRequestId(), s.cfg.MaxPending, func(id string) *job {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		sreq.Label = id
-		return &job{id: id, requestID: req.GetRequestId(), kind: req.GetProofKind(), priority: sreq.Priority,
-			submitted: time.Now(), req: sreq, ctx: ctx, cancel: cancel, done: make(chan struct{}), byProve: byProve}
+		return &job{id: id, requestID: req.GetRequestId(), kind: req.GetProofKind(), priority: sp.priority,
+			submitted: time.Now(), what: sp.what, prove: sp.prove(id), ctx: ctx, cancel: cancel, done: make(chan struct{}),
+			byProve: byProve}
 	})
 	var full errFull
 	switch {
@@ -230,37 +230,75 @@ func (s *Server) submit(req *pb.SubmitProofRequest, byProve bool) (*job, error) 
 		s.jobs.attach(j)
 	}
 	if found {
-		if j.kind != req.GetProofKind() || j.req.Sector != sreq.Sector || j.req.Miner != sreq.Miner ||
-			*j.req.ProofType != *sreq.ProofType {
+		if j.kind != req.GetProofKind() || j.what != sp.what {
 			if byProve {
 				s.jobs.detach(j)
 			}
-			return nil, status.Errorf(codes.InvalidArgument, "request_id %s is job %s, for another proof (%v sector %d of miner %d)",
-				clip(req.GetRequestId()), j.id, j.kind, j.req.Sector, j.req.Miner)
+			return nil, status.Errorf(codes.InvalidArgument, "request_id %s is job %s, for another proof (%v %s)",
+				clip(req.GetRequestId()), j.id, j.kind, j.what)
 		}
 		s.log.Info("gpuc2d: request id seen again; same job", "request", j.requestID, "job", j.id)
 		return j, nil
 	}
 	s.metrics.submitted(j)
-	s.log.Info("gpuc2d: proof queued", "job", j.id, "request", j.requestID, "kind", j.kind, "proof", *sreq.ProofType,
-		"sector", sreq.Sector, "miner", sreq.Miner, "priority", req.GetPriority(), "c1_bytes", len(sreq.C1))
+	s.log.Info("gpuc2d: proof queued", append([]any{"job", j.id, "request", j.requestID, "kind", j.kind,
+		"priority", req.GetPriority()}, sp.attrs...)...)
 	s.running.Add(1)
 	go s.run(j)
 	return j, nil
 }
 
-// sealRequest checks what can be checked of req before any work and makes
-// the facade's request: a kind gpuc2d serves, a known proof type matching
-// sector_size, a vanilla proof.
-func (s *Server) sealRequest(req *pb.SubmitProofRequest) (gpuc2.SealRequest, error) {
+// proofSpec is a checked request: what it proves and how.
+type proofSpec struct {
+	what     string
+	priority gpuc2.Priority
+	// prove binds the facade's call to the job's id (its label in Status).
+	prove func(label string) proveFunc
+	attrs []any // for the log
+}
+
+// spec checks what can be checked of req before any work and makes the
+// facade's request for its kind.
+func (s *Server) spec(req *pb.SubmitProofRequest) (proofSpec, error) {
 	switch req.GetProofKind() {
 	case pb.ProofKind_POREP_SEAL_COMMIT:
-	case pb.ProofKind_SNAP_DEALS_UPDATE, pb.ProofKind_WINDOW_POST_PARTITION, pb.ProofKind_WINNING_POST:
-		return gpuc2.SealRequest{}, status.Errorf(codes.Unimplemented,
-			"gpuc2d does not prove %v yet: it serves POREP_SEAL_COMMIT only", req.GetProofKind())
-	default:
-		return gpuc2.SealRequest{}, status.Errorf(codes.InvalidArgument, "proof_kind %v: gpuc2d serves POREP_SEAL_COMMIT", req.GetProofKind())
+		return s.sealSpec(req)
+	case pb.ProofKind_SNAP_DEALS_UPDATE:
+		return s.updateSpec(req)
+	case pb.ProofKind_WINDOW_POST_PARTITION, pb.ProofKind_WINNING_POST:
+		return proofSpec{}, status.Errorf(codes.Unimplemented,
+			"gpuc2d does not prove %v yet: it serves POREP_SEAL_COMMIT and SNAP_DEALS_UPDATE", req.GetProofKind())
 	}
+	return proofSpec{}, status.Errorf(codes.InvalidArgument, "proof_kind %v: gpuc2d serves POREP_SEAL_COMMIT and SNAP_DEALS_UPDATE",
+		req.GetProofKind())
+}
+
+// sealSpec is a POREP_SEAL_COMMIT request: a known proof type matching
+// sector_size, a vanilla proof.
+func (s *Server) sealSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
+	sreq, err := sealRequest(req)
+	if err != nil {
+		return proofSpec{}, err
+	}
+	return proofSpec{
+		what:     fmt.Sprintf("%v sector %d of miner %d", *sreq.ProofType, sreq.Sector, sreq.Miner),
+		priority: sreq.Priority,
+		prove: func(label string) proveFunc {
+			sreq.Label = label
+			return func(ctx context.Context) ([]byte, gpuc2.SealTimings, error) {
+				res, err := s.prover.ProveSeal(ctx, sreq)
+				if err != nil {
+					return nil, gpuc2.SealTimings{}, err
+				}
+				return res.Proof, res.Timings, nil
+			}
+		},
+		attrs: []any{"proof", *sreq.ProofType, "sector", sreq.Sector, "miner", sreq.Miner, "c1_bytes", len(sreq.C1)},
+	}, nil
+}
+
+// sealRequest is the facade's request for a POREP_SEAL_COMMIT.
+func sealRequest(req *pb.SubmitProofRequest) (gpuc2.SealRequest, error) {
 	t := abi.RegisteredSealProof(req.GetRegisteredProof())
 	if req.GetRegisteredProof() > 1<<31 {
 		return gpuc2.SealRequest{}, invalid("registered_proof %d is no RegisteredSealProof", req.GetRegisteredProof())
@@ -303,21 +341,21 @@ func priority(p pb.Priority) gpuc2.Priority {
 // run proves j through the facade and records its outcome.
 func (s *Server) run(j *job) {
 	defer s.running.Done()
-	res, err := s.prover.ProveSeal(j.ctx, j.req)
+	proof, timings, err := j.prove(j.ctx)
 	j.finished = time.Now()
 	switch {
 	case err == nil:
-		j.status, j.proof, j.timings = pb.AwaitProofResponse_COMPLETED, res.Proof, res.Timings
+		j.status, j.proof, j.timings = pb.AwaitProofResponse_COMPLETED, proof, timings
 	case errors.Is(context.Cause(j.ctx), errCancelled):
 		j.status, j.errText = pb.AwaitProofResponse_CANCELLED, "cancelled"
 	default:
 		j.status, j.errText = pb.AwaitProofResponse_FAILED, err.Error()
 	}
-	j.req.C1 = nil // the C1 (tens of MB) is not kept with the outcome
+	j.prove = nil // its inputs (a C1: tens of MB) are not kept with the outcome
 	close(j.done)
 	s.jobs.ended(j)
 	s.metrics.ended(j)
-	s.log.Info("gpuc2d: proof ended", "job", j.id, "request", j.requestID, "status", j.status,
+	s.log.Info("gpuc2d: proof ended", "job", j.id, "request", j.requestID, "kind", j.kind, "status", j.status,
 		"total", j.finished.Sub(j.submitted).Round(time.Millisecond), "error", j.errText)
 }
 

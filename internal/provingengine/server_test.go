@@ -385,7 +385,8 @@ func TestBadInput(t *testing.T) {
 		{"sector size mismatch", func(r *pb.SubmitProofRequest) { r.SectorSize = 32 << 30 }, codes.InvalidArgument, "sector_size"},
 		{"empty", func(r *pb.SubmitProofRequest) { r.VanillaProof = nil }, codes.InvalidArgument, "vanilla_proof is empty"},
 		{"no kind", func(r *pb.SubmitProofRequest) { r.ProofKind = pb.ProofKind_PROOF_KIND_UNSPECIFIED }, codes.InvalidArgument, "proof_kind"},
-		{"SnapDeals", func(r *pb.SubmitProofRequest) { r.ProofKind = pb.ProofKind_SNAP_DEALS_UPDATE }, codes.Unimplemented, "SNAP_DEALS_UPDATE"},
+		{"SnapDeals of a seal type", func(r *pb.SubmitProofRequest) { r.ProofKind = pb.ProofKind_SNAP_DEALS_UPDATE }, codes.InvalidArgument,
+			"registered_proof 5 is no RegisteredUpdateProof"},
 		{"WindowPoSt", func(r *pb.SubmitProofRequest) { r.ProofKind = pb.ProofKind_WINDOW_POST_PARTITION }, codes.Unimplemented, "WINDOW_POST_PARTITION"},
 		{"WinningPoSt", func(r *pb.SubmitProofRequest) { r.ProofKind = pb.ProofKind_WINNING_POST }, codes.Unimplemented, "WINNING_POST"},
 		{"300 MiB", func(r *pb.SubmitProofRequest) { r.VanillaProof = make([]byte, 300<<20) }, codes.ResourceExhausted, "larger than max"},
@@ -482,9 +483,11 @@ func TestStatusQueuesAndMaxPending(t *testing.T) {
 	queue := func() (pending, running uint32) {
 		st, err := d.client.GetStatus(ctx, &pb.GetStatusRequest{})
 		require.NoError(t, err)
-		require.Len(t, st.GetQueues(), 1)
+		require.Len(t, st.GetQueues(), 2)
 		q := st.GetQueues()[0]
 		assert.Equal(t, "POREP_SEAL_COMMIT", q.GetProofKind())
+		assert.Equal(t, "SNAP_DEALS_UPDATE", st.GetQueues()[1].GetProofKind())
+		assert.Zero(t, st.GetQueues()[1].GetPending()+st.GetQueues()[1].GetInProgress())
 		return q.GetPending(), q.GetInProgress()
 	}
 	p, r := queue()

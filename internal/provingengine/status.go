@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
-	"slices"
 	"time"
 
-	"github.com/filecoin-project/go-state-types/abi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -29,32 +27,44 @@ func (s *Server) GetStatus(ctx context.Context, _ *pb.GetStatusRequest) (*pb.Get
 		g := &pb.GPUStatus{Ordinal: uint32(d.Ordinal), Name: d.Name, VramTotalBytes: uint64(max(0, d.TotalBytes)),
 			VramFreeBytes: uint64(max(0, d.Gate.BudgetBytes-d.Gate.ReservedBytes))}
 		for _, label := range d.Proving {
-			if label != "" {
-				g.CurrentJobId, g.CurrentProofKind = label, pb.ProofKind_POREP_SEAL_COMMIT.String()
+			if j := s.jobs.get(label); j != nil {
+				g.CurrentJobId, g.CurrentProofKind = label, j.kind.String()
 				break
 			}
 		}
 		out.Gpus = append(out.Gpus, g)
 	}
 	out.LoadedSrs = s.srsStatus(st.Keys)
-	pending, running := s.queue(st)
-	out.Queues = []*pb.QueueStatus{{ProofKind: pb.ProofKind_POREP_SEAL_COMMIT.String(), Pending: pending, InProgress: running}}
+	queues := s.queues(st)
+	for _, kind := range servedKinds {
+		q := queues[kind]
+		out.Queues = append(out.Queues, &pb.QueueStatus{ProofKind: kind.String(), Pending: q.pending, InProgress: q.running})
+	}
 	return out, nil
 }
 
-// queue counts the unfinished jobs: pending (parsing, loading parameters,
-// or every partition still queued) and in progress (a partition past the
-// queue).
-func (s *Server) queue(st gpuc2.Status) (pending, running uint32) {
+// servedKinds are the proof kinds gpuc2d proves, in GetStatus' order.
+var servedKinds = []pb.ProofKind{pb.ProofKind_POREP_SEAL_COMMIT, pb.ProofKind_SNAP_DEALS_UPDATE}
+
+// queueCounts are a kind's unfinished jobs: pending (parsing, loading
+// parameters, or every partition still queued) and running (a partition
+// past the queue).
+type queueCounts struct{ pending, running uint32 }
+
+// queues counts the unfinished jobs of each kind.
+func (s *Server) queues(st gpuc2.Status) map[pb.ProofKind]queueCounts {
 	started := startedJobs(st)
+	out := map[pb.ProofKind]queueCounts{}
 	for _, j := range s.jobs.unfinished() {
+		q := out[j.kind]
 		if started[j.id] {
-			running++
+			q.running++
 		} else {
-			pending++
+			q.pending++
 		}
+		out[j.kind] = q
 	}
-	return pending, running
+	return out
 }
 
 // srsStatus lists each circuit whose parameters are loaded (HOT on the
@@ -77,10 +87,10 @@ func (s *Server) srsStatus(keys []gpuc2.KeyStatus) []*pb.SRSStatus {
 	return out
 }
 
-// keyOf returns the loaded key of c's sector size.
+// keyOf returns c's loaded key.
 func keyOf(keys []gpuc2.KeyStatus, c circuit) (gpuc2.KeyStatus, bool) {
 	for _, k := range keys {
-		if slices.ContainsFunc(k.Types, func(t abi.RegisteredSealProof) bool { cc, ok := circuitOf(t); return ok && cc.id == c.id }) {
+		if c.boundTo(k) {
 			return k, true
 		}
 	}
@@ -90,13 +100,12 @@ func keyOf(keys []gpuc2.KeyStatus, c circuit) (gpuc2.KeyStatus, bool) {
 // onDisk finds c's parameter file where the Prover would load it: the
 // real one, else a TEST-ONLY setup.
 func (s *Server) onDisk(c circuit) (int64, bool) {
-	if params, _, err := gpuc2.FindParams(s.cfg.ParamsDir, c.proof); err == nil {
-		if fi, err := os.Stat(params); err == nil {
-			return fi.Size(), true
+	real, test := c.paramsPaths(s.cfg.ParamsDir, s.cfg.TestParamsDir)
+	for _, path := range []string{real, test} {
+		if path == "" {
+			continue
 		}
-	}
-	if s.cfg.TestParamsDir != "" {
-		if fi, err := os.Stat(gpuc2.TestParamsPath(s.cfg.TestParamsDir, c.proof)); err == nil {
+		if fi, err := os.Stat(path); err == nil {
 			return fi.Size(), true
 		}
 	}
@@ -111,7 +120,7 @@ func (s *Server) PreloadSRS(ctx context.Context, req *pb.PreloadSrsRequest) (*pb
 	}
 	_, already := keyOf(s.prover.Status().Keys, c)
 	start := time.Now()
-	if err := s.prover.Preload(ctx, c.proof); err != nil {
+	if err := c.preload(ctx, s.prover); err != nil {
 		return nil, status.Errorf(code(err), "preload %s: %v", c.id, err)
 	}
 	loadMs := ms(time.Since(start))
@@ -129,7 +138,7 @@ func (s *Server) EvictSRS(ctx context.Context, req *pb.EvictSrsRequest) (*pb.Evi
 	if !loaded {
 		return &pb.EvictSrsResponse{}, nil
 	}
-	if err := s.prover.Evict(c.proof); err != nil {
+	if err := c.evict(s.prover); err != nil {
 		return nil, status.Errorf(code(err), "evict %s: %v", c.id, err)
 	}
 	s.log.Info("gpuc2d: parameters evicted", "circuit", c.id, "bytes", k.Bytes)
@@ -145,6 +154,8 @@ func code(err error) codes.Code {
 		return codes.FailedPrecondition
 	case errors.Is(err, gpuc2.ErrOutOfDeviceMemory), errors.Is(err, gpuc2.ErrBudget):
 		return codes.ResourceExhausted
+	case errors.Is(err, gpuc2.ErrUnsupported):
+		return codes.Unimplemented
 	case errors.Is(err, gpuc2.ErrClosed):
 		return codes.Unavailable
 	case errors.Is(err, context.Canceled):
