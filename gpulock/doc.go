@@ -7,11 +7,12 @@
 //
 // Per device there are two independent gates:
 //
-//   - a VRAM ledger: a byte budget (device memory − margin − resident data
-//     such as the SRS). Reserve blocks, first come first served and
-//     cancellable, until the bytes are free, and the Reservation is held until
-//     the worker's buffers are really freed. A request larger than the budget
-//     fails at once with ErrTooLarge.
+//   - a VRAM ledger of Config.MemoryLimit bytes, every device allocation
+//     (a resident key, each proof's working set) counted against it. Reserve
+//     blocks, first come first served and cancellable, until the bytes are
+//     free, and the Reservation is held until the worker's buffers are
+//     really freed. A request larger than the limit fails at once with
+//     ErrTooLarge.
 //   - a compute lock of configurable width (default 1), held only while the
 //     worker's kernels run.
 //

@@ -28,10 +28,10 @@ type Config struct {
 
 // Device holds one GPU's ledger and compute lock.
 type Device struct {
-	ordinal int
-	budget  int64
-	mem     *semaphore.Weighted
-	compute *semaphore.Weighted
+	ordinal     int
+	memoryLimit int64
+	mem         *semaphore.Weighted
+	compute     *semaphore.Weighted
 
 	mu sync.Mutex
 	m  Metrics
@@ -42,24 +42,24 @@ type Device struct {
 	reservedNow int64
 }
 
-// NewDevice returns the gates of one device; its budget is MemoryLimit,
+// NewDevice returns the gates of one device; its ledger holds MemoryLimit bytes,
 // which must be positive.
 func NewDevice(cfg Config) (*Device, error) {
-	budget := cfg.MemoryLimit
-	if budget <= 0 {
-		return nil, fmt.Errorf("gpulock: device %d: a memory limit of %d bytes leaves no memory for work", cfg.Ordinal, budget)
+	limit := cfg.MemoryLimit
+	if limit <= 0 {
+		return nil, fmt.Errorf("gpulock: device %d: a memory limit of %d bytes leaves no memory for work", cfg.Ordinal, limit)
 	}
 	width := cfg.ComputeWidth
 	if width <= 0 {
 		width = 1
 	}
 	return &Device{
-		ordinal: cfg.Ordinal,
-		budget:  budget,
-		mem:     semaphore.NewWeighted(budget),
-		compute: semaphore.NewWeighted(int64(width)),
-		last:    time.Now(),
-		m:       Metrics{Ordinal: cfg.Ordinal, BudgetBytes: budget},
+		ordinal:     cfg.Ordinal,
+		memoryLimit: limit,
+		mem:         semaphore.NewWeighted(limit),
+		compute:     semaphore.NewWeighted(int64(width)),
+		last:        time.Now(),
+		m:           Metrics{Ordinal: cfg.Ordinal, MemoryLimitBytes: limit},
 	}, nil
 }
 
@@ -67,7 +67,7 @@ func NewDevice(cfg Config) (*Device, error) {
 func (d *Device) Ordinal() int { return d.ordinal }
 
 // MemoryLimit is the number of bytes jobs may reserve together.
-func (d *Device) MemoryLimit() int64 { return d.budget }
+func (d *Device) MemoryLimit() int64 { return d.memoryLimit }
 
 // Metrics returns a snapshot of the device's counters.
 func (d *Device) Metrics() Metrics {

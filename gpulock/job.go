@@ -50,8 +50,8 @@ func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 	if bytes < 0 {
 		return fmt.Errorf("gpulock: device %d: negative reservation %d", d.ordinal, bytes)
 	}
-	if bytes > d.budget {
-		return fmt.Errorf("%w: device %d: %d bytes asked, budget %d", ErrTooLarge, d.ordinal, bytes, d.budget)
+	if bytes > d.memoryLimit {
+		return fmt.Errorf("%w: device %d: %d bytes asked, memory limit %d", ErrTooLarge, d.ordinal, bytes, d.memoryLimit)
 	}
 	start := time.Now()
 	if err := d.mem.Acquire(ctx, bytes); err != nil {
@@ -82,8 +82,8 @@ func (j *Job) TryReserve(bytes int64) (bool, error) {
 	if bytes < 0 {
 		return false, fmt.Errorf("gpulock: device %d: negative reservation %d", d.ordinal, bytes)
 	}
-	if bytes > d.budget {
-		return false, fmt.Errorf("%w: device %d: %d bytes asked, budget %d", ErrTooLarge, d.ordinal, bytes, d.budget)
+	if bytes > d.memoryLimit {
+		return false, fmt.Errorf("%w: device %d: %d bytes asked, memory limit %d", ErrTooLarge, d.ordinal, bytes, d.memoryLimit)
 	}
 	if !d.mem.TryAcquire(bytes) {
 		return false, nil
@@ -222,7 +222,7 @@ func (j *Job) Done() {
 // Metrics are a device's counters since it was created.
 type Metrics struct {
 	Ordinal           int
-	BudgetBytes       int64
+	MemoryLimitBytes  int64 // the ledger's size: Config.MemoryLimit
 	ReservedBytes     int64 // now
 	PeakReservedBytes int64
 	Reservations      int64

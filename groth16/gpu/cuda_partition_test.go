@@ -98,7 +98,7 @@ func BenchmarkCUDAPartition(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer keys[d].Free()
-		budget := provers[d].Metrics().BudgetBytes
+		budget := provers[d].Metrics().MemoryLimitBytes
 		fmt.Fprintf(os.Stderr, "GPU %d (%s): tiled key resident: %.1f GiB in %.1f s; budget left %.1f GiB", d, devs[d].Name,
 			float64(groth16.KeyBytes(counts))/(1<<30), time.Since(t0).Seconds(), float64(budget-groth16.KeyBytes(counts))/(1<<30))
 		fmt.Fprintln(os.Stderr)

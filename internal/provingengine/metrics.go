@@ -161,7 +161,7 @@ func (c proverCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descGPUBusy, d.Gate.ComputeBusy.Seconds(), gpu)
 		counter(descGPUUpload, d.Gate.UploadTime.Seconds(), gpu)
 		gauge(descGPUReserved, float64(d.Gate.ReservedBytes), gpu)
-		gauge(descGPUBudget, float64(d.Gate.BudgetBytes), gpu)
+		gauge(descGPUBudget, float64(d.Gate.MemoryLimitBytes), gpu)
 		gauge(descGPULimit, float64(d.MemoryLimitBytes), gpu)
 	}
 	gauge(descHostBudget, float64(st.HostBudgetBytes))

@@ -25,7 +25,7 @@ func (s *Server) GetStatus(ctx context.Context, _ *pb.GetStatusRequest) (*pb.Get
 	out.TotalProofsCompleted, out.TotalProofsFailed = s.metrics.totals()
 	for _, d := range st.Devices {
 		g := &pb.GPUStatus{Ordinal: uint32(d.Ordinal), Name: d.Name, VramTotalBytes: uint64(max(0, d.TotalBytes)),
-			VramFreeBytes: uint64(max(0, d.Gate.BudgetBytes-d.Gate.ReservedBytes))}
+			VramFreeBytes: uint64(max(0, d.Gate.MemoryLimitBytes-d.Gate.ReservedBytes))}
 		for _, label := range d.Proving {
 			if j := s.jobs.get(label); j != nil {
 				g.CurrentJobId, g.CurrentProofKind = label, j.kind.String()
