@@ -204,14 +204,7 @@ func (v *updateVerifier) verify(proof *groth16.Proof, k int) error {
 	if err != nil {
 		return err
 	}
-	ok, err := v.pvk.Verify(proof, public)
-	if err != nil {
-		return fmt.Errorf("%w: partition %d: %w", ErrProofInvalid, k, err)
-	}
-	if !ok {
-		return fmt.Errorf("%w: partition %d", ErrProofInvalid, k)
-	}
-	return nil
+	return verifyPartition(v.pvk, proof, public, k)
 }
 
 // VerifyUpdateProof verifies an update proof as filecoin-ffi's

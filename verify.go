@@ -104,7 +104,13 @@ func (v *partitionVerifier) verify(proof *groth16.Proof, k int) error {
 	if err != nil {
 		return err
 	}
-	ok, err := v.pvk.Verify(proof, public)
+	return verifyPartition(v.pvk, proof, public, k)
+}
+
+// verifyPartition returns an error wrapping ErrProofInvalid unless proof
+// verifies with pvk for partition k's public inputs.
+func verifyPartition(pvk *groth16.PreparedVerifyingKey, proof *groth16.Proof, public []fr.Element, k int) error {
+	ok, err := pvk.Verify(proof, public)
 	if err != nil {
 		return fmt.Errorf("%w: partition %d: %w", ErrProofInvalid, k, err)
 	}

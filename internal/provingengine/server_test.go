@@ -564,6 +564,16 @@ func metricFamilies(t *testing.T, d *daemon) map[string]*dto.MetricFamily {
 func metric(t *testing.T, d *daemon, name string, match map[string]string) float64 {
 	t.Helper()
 	var sum float64
+	for _, m := range metricsMatching(t, d, name, match) {
+		sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+	}
+	return sum
+}
+
+// metricsMatching are the samples of name whose labels include match.
+func metricsMatching(t *testing.T, d *daemon, name string, match map[string]string) []*dto.Metric {
+	t.Helper()
+	var out []*dto.Metric
 	for _, m := range metricFamilies(t, d)[name].GetMetric() {
 		labels := map[string]string{}
 		for _, l := range m.GetLabel() {
@@ -574,8 +584,8 @@ func metric(t *testing.T, d *daemon, name string, match map[string]string) float
 			ok = ok && labels[k] == v
 		}
 		if ok {
-			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			out = append(out, m)
 		}
 	}
-	return sum
+	return out
 }

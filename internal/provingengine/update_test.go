@@ -180,21 +180,7 @@ func TestSnapBadInput(t *testing.T) {
 // metricCount is how many samples of name have labels including match.
 func metricCount(t *testing.T, d *daemon, name string, match map[string]string) float64 {
 	t.Helper()
-	n := 0.0
-	for _, m := range metricFamilies(t, d)[name].GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		ok := true
-		for k, v := range match {
-			ok = ok && labels[k] == v
-		}
-		if ok {
-			n++
-		}
-	}
-	return n
+	return float64(len(metricsMatching(t, d, name, match)))
 }
 
 // A request id of a running PoRep job reused for a sector update is
