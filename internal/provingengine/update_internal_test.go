@@ -77,3 +77,34 @@ func TestCommitmentRefusals(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sealed, c)
 }
+
+// FuzzCommitment: whatever bytes a client sends for a commitment, the
+// decoder returns a CID of the field's kind with a 32-byte digest, or an
+// InvalidArgument of bounded length; it never panics.
+func FuzzCommitment(f *testing.F) {
+	raw := make([]byte, 32)
+	raw[0] = 1
+	replica, err := commcid.ReplicaCommitmentV1ToCID(raw)
+	require.NoError(f, err)
+	data, err := commcid.DataCommitmentV1ToCID(raw)
+	require.NoError(f, err)
+	for _, seed := range [][]byte{nil, raw, replica.Bytes(), data.Bytes(), []byte("garbage"), make([]byte, 31)} {
+		f.Add(seed, true)
+		f.Add(seed, false)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, isReplica bool) {
+		c, err := commitment("comm_r_old", b, isReplica)
+		if err != nil {
+			assert.Equal(t, codes.InvalidArgument, status.Code(err))
+			assert.Less(t, len(err.Error()), 512, "bounded error text")
+			return
+		}
+		read := commcid.CIDToDataCommitmentV1
+		if isReplica {
+			read = commcid.CIDToReplicaCommitmentV1
+		}
+		d, err := read(c)
+		require.NoError(t, err)
+		assert.Len(t, d, 32)
+	})
+}
