@@ -296,9 +296,12 @@ if has daemon; then
 	fsize=${FACADE_SIZE:-32GiB}
 	fdir=${FACADE_CACHE:-$(cd "$DEV" && pwd)/facade-cache}
 	circuit=porep-$(echo "$fsize" | tr 'A-Z' 'a-z' | sed 's/ib$//; s/kib$/k/')
+	# FACADE_UPDATE=1: SnapDeals updates (the snap- circuit, cuzkclient -kind snap), tagged "-update"
+	ckind=porep utag=
+	[ -n "${FACADE_UPDATE:-}" ] && circuit=snap-${circuit#porep-} ckind=snap utag=-update
 	sock=/tmp/gpuc2d-test.sock
 	for limit in ${DAEMON_LIMITS:-${FACADE_LIMITS:-unlimited}}; do
-		tag=${limit}${FACADE_TAG:-}
+		tag=${limit}${utag}${FACADE_TAG:-}
 		memflag=()
 		[ "$limit" != unlimited ] && memflag=(-device-memory "$limit")
 		t0=$(date +%s)
@@ -314,7 +317,7 @@ if has daemon; then
 			sleep 1
 		done
 		note "daemon $tag: serving after $(($(date +%s) - t0)) s"
-		"$DEV/cuzkclient" -addr "unix://$sock" -sector-size "$fsize" -count "${DAEMON_COUNT:-4}" >"$OUT/daemon-client-$tag.log" 2>&1
+		"$DEV/cuzkclient" -addr "unix://$sock" -kind "$ckind" -sector-size "$fsize" -count "${DAEMON_COUNT:-4}" >"$OUT/daemon-client-$tag.log" 2>&1
 		r=$?
 		"$DEV/cuzkclient" -addr "unix://$sock" -metrics >"$OUT/daemon-metrics-$tag.txt" 2>&1
 		kill -TERM "$dpid" 2>/dev/null
