@@ -29,9 +29,9 @@ const (
 
 // Progress reports a partition's stage to Config.Progress.
 type Progress struct {
-	Proof      uint64 // the proof's sequence number in this Prover, from 1
-	Sector     abi.SectorNumber
-	Miner      abi.ActorID
+	Proof      uint64           // the proof's sequence number in this Prover, from 1
+	Sector     abi.SectorNumber // a seal's; 0 for an update (UpdateRequest names none)
+	Miner      abi.ActorID      // a seal's; 0 for an update
 	Partition  int
 	Partitions int
 	Stage      Stage
