@@ -61,15 +61,26 @@ func checkKeyShape(pk *groth16.ProvingKey, k proofKind) error {
 // The published section counts of the 32 GiB circuit (FILECOIN-C2-FACTS §5).
 var counts32GiB = groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282}
 
+// The 32 GiB update circuit's section counts, from its synthesis
+// (`circuitinfo -update -sector-size 32GiB`: aux 80,978,488, a's aux
+// density 80,743,581, b's 20,983,607 and 1 of the inputs): a key has a
+// point per input and per aux column of A with a term, b per column of B
+// (groth16.Setup; checked against a TEST-ONLY 8 MiB update key's).
+var countsUpdate32GiB = groth16.SectionCounts{H: 134_217_727, L: 80_978_488, A: 80_743_586, B: 20_983_608}
+
 // estimatedKeyShape is k's key section counts, public inputs and .params
-// size from its circuit: the published counts of the 32 GiB PoRep circuit,
-// upper bounds on the a and b sections for the others.
+// size from its circuit: the counts of the 32 GiB circuits, upper bounds on
+// the a and b sections for the others.
 func estimatedKeyShape(k proofKind, sh *shape) (c groth16.SectionCounts, ic int, size int64) {
 	ic = sh.sizes.Inputs
 	vars := sh.sizes.Inputs + sh.sizes.Aux
 	c = groth16.SectionCounts{H: int(sh.domain - 1), L: sh.sizes.Aux, A: vars, B: vars}
-	if size, _ := k.sectorSize(); !k.isUpdate && size == 32<<30 && counts32GiB.L == sh.sizes.Aux {
+	switch size, _ := k.sectorSize(); {
+	case size != 32<<30:
+	case !k.isUpdate && counts32GiB.L == sh.sizes.Aux:
 		c = counts32GiB
+	case k.isUpdate && countsUpdate32GiB.L == sh.sizes.Aux:
+		c = countsUpdate32GiB
 	}
 	return c, ic, groth16.ParamsFileBytes(c, ic)
 }

@@ -217,3 +217,15 @@ func TestProveUpdate8MiB(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok, "verifies for another sector")
 }
+
+// Without its parameter file, UpdateRequirements at 32 GiB prices the key
+// from the circuit's section counts (a file of 34.45 GB), not from the
+// bound every variable gives (51.8 GB).
+func TestUpdateRequirements32GiBKey(t *testing.T) {
+	r, err := gpuc2.UpdateRequirements(abi.RegisteredUpdateProof_StackedDrg32GiBV1,
+		gpuc2.Config{Backend: gpuc2.BackendCPU, ParamsDir: t.TempDir()})
+	require.NoError(t, err)
+	assert.False(t, r.ParamsExact)
+	want := groth16.ParamsFileBytes(groth16.SectionCounts{H: 134_217_727, L: 80_978_488, A: 80_743_586, B: 20_983_608}, 5)
+	assert.Equal(t, want, r.ParamsBytes)
+}
