@@ -442,7 +442,10 @@ func TestRequirements(t *testing.T) {
 	assert.Equal(t, groth16.AssignmentBytes(sizes2KiB)+on.MatricesBytes, cached.MatricesLoadBytes,
 		"a cached file: its check, a full synthesis beside the matrices")
 
-	cfg := gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCUDA, MatricesCacheDir: cacheDir}
+	// An H200's limit, given: the default, the first GPU's free memory at
+	// the time (none without a GPU), made the figures the machine's (on an
+	// H100 the plan did not place the matrices beside the key).
+	cfg := gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCUDA, MatricesCacheDir: cacheDir, DeviceMemoryLimit: 130 << 30}
 	big, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg32GiBV1_1, cfg)
 	require.NoError(t, err)
 	assert.Equal(t, 10, big.Partitions)
