@@ -102,7 +102,7 @@ func (k proofKind) paramsPrefix() (string, error) {
 // after the V1_1 type; update types have one each.
 func (k proofKind) testParamsName() string {
 	if k.isUpdate {
-		return "TEST-ONLY-EmptySectorUpdate-" + update.ProofName(k.update) + ".params"
+		return "TEST-ONLY-" + k.matricesName() + ".params"
 	}
 	name := porep.ProofName(k.seal)
 	if size, err := porep.SectorSizeName(k.seal); err == nil {

@@ -52,7 +52,7 @@ type DeviceStatus struct {
 	Busy    int // workers proving now
 	Gate    gpu.DeviceMetrics
 	// Mode is how the device proves with the loaded parameters (those of
-	// the first loaded type; empty when none is loaded); MemoryLimitBytes
+	// the first loaded file by path; empty when none is loaded); MemoryLimitBytes
 	// its ledger's limit (Config.DeviceMemoryLimit or the default), and
 	// PoolHighWaterBytes the most the native library's memory pool has
 	// held allocated at once on it (proofs' working sets; a resident key
@@ -130,7 +130,7 @@ func (p *Prover) Status() Status {
 		return s
 	}
 	for _, st := range p.devices.States(p.keys.anyKey()) {
-		ds := DeviceStatus{Ordinal: st.Info.Ordinal, Gate: st.Metrics, Mode: st.Mode, MemoryLimitBytes: st.MemoryLimit,
+		ds := DeviceStatus{Ordinal: st.Info.Ordinal, Gate: st.Metrics, Mode: st.Mode, MemoryLimitBytes: st.Metrics.MemoryLimitBytes,
 			PoolHighWaterBytes: st.PoolHighWater, Name: st.Info.Name, TotalBytes: st.Info.TotalBytes}
 		for _, w := range ps.Provers {
 			if w.Device == ds.Ordinal {

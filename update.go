@@ -127,17 +127,18 @@ type updateInputs struct {
 
 // parseUpdate decodes req's commitments and vanilla proofs and checks every
 // proof against the commitments (update.Check), as filecoin-proofs does
-// before it synthesizes.
+// before it synthesizes. synth/update's errors become ErrBadInput at the
+// boundary (classify).
 func parseUpdate(ctx context.Context, req UpdateRequest) (*updateInputs, error) {
 	in, err := updateCommitments(req.ProofType, req.OldSealed, req.NewSealed, req.NewUnsealed)
 	if err != nil {
 		return nil, err
 	}
 	if in.proofs, err = update.DecodeVanillaProofs(in.params, req.VanillaProofs); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+		return nil, err
 	}
 	if err := update.Check(ctx, in.params, in.proofs, in.h, in.commROld, in.commDNew, in.commRNew); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+		return nil, err
 	}
 	return in, nil
 }
@@ -148,7 +149,7 @@ func parseUpdate(ctx context.Context, req UpdateRequest) (*updateInputs, error) 
 func updateCommitments(t abi.RegisteredUpdateProof, oldSealed, newSealed, newUnsealed cid.Cid) (*updateInputs, error) {
 	params, err := update.ParamsFor(t)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+		return nil, err
 	}
 	in := &updateInputs{t: t, params: params, h: params.DefaultH()}
 	for _, c := range []struct {
@@ -166,7 +167,7 @@ func updateCommitments(t abi.RegisteredUpdateProof, oldSealed, newSealed, newUns
 			return nil, err
 		}
 		if *c.out, err = update.CommitmentFromBytes(c.name, b); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+			return nil, err
 		}
 	}
 	return in, nil
@@ -181,7 +182,7 @@ func (in *updateInputs) admission() *admission {
 		}
 		w, err := update.WitnessFor(in.params, k, in.h, in.proofs[k], in.commROld, in.commDNew, in.commRNew)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+			return nil, err
 		}
 		return &update.Circuit{Params: in.params, Witness: w}, nil
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/filecoin-project/go-state-types/proof"
@@ -51,21 +50,14 @@ func newSyntheticUpdate(t *testing.T, pt abi.RegisteredUpdateProof, seed uint64)
 	require.NoError(t, err)
 	s, err := update.NewSynthetic(params, seed)
 	require.NoError(t, err)
-	u := syntheticUpdate{t: pt}
-	le := func(e fr.Element) []byte { // commitments travel little-endian
-		var b [32]byte
-		fr.LittleEndian.PutElement(&b, e)
-		return b[:]
-	}
-	u.oldSealed, err = commcid.ReplicaCommitmentV1ToCID(le(s.CommROld))
+	u := syntheticUpdate{t: pt, vanilla: update.EncodeVanillaProofs(s.Proofs)}
+	oldSealed, newSealed, newUnsealed := update.CommitmentBytes(s.CommROld), update.CommitmentBytes(s.CommRNew), update.CommitmentBytes(s.CommDNew)
+	u.oldSealed, err = commcid.ReplicaCommitmentV1ToCID(oldSealed[:])
 	require.NoError(t, err)
-	u.newSealed, err = commcid.ReplicaCommitmentV1ToCID(le(s.CommRNew))
+	u.newSealed, err = commcid.ReplicaCommitmentV1ToCID(newSealed[:])
 	require.NoError(t, err)
-	u.newUnsealed, err = commcid.DataCommitmentV1ToCID(le(s.CommDNew))
+	u.newUnsealed, err = commcid.DataCommitmentV1ToCID(newUnsealed[:])
 	require.NoError(t, err)
-	for _, pp := range s.Proofs {
-		u.vanilla = append(u.vanilla, pp.AppendBincode(nil))
-	}
 	return u
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	commcid "github.com/filecoin-project/go-fil-commcid"
 
 	"github.com/gpuc2/gpuc2"
@@ -92,23 +91,16 @@ func syntheticUpdate(o *options, params update.Params, seed uint64) (gpuc2.Updat
 	if err != nil {
 		return gpuc2.UpdateRequest{}, err
 	}
-	le := func(e fr.Element) []byte { // commitments travel little-endian
-		var b [32]byte
-		fr.LittleEndian.PutElement(&b, e)
-		return b[:]
-	}
-	req := gpuc2.UpdateRequest{ProofType: o.upt}
-	if req.OldSealed, err = commcid.ReplicaCommitmentV1ToCID(le(s.CommROld)); err != nil {
+	req := gpuc2.UpdateRequest{ProofType: o.upt, VanillaProofs: update.EncodeVanillaProofs(s.Proofs)}
+	oldSealed, newSealed, newUnsealed := update.CommitmentBytes(s.CommROld), update.CommitmentBytes(s.CommRNew), update.CommitmentBytes(s.CommDNew)
+	if req.OldSealed, err = commcid.ReplicaCommitmentV1ToCID(oldSealed[:]); err != nil {
 		return req, err
 	}
-	if req.NewSealed, err = commcid.ReplicaCommitmentV1ToCID(le(s.CommRNew)); err != nil {
+	if req.NewSealed, err = commcid.ReplicaCommitmentV1ToCID(newSealed[:]); err != nil {
 		return req, err
 	}
-	if req.NewUnsealed, err = commcid.DataCommitmentV1ToCID(le(s.CommDNew)); err != nil {
+	if req.NewUnsealed, err = commcid.DataCommitmentV1ToCID(newUnsealed[:]); err != nil {
 		return req, err
-	}
-	for _, pp := range s.Proofs {
-		req.VanillaProofs = append(req.VanillaProofs, pp.AppendBincode(nil))
 	}
 	return req, nil
 }

@@ -173,17 +173,9 @@ func requests(ctx context.Context, o *options, prio pb.Priority) ([]*pb.SubmitPr
 // snapRequests are synthetic sector updates' submits, as Curio's
 // ProveUpdateCuzk fills them.
 func snapRequests(_ context.Context, o *options, prio pb.Priority) ([]*pb.SubmitProofRequest, error) {
-	spt, err := porep.ProofForSectorSize(o.sectorSize)
+	t, err := update.ProofForSectorSize(o.sectorSize)
 	if err != nil {
 		return nil, cli.Usagef("-sector-size: %w", err)
-	}
-	size, err := spt.SectorSize()
-	if err != nil {
-		return nil, err
-	}
-	t, err := updateProofOf(uint64(size))
-	if err != nil {
-		return nil, err
 	}
 	p, err := update.ParamsFor(t)
 	if err != nil {
@@ -197,10 +189,8 @@ func snapRequests(_ context.Context, o *options, prio pb.Priority) ([]*pb.Submit
 			return nil, err
 		}
 		r := &pb.SubmitProofRequest{RequestId: fmt.Sprintf("snap-%d-%d-%d", o.miner, sector, i), ProofKind: pb.ProofKind_SNAP_DEALS_UPDATE,
-			SectorSize: uint64(size), RegisteredProof: uint64(t), Priority: prio, SectorNumber: sector, MinerId: o.miner}
-		for _, pp := range s.Proofs {
-			r.VanillaProofs = append(r.VanillaProofs, pp.AppendBincode(nil))
-		}
+			SectorSize: p.SectorSize, RegisteredProof: uint64(t), Priority: prio, SectorNumber: sector, MinerId: o.miner,
+			VanillaProofs: update.EncodeVanillaProofs(s.Proofs)}
 		if r.CommROld, err = commitment(s.CommROld, o.commitments, commcid.ReplicaCommitmentV1ToCID); err != nil {
 			return nil, err
 		}
@@ -215,21 +205,10 @@ func snapRequests(_ context.Context, o *options, prio pb.Priority) ([]*pb.Submit
 	return out, nil
 }
 
-// updateProofOf is the update proof type of a sector size.
-func updateProofOf(size uint64) (abi.RegisteredUpdateProof, error) {
-	for t := abi.RegisteredUpdateProof_StackedDrg2KiBV1; t <= abi.RegisteredUpdateProof_StackedDrg64GiBV1; t++ {
-		if p, err := update.ParamsFor(t); err == nil && p.SectorSize == size {
-			return t, nil
-		}
-	}
-	return 0, fmt.Errorf("no update proof type of %d-byte sectors", size)
-}
-
 // commitment is e as sent: its 32 little-endian bytes (a CID's digest), or
 // the binary CID toCID makes of them.
 func commitment(e fr.Element, form string, toCID func([]byte) (cid.Cid, error)) ([]byte, error) {
-	var b [32]byte
-	fr.LittleEndian.PutElement(&b, e)
+	b := update.CommitmentBytes(e)
 	if form == "raw" {
 		return b[:], nil
 	}

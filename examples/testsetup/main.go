@@ -224,17 +224,15 @@ func target(o options, spt abi.RegisteredSealProof) (path, name string, circuit 
 		}
 		return gpuc2.TestParamsPath(o.cache, spt), porep.ProofName(spt), &stacked.Circuit{Params: params}, nil
 	}
-	size, err := spt.SectorSize()
+	upt, err := update.ProofForSectorSize(o.sectorSize)
 	if err != nil {
 		return "", "", nil, err
 	}
-	for _, upt := range []abi.RegisteredUpdateProof{abi.RegisteredUpdateProof_StackedDrg2KiBV1, abi.RegisteredUpdateProof_StackedDrg8MiBV1,
-		abi.RegisteredUpdateProof_StackedDrg512MiBV1, abi.RegisteredUpdateProof_StackedDrg32GiBV1, abi.RegisteredUpdateProof_StackedDrg64GiBV1} {
-		if up, err := update.ParamsFor(upt); err == nil && up.SectorSize == uint64(size) {
-			return gpuc2.UpdateTestParamsPath(o.cache, upt), "update " + update.ProofName(upt), &update.Circuit{Params: up}, nil
-		}
+	up, err := update.ParamsFor(upt)
+	if err != nil {
+		return "", "", nil, err
 	}
-	return "", "", nil, fmt.Errorf("no update proof type of %s sectors", o.sectorSize)
+	return gpuc2.UpdateTestParamsPath(o.cache, upt), "update " + update.ProofName(upt), &update.Circuit{Params: up}, nil
 }
 
 // ticker calls msg every period on w, until done is called.

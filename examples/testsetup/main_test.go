@@ -39,6 +39,13 @@ func fakeSetup(_ context.Context, c synth.Circuit, _ io.Reader, _ ...groth16.Set
 	return testkey.GeneratorKey(sz.Inputs, sz.Aux, sz.Domain()-1)
 }
 
+// useFakeSetup replaces setup with fakeSetup for the test.
+func useFakeSetup(t *testing.T) {
+	real := setup
+	t.Cleanup(func() { setup = real })
+	setup = fakeSetup
+}
+
 func TestFlagsAndPlan(t *testing.T) {
 	o, err := parseFlags([]string{"-sector-size", "32GiB", "-cache", "/c", "-backend", "cuda", "-device", "1", "-force"}, io.Discard)
 	require.NoError(t, err)
@@ -106,10 +113,7 @@ func TestFlagsAndPlan(t *testing.T) {
 // gpuc2.UpdateTestParams finds it (and checks its shape) without creating
 // one.
 func TestWritesUpdateSetup(t *testing.T) {
-	defer func(f func(context.Context, synth.Circuit, io.Reader, ...groth16.SetupOption) (*groth16.ProvingKey, error)) {
-		setup = f
-	}(setup)
-	setup = fakeSetup
+	useFakeSetup(t)
 	ctx := context.Background()
 	cache := t.TempDir()
 	o, err := parseFlags([]string{"-update", "-sector-size", "2KiB", "-cache", cache, "-backend", "cpu"}, io.Discard)
@@ -132,10 +136,7 @@ func TestWritesUpdateSetup(t *testing.T) {
 // opens it (shape checked) without creating one. An existing file is kept
 // unless -force. The setup itself is faked (see TestRealSetup).
 func TestWritesWhereTestParamsLooks(t *testing.T) {
-	defer func(f func(context.Context, synth.Circuit, io.Reader, ...groth16.SetupOption) (*groth16.ProvingKey, error)) {
-		setup = f
-	}(setup)
-	setup = fakeSetup
+	useFakeSetup(t)
 	ctx := context.Background()
 	cache := t.TempDir()
 	var out bytes.Buffer

@@ -140,13 +140,6 @@ func (d *Devices) MemoryLimit() int64 {
 	return limit
 }
 
-// Plan is the plan of proofs with a key of shape s on these devices: that
-// of the least memory limit among them.
-func (d *Devices) Plan(s Shape, opts PlanOptions) (Plan, error) {
-	opts.NoResident = opts.NoResident || d.cfg.NoResident
-	return NewPlan(d.MemoryLimit(), s, opts)
-}
-
 // CheckKey fails with ErrOutOfDeviceMemory, naming the device and the
 // least limit that would do, when a device's limit allows proofs with pk
 // in neither mode; it queries nothing on the devices.
@@ -245,11 +238,10 @@ func (d *Devices) PreloadMatrices(ctx context.Context, pk *groth16.ProvingKey, m
 type DeviceState struct {
 	Info DeviceInfo
 	// Mode is how the device proves with the key asked about (empty
-	// without one); MemoryLimit its ledger's limit; PoolHighWater the most
+	// without one); PoolHighWater the most
 	// the native pool has held allocated at once on it (proofs' working
 	// sets; a resident key is outside the pool).
 	Mode          DeviceMode
-	MemoryLimit   int64
 	PoolHighWater int64
 	Metrics       DeviceMetrics
 }
@@ -259,7 +251,7 @@ type DeviceState struct {
 func (d *Devices) States(pk *groth16.ProvingKey) []DeviceState {
 	var out []DeviceState
 	for _, dev := range d.list {
-		st := DeviceState{Info: d.infos[dev.device], MemoryLimit: dev.MemoryLimit(), Metrics: dev.Metrics()}
+		st := DeviceState{Info: d.infos[dev.device], Metrics: dev.Metrics()}
 		st.Info.Ordinal = dev.device
 		if pk != nil {
 			st.Mode = dev.Mode(pk)

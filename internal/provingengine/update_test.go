@@ -39,8 +39,7 @@ var snap = sync.OnceValues(func() (*update.Synthetic, error) {
 // rawComm is a commitment's 32 bytes, little-endian as a CID's digest
 // holds them.
 func rawComm(e fr.Element) []byte {
-	var b [32]byte
-	fr.LittleEndian.PutElement(&b, e)
+	b := update.CommitmentBytes(e)
 	return b[:]
 }
 
@@ -75,9 +74,7 @@ func snapRequest(t *testing.T, cids bool) *pb.SubmitProofRequest {
 		CommRNew:        rawComm(s.CommRNew),
 		CommDNew:        rawComm(s.CommDNew),
 	}
-	for _, pp := range s.Proofs {
-		req.VanillaProofs = append(req.VanillaProofs, pp.AppendBincode(nil))
-	}
+	req.VanillaProofs = update.EncodeVanillaProofs(s.Proofs)
 	if cids {
 		req.CommROld = replicaCID(t, s.CommROld).Bytes()
 		req.CommRNew = replicaCID(t, s.CommRNew).Bytes()

@@ -170,4 +170,5 @@ func TestCommitmentFromBytes(t *testing.T) {
 	e, err := update.CommitmentFromBytes("comm_r_new", b)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(7), e.Uint64())
+	assert.Equal(t, b, update.CommitmentBytes(e), "CommitmentBytes is its inverse")
 }

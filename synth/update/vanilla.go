@@ -195,12 +195,23 @@ func (pp *PartitionProof) AppendBincode(b []byte) []byte {
 // EncodeVanillaProofsJSON writes partition proofs in Curio's form (the
 // inverse of ParseVanillaProofsJSON and DecodeVanillaProofs).
 func EncodeVanillaProofsJSON(proofs []*PartitionProof) ([]byte, error) {
+	return json.Marshal(EncodeVanillaProofs(proofs))
+}
+
+// EncodeVanillaProofs is each partition proof in bincode, as filecoin-ffi's
+// GenerateUpdateVanillaProofs returns them (the inverse of
+// DecodeVanillaProofs).
+func EncodeVanillaProofs(proofs []*PartitionProof) [][]byte {
 	raw := make([][]byte, len(proofs))
 	for k, pp := range proofs {
 		raw[k] = pp.AppendBincode(nil)
 	}
-	return json.Marshal(raw)
+	return raw
 }
+
+// CommitmentBytes is a commitment's 32 little-endian bytes, as a CID's
+// digest holds it (the inverse of CommitmentFromBytes).
+func CommitmentBytes(e fr.Element) [32]byte { return leBytes(&e) }
 
 func leBytes(v *fr.Element) [32]byte {
 	var b [32]byte

@@ -24,6 +24,7 @@ func TestVanillaProofsRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, s.Proofs, got)
 	assert.Equal(t, raw[0], got[0].AppendBincode(nil))
+	assert.Equal(t, raw, update.EncodeVanillaProofs(got), "the bincode of ParseVanillaProofsJSON's split")
 }
 
 // Each malformation of the bincode or its shape is an error wrapping
