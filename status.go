@@ -50,16 +50,17 @@ type DeviceStatus struct {
 	Ordinal int
 	Workers int // prover workers on the device
 	Busy    int // workers proving now
-	Gate    gpu.DeviceMetrics
+	// Gate is the device's ledger and compute lock: its MemoryLimitBytes
+	// (Config.DeviceMemoryLimit or the default), what is reserved now and
+	// at most, and the time the compute lock was held.
+	Gate gpu.DeviceMetrics
 	// Mode is how the device proves with the loaded parameters (those of
-	// the first loaded file by path; empty when none is loaded); MemoryLimitBytes
-	// its ledger's limit (Config.DeviceMemoryLimit or the default), and
+	// the first loaded file by path; empty when none is loaded), and
 	// PoolHighWaterBytes the most the native library's memory pool has
 	// held allocated at once on it (proofs' working sets; a resident key
 	// is outside the pool): with a streaming mode it stays within the
 	// limit.
 	Mode               gpu.DeviceMode
-	MemoryLimitBytes   int64
 	PoolHighWaterBytes int64
 	// Name and TotalBytes are the device's, as the driver reported them
 	// when New ran; Proving the labels (SealRequest.Label) of the proofs
@@ -130,7 +131,7 @@ func (p *Prover) Status() Status {
 		return s
 	}
 	for _, st := range p.devices.States(p.keys.anyKey()) {
-		ds := DeviceStatus{Ordinal: st.Info.Ordinal, Gate: st.Metrics, Mode: st.Mode, MemoryLimitBytes: st.Metrics.MemoryLimitBytes,
+		ds := DeviceStatus{Ordinal: st.Info.Ordinal, Gate: st.Metrics, Mode: st.Mode,
 			PoolHighWaterBytes: st.PoolHighWater, Name: st.Info.Name, TotalBytes: st.Info.TotalBytes}
 		for _, w := range ps.Provers {
 			if w.Device == ds.Ordinal {

@@ -347,7 +347,7 @@ func printSummary(st gpuc2.Status, proofName string, timings []gpuc2.SealTimings
 		gib(int64(ms.NextGC)), ms.NumGC)
 	for _, d := range st.Devices {
 		fmt.Printf("  GPU %d: %s mode, %d worker(s), peak reserved %.1f GiB of a %.1f GiB limit, pool high-water %.1f GiB, compute busy %.1f s\n",
-			d.Ordinal, d.Mode, d.Workers, gib(d.Gate.PeakReservedBytes), gib(d.MemoryLimitBytes), gib(d.PoolHighWaterBytes), d.Gate.ComputeBusy.Seconds())
+			d.Ordinal, d.Mode, d.Workers, gib(d.Gate.PeakReservedBytes), gib(d.Gate.MemoryLimitBytes), gib(d.PoolHighWaterBytes), d.Gate.ComputeBusy.Seconds())
 	}
 }
 

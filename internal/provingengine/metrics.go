@@ -120,8 +120,6 @@ var (
 		[]string{"gpu"}, nil)
 	descGPUReserved = prometheus.NewDesc("gpuc2_gpu_memory_reserved_bytes", "Device memory reserved by proofs now (ledger).",
 		[]string{"gpu"}, nil)
-	descGPUBudget = prometheus.NewDesc("gpuc2_gpu_memory_budget_bytes", "Device memory proofs may reserve (ledger budget).",
-		[]string{"gpu"}, nil)
 	descGPULimit = prometheus.NewDesc("gpuc2_gpu_memory_limit_bytes", "Device memory gpuc2 may use (-device-memory or default).",
 		[]string{"gpu"}, nil)
 	descHostBudget   = prometheus.NewDesc("gpuc2_host_budget_bytes", "Host memory budget of partition working sets.", nil, nil)
@@ -134,7 +132,7 @@ var (
 
 func (c proverCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descQueue, descPartitions, descGPUBusy, descGPUUpload, descGPUReserved,
-		descGPUBudget, descGPULimit, descHostBudget, descHostReserved, descPinned, descKeyBytes, descUptime} {
+		descGPULimit, descHostBudget, descHostReserved, descPinned, descKeyBytes, descUptime} {
 		ch <- d
 	}
 }
@@ -161,8 +159,7 @@ func (c proverCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descGPUBusy, d.Gate.ComputeBusy.Seconds(), gpu)
 		counter(descGPUUpload, d.Gate.UploadTime.Seconds(), gpu)
 		gauge(descGPUReserved, float64(d.Gate.ReservedBytes), gpu)
-		gauge(descGPUBudget, float64(d.Gate.MemoryLimitBytes), gpu)
-		gauge(descGPULimit, float64(d.MemoryLimitBytes), gpu)
+		gauge(descGPULimit, float64(d.Gate.MemoryLimitBytes), gpu)
 	}
 	gauge(descHostBudget, float64(st.HostBudgetBytes))
 	gauge(descHostReserved, float64(st.HostReservedBytes))
