@@ -19,7 +19,7 @@ import (
 // matrices returns the compiled constraint matrices a's partitions are
 // proved with, or nil (Config.ConstraintMatrices); the time it takes (a
 // recording, on a parameter file's first proof) counts as parameter load.
-func (p *Prover) matrices(ctx context.Context, a *admission, timings *SealTimings) (*pce.Matrices, error) {
+func (p *Prover) matrices(ctx context.Context, a *admission, timings *ProofTimings) (*pce.Matrices, error) {
 	switch p.cfg.ConstraintMatrices {
 	case MatricesOff:
 		return nil, nil

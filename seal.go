@@ -60,14 +60,14 @@ type SealResult struct {
 	// empty with the CPU backend. PartitionDevices[k] is partition k's (-1: CPU).
 	Devices          []int
 	PartitionDevices []int
-	Timings          SealTimings
+	Timings          ProofTimings
 }
 
-// SealTimings break a proof's time down. Partition stages are summed over
-// the proof's partitions, which overlap, so the sum of the stages may
-// exceed Total.
-type SealTimings struct {
-	Parse     time.Duration // C1 parse and native checks
+// ProofTimings break a proof's time down, a seal proof's or an update's.
+// Partition stages are summed over the proof's partitions, which overlap,
+// so the sum of the stages may exceed Total.
+type ProofTimings struct {
+	Parse     time.Duration // C1 (or vanilla proofs') parse and native checks
 	ParamLoad time.Duration // waiting for the parameters (0 once loaded)
 	// Wait is wall time from the proof's entry into the pipeline (after
 	// the parse, the parameters and the matrices) until its first
@@ -81,7 +81,7 @@ type SealTimings struct {
 }
 
 // Add adds u's durations to t (to sum or average the timings of many proofs).
-func (t *SealTimings) Add(u SealTimings) {
+func (t *ProofTimings) Add(u ProofTimings) {
 	t.Parse += u.Parse
 	t.ParamLoad += u.ParamLoad
 	t.Wait += u.Wait
@@ -231,7 +231,7 @@ type partitionChecker interface {
 // each with verifier unless it is nil, and returns them with the GPU that
 // proved each (-1: the CPU), timed into timings.
 func (p *Prover) provePartitions(ctx context.Context, a *admission, meta requestMeta, verifier partitionChecker,
-	timings *SealTimings) ([]groth16.Proof, []int, error) {
+	timings *ProofTimings) ([]groth16.Proof, []int, error) {
 	ms, err := p.matrices(ctx, a, timings)
 	if err != nil {
 		return nil, nil, err
@@ -254,7 +254,7 @@ func (p *Prover) provePartitions(ctx context.Context, a *admission, meta request
 
 // admit parses and checks req's C1, checks that a partition fits the host
 // budget, and loads the parameters, timing the parse and the load.
-func (p *Prover) admit(ctx context.Context, req SealRequest, scope c1Scope, timings *SealTimings) (*admission, error) {
+func (p *Prover) admit(ctx context.Context, req SealRequest, scope c1Scope, timings *ProofTimings) (*admission, error) {
 	parseStart := time.Now()
 	in, err := p.parse(ctx, req, scope)
 	timings.Parse = time.Since(parseStart)
@@ -278,7 +278,7 @@ func sealAdmission(in *porep.C1) *admission {
 // admitShape completes a (its kind, partitions and circuits set): its
 // shape, checked against the partition count and the host budget, and its
 // parameters, loaded (timed into timings).
-func (p *Prover) admitShape(ctx context.Context, a *admission, timings *SealTimings) error {
+func (p *Prover) admitShape(ctx context.Context, a *admission, timings *ProofTimings) error {
 	sh, err := newShape(a.kind)
 	if err != nil {
 		return err
@@ -358,7 +358,7 @@ func (p *Prover) enqueue(ctx context.Context, req requestMeta, a *admission, ms 
 // collect gathers the job's partition proofs and their GPUs, self-verifying
 // each with verifier (nil: SkipSelfVerify) as it comes: the first that
 // fails ends the job.
-func (p *Prover) collect(job *pipeline.Job, req requestMeta, verifier partitionChecker, timings *SealTimings) ([]groth16.Proof, []int, error) {
+func (p *Prover) collect(job *pipeline.Job, req requestMeta, verifier partitionChecker, timings *ProofTimings) ([]groth16.Proof, []int, error) {
 	n := job.Partitions()
 	proofs := make([]groth16.Proof, n)
 	devices := make([]int, n)
@@ -380,7 +380,7 @@ func (p *Prover) collect(job *pipeline.Job, req requestMeta, verifier partitionC
 
 // selfVerify checks partition r's proof with v, timed and traced, and
 // reports it verified.
-func (p *Prover) selfVerify(v partitionChecker, job *pipeline.Job, req requestMeta, r pipeline.Result, timings *SealTimings) error {
+func (p *Prover) selfVerify(v partitionChecker, job *pipeline.Job, req requestMeta, r pipeline.Result, timings *ProofTimings) error {
 	span := p.tracer.Begin(requestTrack, "self-verify", "sector", uint64(req.sector), "proof", job.Seq(), "partition", r.Partition)
 	start := time.Now()
 	err := v.verify(r.Proof, r.Partition)

@@ -129,11 +129,11 @@ func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 }
 
 func TestSealTimingsAdd(t *testing.T) {
-	var sum SealTimings
-	one := SealTimings{Parse: 1, ParamLoad: 2, Wait: 7, Queue: 3, Synthesis: 4, Prove: 5, Verify: 6, Total: 21}
+	var sum ProofTimings
+	one := ProofTimings{Parse: 1, ParamLoad: 2, Wait: 7, Queue: 3, Synthesis: 4, Prove: 5, Verify: 6, Total: 21}
 	sum.Add(one)
 	sum.Add(one)
-	if want := (SealTimings{Parse: 2, ParamLoad: 4, Wait: 14, Queue: 6, Synthesis: 8, Prove: 10, Verify: 12, Total: 42}); sum != want {
+	if want := (ProofTimings{Parse: 2, ParamLoad: 4, Wait: 14, Queue: 6, Synthesis: 8, Prove: 10, Verify: 12, Total: 42}); sum != want {
 		t.Fatalf("got %+v, want %+v", sum, want)
 	}
 }

@@ -41,7 +41,7 @@ type UpdateResult struct {
 	Backend          Backend
 	Devices          []int // as SealResult's
 	PartitionDevices []int
-	Timings          SealTimings // Parse covers the vanilla proofs' decode and check
+	Timings          ProofTimings // Parse covers the vanilla proofs' decode and check
 }
 
 // GenerateUpdateProofWithVanilla proves a sector update from its vanilla

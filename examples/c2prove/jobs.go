@@ -22,7 +22,7 @@ type proofJob struct {
 // verifying call (VerifySeal, VerifyUpdateProof).
 type outcome struct {
 	proof   []byte
-	timings gpuc2.SealTimings
+	timings gpuc2.ProofTimings
 	devices []int
 	checkBy string
 	check   func(p *gpuc2.Prover) (bool, error)

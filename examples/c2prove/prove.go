@@ -101,7 +101,7 @@ func prove(ctx context.Context, o *options, jobs []proofJob, tracer *trace.Trace
 	}
 
 	ok := true
-	timings := make([]gpuc2.SealTimings, len(results))
+	timings := make([]gpuc2.ProofTimings, len(results))
 	for i, r := range results {
 		t := r.timings
 		timings[i] = t
@@ -313,7 +313,7 @@ func preload(ctx context.Context, p *gpuc2.Prover, o *options, d *display) error
 // steady state, the stages (mean per proof; partition stages are summed
 // over partitions, which overlap), peak host RSS beside the Requirements
 // it was predicted by (need), and reserved VRAM.
-func printSummary(st gpuc2.Status, proofName string, timings []gpuc2.SealTimings, doneAt []time.Duration, wall time.Duration, need gpuc2.Resources) {
+func printSummary(st gpuc2.Status, proofName string, timings []gpuc2.ProofTimings, doneAt []time.Duration, wall time.Duration, need gpuc2.Resources) {
 	n := len(timings)
 	sorted := slices.Clone(doneAt)
 	slices.Sort(sorted)
@@ -324,7 +324,7 @@ func printSummary(st gpuc2.Status, proofName string, timings []gpuc2.SealTimings
 			(sorted[n-1]-sorted[0]).Seconds()/float64(n-1), n-1)
 	}
 	fmt.Printf("  throughput: %.1f s per proof (total / %d)\n", wall.Seconds()/float64(n), n)
-	var sum gpuc2.SealTimings
+	var sum gpuc2.ProofTimings
 	for _, t := range timings {
 		sum.Add(t)
 	}

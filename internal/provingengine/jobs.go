@@ -36,7 +36,7 @@ type job struct {
 	status   pb.AwaitProofResponse_Status
 	proof    []byte
 	errText  string
-	timings  gpuc2.SealTimings
+	timings  gpuc2.ProofTimings
 	finished time.Time
 
 	// byProve: made by a Prove call, so the last Prove caller to hang up
@@ -47,7 +47,7 @@ type job struct {
 }
 
 // proveFunc proves a job's request through the facade.
-type proveFunc func(ctx context.Context) (proof []byte, timings gpuc2.SealTimings, err error)
+type proveFunc func(ctx context.Context) (proof []byte, timings gpuc2.ProofTimings, err error)
 
 // errCancelled is the cause of a job cancelled by CancelProof, a Prove
 // caller hanging up or the daemon's shutdown.

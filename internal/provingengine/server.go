@@ -285,10 +285,10 @@ func (s *Server) sealSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 		priority: sreq.Priority,
 		prove: func(label string) proveFunc {
 			sreq.Label = label
-			return func(ctx context.Context) ([]byte, gpuc2.SealTimings, error) {
+			return func(ctx context.Context) ([]byte, gpuc2.ProofTimings, error) {
 				res, err := s.prover.ProveSeal(ctx, sreq)
 				if err != nil {
-					return nil, gpuc2.SealTimings{}, err
+					return nil, gpuc2.ProofTimings{}, err
 				}
 				return res.Proof, res.Timings, nil
 			}

@@ -33,10 +33,10 @@ func (s *Server) updateSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 		priority: ureq.Priority,
 		prove: func(label string) proveFunc {
 			ureq.Label = label
-			return func(ctx context.Context) ([]byte, gpuc2.SealTimings, error) {
+			return func(ctx context.Context) ([]byte, gpuc2.ProofTimings, error) {
 				res, err := s.prover.ProveUpdate(ctx, ureq)
 				if err != nil {
-					return nil, gpuc2.SealTimings{}, err
+					return nil, gpuc2.ProofTimings{}, err
 				}
 				return res.Proof, res.Timings, nil
 			}
