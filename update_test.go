@@ -179,6 +179,64 @@ func TestProveUpdate2KiB(t *testing.T) {
 	assert.Empty(t, p.Status().Keys)
 }
 
+// One Prover holds a PoRep key and an update key at once (each with its
+// own matrices, on the same devices with a GPU) and proves a seal and an
+// update in flight together; both verify, and evicting one key leaves the
+// other. The backend is automatic: the GPU where the library loads.
+func TestSealAndUpdateOnOneProver(t *testing.T) {
+	needFacadeProofs(t)
+	ctx := context.Background()
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t)})
+	require.NoError(t, err)
+	defer p.Close()
+	sealType := abi.RegisteredSealProof_StackedDrg2KiBV1_1
+	u := newSyntheticUpdate(t, abi.RegisteredUpdateProof_StackedDrg2KiBV1, 3)
+	require.NoError(t, p.Preload(ctx, sealType))
+	require.NoError(t, p.PreloadUpdate(ctx, u.t))
+	keys := p.Status().Keys
+	require.Len(t, keys, 2, "two files: the update circuit's key is not PoRep's")
+	var seals, updates int
+	for _, k := range keys {
+		seals += len(k.Types)
+		updates += len(k.UpdateTypes)
+		assert.False(t, len(k.Types) > 0 && len(k.UpdateTypes) > 0, "a key serves one circuit: %+v", k)
+	}
+	assert.Equal(t, 1, seals)
+	assert.Equal(t, 1, updates)
+
+	miner, sector := abi.ActorID(1234), abi.SectorNumber(7)
+	_, raw := syntheticC1JSON(t, miner, sector)
+	var (
+		sealRes *gpuc2.SealResult
+		sealErr error
+		done    = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		sealRes, sealErr = p.ProveSeal(ctx, gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner})
+	}()
+	updRes, err := p.ProveUpdate(ctx, u.request())
+	<-done
+	require.NoError(t, err, "the update")
+	require.NoError(t, sealErr, "the seal")
+
+	ok, err := p.VerifyUpdateProof(updRes.VerifyInfo)
+	require.NoError(t, err)
+	assert.True(t, ok, "the update verifies")
+	info, err := gpuc2.NewSealVerifyInfo(raw, sealRes.Proof, sector, miner)
+	require.NoError(t, err)
+	ok, err = p.VerifySeal(info)
+	require.NoError(t, err)
+	assert.True(t, ok, "the seal verifies")
+
+	require.NoError(t, p.EvictUpdate(u.t))
+	keys = p.Status().Keys
+	require.Len(t, keys, 1)
+	assert.Equal(t, []abi.RegisteredSealProof{sealType}, keys[0].Types, "the PoRep key stays")
+	require.NoError(t, p.Evict(sealType))
+	assert.Empty(t, p.Status().Keys)
+}
+
 // An 8 MiB update (4 partitions of 10,007,503 constraints) proved through
 // the facade verifies, and not for another sector's commitments. Its
 // TEST-ONLY setup and proof take tens of minutes on the CPU: opt-in, for a

@@ -202,7 +202,7 @@ fi
 if has facade; then
 	t0=$(date +%s)
 	GPUC2_TEST_8MIB=1 GPUC2_TEST_FACADE=1 "$DEV/gpuc2.test" -test.v -test.timeout 20m \
-		-test.run 'TestProveSynthetic2KiB|TestCUDAProof8MiB|TestSealCommitPhase2$|TestProveSealPipeline|TestProveSeal8MiB|TestNewBackends' \
+		-test.run 'TestProveSynthetic2KiB|TestCUDAProof8MiB|TestSealCommitPhase2$|TestProveSealPipeline|TestProveSeal8MiB|TestNewBackends|TestProveUpdate2KiB$|TestSealAndUpdateOnOneProver$' \
 		>"$OUT/facade.log" 2>&1
 	note "facade tests on the GPU: rc=$? $(counts "$OUT/facade.log") in $(($(date +%s) - t0)) s"
 	grep -E -- '--- (FAIL|PASS|SKIP)' "$OUT/facade.log" | tee -a "$summary"
