@@ -128,7 +128,7 @@ func TestStatusCountsPartitionWaitingForMemory(t *testing.T) {
 	require.NoError(t, p.Close())
 }
 
-func TestSealTimingsAdd(t *testing.T) {
+func TestProofTimingsAdd(t *testing.T) {
 	var sum ProofTimings
 	one := ProofTimings{Parse: 1, ParamLoad: 2, Wait: 7, Queue: 3, Synthesis: 4, Prove: 5, Verify: 6, Total: 21}
 	sum.Add(one)

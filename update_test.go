@@ -5,7 +5,6 @@ import (
 	"os"
 	"testing"
 
-	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/filecoin-project/go-state-types/proof"
 	"github.com/ipfs/go-cid"
@@ -51,12 +50,7 @@ func newSyntheticUpdate(t *testing.T, pt abi.RegisteredUpdateProof, seed uint64)
 	s, err := update.NewSynthetic(params, seed)
 	require.NoError(t, err)
 	u := syntheticUpdate{t: pt, vanilla: update.EncodeVanillaProofs(s.Proofs)}
-	oldSealed, newSealed, newUnsealed := update.CommitmentBytes(s.CommROld), update.CommitmentBytes(s.CommRNew), update.CommitmentBytes(s.CommDNew)
-	u.oldSealed, err = commcid.ReplicaCommitmentV1ToCID(oldSealed[:])
-	require.NoError(t, err)
-	u.newSealed, err = commcid.ReplicaCommitmentV1ToCID(newSealed[:])
-	require.NoError(t, err)
-	u.newUnsealed, err = commcid.DataCommitmentV1ToCID(newUnsealed[:])
+	u.oldSealed, u.newSealed, u.newUnsealed, err = s.CIDs()
 	require.NoError(t, err)
 	return u
 }

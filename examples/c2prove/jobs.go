@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	commcid "github.com/filecoin-project/go-fil-commcid"
-
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
@@ -92,15 +90,6 @@ func syntheticUpdate(o *options, params update.Params, seed uint64) (gpuc2.Updat
 		return gpuc2.UpdateRequest{}, err
 	}
 	req := gpuc2.UpdateRequest{ProofType: o.upt, VanillaProofs: update.EncodeVanillaProofs(s.Proofs)}
-	oldSealed, newSealed, newUnsealed := update.CommitmentBytes(s.CommROld), update.CommitmentBytes(s.CommRNew), update.CommitmentBytes(s.CommDNew)
-	if req.OldSealed, err = commcid.ReplicaCommitmentV1ToCID(oldSealed[:]); err != nil {
-		return req, err
-	}
-	if req.NewSealed, err = commcid.ReplicaCommitmentV1ToCID(newSealed[:]); err != nil {
-		return req, err
-	}
-	if req.NewUnsealed, err = commcid.DataCommitmentV1ToCID(newUnsealed[:]); err != nil {
-		return req, err
-	}
-	return req, nil
+	req.OldSealed, req.NewSealed, req.NewUnsealed, err = s.CIDs()
+	return req, err
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -171,4 +172,29 @@ func TestCommitmentFromBytes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(7), e.Uint64())
 	assert.Equal(t, b, update.CommitmentBytes(e), "CommitmentBytes is its inverse")
+}
+
+// A synthetic update's CIDs hold its commitments, each in the CID kind
+// filecoin-ffi expects (comm_d_new a data CID, the others replica CIDs).
+func TestSyntheticCIDs(t *testing.T) {
+	p, err := update.ParamsFor(abi.RegisteredUpdateProof_StackedDrg2KiBV1)
+	require.NoError(t, err)
+	s, err := update.NewSynthetic(p, 5)
+	require.NoError(t, err)
+	oldSealed, newSealed, newUnsealed, err := s.CIDs()
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name string
+		got  func() ([]byte, error)
+		want [32]byte
+	}{
+		{"comm_r_old", func() ([]byte, error) { return commcid.CIDToReplicaCommitmentV1(oldSealed) }, update.CommitmentBytes(s.CommROld)},
+		{"comm_r_new", func() ([]byte, error) { return commcid.CIDToReplicaCommitmentV1(newSealed) }, update.CommitmentBytes(s.CommRNew)},
+		{"comm_d_new", func() ([]byte, error) { return commcid.CIDToDataCommitmentV1(newUnsealed) }, update.CommitmentBytes(s.CommDNew)},
+	} {
+		b, err := c.got()
+		require.NoError(t, err, c.name)
+		assert.Equal(t, c.want[:], b, c.name)
+	}
+	assert.NotEqual(t, oldSealed, newSealed, "distinct commitments")
 }

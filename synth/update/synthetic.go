@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	commcid "github.com/filecoin-project/go-fil-commcid"
+	"github.com/ipfs/go-cid"
 
 	"github.com/gpuc2/gpuc2/synth/merkle"
 	"github.com/gpuc2/gpuc2/synth/porep"
@@ -45,6 +47,21 @@ const structuredPeriod = 64
 // structured beyond.
 func NewSynthetic(p Params, seed uint64) (*Synthetic, error) {
 	return newSynthetic(p, seed, p.Nodes > maxFullNodes)
+}
+
+// CIDs are s's commitments as filecoin-ffi's update calls take them:
+// comm_r_old and comm_r_new as replica (sealed) CIDs, comm_d_new as a data
+// (unsealed) CID.
+func (s *Synthetic) CIDs() (oldSealed, newSealed, newUnsealed cid.Cid, err error) {
+	old, nw, d := CommitmentBytes(s.CommROld), CommitmentBytes(s.CommRNew), CommitmentBytes(s.CommDNew)
+	if oldSealed, err = commcid.ReplicaCommitmentV1ToCID(old[:]); err != nil {
+		return
+	}
+	if newSealed, err = commcid.ReplicaCommitmentV1ToCID(nw[:]); err != nil {
+		return
+	}
+	newUnsealed, err = commcid.DataCommitmentV1ToCID(d[:])
+	return
 }
 
 // tree is what a synthetic update opens: a merkle.Tree or a lazyTree.
