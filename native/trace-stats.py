@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Steady-state figures of a facade trace (c2prove -trace, device-test.sh facade-sector).
 
-    python3 native/trace-stats.py facade-trace-<limit>.json [-n 30]
+    python3 native/trace-stats.py facade-trace-<limit>.json [-n 30] [-gaps]
 
 Prints, over the last N partitions to end: each GPU phase's mean duration,
 their span divided by N ("span/partition"), the share of that span covered by
 the union of the GPU phases (H, the h MSM, the aux MSMs: 100 % means the GPU
 never waits between them), and the steady s/proof: (last proof's end - first
 proof's end) / (proofs - 1), a proof ending with its last self-verify span.
+With -gaps it also lists where the GPU idles in that window: the gaps
+between the union's intervals (their sizes, and the time the gaps overlap
+each other phase, such as upload or wait_vram), and for each partition
+whether its wait_vram ended when another partition ended (within 1 ms):
+the device memory, not the GPU, held it back.
 BENCHMARKS.md's trace means come from it.
 """
 import argparse
@@ -29,10 +34,43 @@ def union(intervals):
     return total + (cur[1] - cur[0] if cur else 0)
 
 
+def gaps(by, t0, t1):
+    """Prints the idle gaps of the GPU phases' union within [t0, t1]."""
+    end = lambda e: e["ts"] + e["dur"]
+    iv = sorted((e["ts"], end(e)) for n in GPU_PHASES for e in by.get(n, []) if e["ts"] >= t0 and end(e) <= t1)
+    out, cur = [], None
+    for s, e in iv:
+        if cur is not None and s > cur[1]:
+            out.append((cur[1], s))
+        cur = [s, e] if cur is None or s > cur[1] else [cur[0], max(cur[1], e)]
+    if not out:
+        print("gaps: none")
+        return
+    ms = sorted((b - a) / 1e3 for a, b in out)
+    print("gaps %d, %.3f s: %d under 1 ms; the others %s ms" % (
+        len(ms), sum(ms) / 1e3, sum(1 for x in ms if x < 1), ", ".join("%.0f" % x for x in ms if x >= 1)))
+    over = {}
+    for name, es in by.items():
+        if name in GPU_PHASES:
+            continue
+        for e in es:
+            for a, b in out:
+                o = min(b, end(e)) - max(a, e["ts"])
+                if o > 0:
+                    over[name] = over.get(name, 0) + o
+    print("gaps overlapped by: " + ", ".join("%s %.3f s" % (n, v / 1e6) for n, v in sorted(over.items(), key=lambda x: -x[1])))
+    parts = by.get("partition", [])
+    ends = [end(p) for p in parts]
+    waits = [w for w in by.get("wait_vram", []) if t0 <= w["ts"] <= t1]
+    held = sum(1 for w in waits if w["dur"] >= 1000 and any(abs(end(w) - x) <= 1000 for x in ends if x != end(w)))
+    print("wait_vram of 1 ms or more ending with another partition's end (within 1 ms): %d of %d" % (held, len(waits)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("trace")
     ap.add_argument("-n", type=int, default=30, help="partitions, counted back from the last to end")
+    ap.add_argument("-gaps", action="store_true", help="where the GPU idles between its phases")
     a = ap.parse_args()
     d = json.load(open(a.trace))
     ev = d["traceEvents"] if isinstance(d, dict) else d
@@ -52,6 +90,8 @@ def main():
     print("span/partition %.3f s over the last %d partitions" % ((t1 - t0) / 1e6 / len(parts), len(parts)))
     inside = [(e["ts"], end(e)) for n in GPU_PHASES for e in by.get(n, []) if e["ts"] >= t0 and end(e) <= t1]
     print("GPU phases cover %.2f of %.2f s: %.1f %%" % (union(inside) / 1e6, (t1 - t0) / 1e6, 100 * union(inside) / (t1 - t0)))
+    if a.gaps:
+        gaps(by, t0, t1)
     ends = {}
     for e in by.get("self-verify", []):
         k = (e.get("args") or {}).get("proof")
