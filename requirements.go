@@ -92,7 +92,8 @@ type Resources struct {
 	// VRAMBytes is memory per GPU in Mode at its peak: resident, the key
 	// (the sections' points as affine G1/G2), the matrices with
 	// MatricesOnGPU, and ProofsPerGPU workers' working sets (a, b, c, aux
-	// and input scalars, MSM temporaries); streaming, ProofsPerGPU proofs'
+	// and input scalars, MSM temporaries), with MatricesOnGPU and more
+	// workers, another's scalars uploaded ahead where they fit; streaming, ProofsPerGPU proofs'
 	// largest phase (ProofVRAMBytes). It stays within DeviceMemoryLimit:
 	// workers beyond ProofsPerGPU take turns, not fail.
 	VRAMBytes int64

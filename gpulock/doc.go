@@ -26,14 +26,23 @@
 // cannot deadlock. The package never calls the GPU: the caller's
 // allocations come from its own arenas, and gpulock only accounts for them.
 //
+// Where one job's memory fills the ledger, the next one's upload could
+// only follow its end. A job may instead reserve its upload ahead
+// (ReserveUpload), upload while another job computes, and reserve the rest
+// (Extend) before it computes; a computing job gives back what it has
+// freed (Shrink). Between ReserveUpload and Extend the job holds the
+// ledger's turn, which every reservation takes: so one job at most holds
+// part of what it needs, and it waits only on jobs that need nothing more.
+//
 //	dev, err := gpulock.NewDevice(gpulock.Config{Ordinal: 0, MemoryLimit: limit})
 //	…
 //	job := dev.NewJob()
 //	defer job.Done()                       // releases whatever is still held
-//	if err := job.Reserve(ctx, bytes); err != nil { … }
+//	if err := job.Reserve(ctx, bytes); err != nil { … }      // or ReserveUpload(ctx, upload, rest)
 //	if err := job.Upload(func() error { … }); err != nil { … } // copy stream, overlaps others' compute
+//	                                                          // then Extend(ctx), after ReserveUpload
 //	if err := job.Compute(ctx); err != nil { … }
-//	… kernels …
+//	… kernels …                                               // Shrink(bytes) as buffers are freed
 //	if err := job.EndCompute(); err != nil { … }
 //	if err := job.ReadBack(func() error { … }); err != nil { … }
 //	job.Done()

@@ -31,7 +31,13 @@ type Device struct {
 	ordinal     int
 	memoryLimit int64
 	mem         *semaphore.Weighted
-	compute     *semaphore.Weighted
+	// turn is the right to take from the ledger: held by the job that
+	// waits in it, and by a job from ReserveUpload to Extend. With one
+	// holder, a job that holds its upload's bytes while it waits for the
+	// rest waits only on jobs that hold all they need (and long-lived
+	// reservations), which end without it.
+	turn    *semaphore.Weighted
+	compute *semaphore.Weighted
 
 	mu sync.Mutex
 	m  Metrics
@@ -57,6 +63,7 @@ func NewDevice(cfg Config) (*Device, error) {
 		ordinal:     cfg.Ordinal,
 		memoryLimit: limit,
 		mem:         semaphore.NewWeighted(limit),
+		turn:        semaphore.NewWeighted(1),
 		compute:     semaphore.NewWeighted(int64(width)),
 		last:        time.Now(),
 		m:           Metrics{Ordinal: cfg.Ordinal, MemoryLimitBytes: limit},

@@ -10,13 +10,14 @@ type jobState int
 
 const (
 	stateNew       jobState = iota
+	stateUploading          // holds its upload's memory and the ledger's turn (ReserveUpload); uploads happen here
 	stateReserved           // holds memory; uploads happen here
 	stateComputing          // holds memory and the compute lock
 	stateComputed           // holds memory; read-back happens here
 	stateDone
 )
 
-var stateNames = [...]string{"new", "reserved", "computing", "computed", "done"}
+var stateNames = [...]string{"new", "uploading", "reserved", "computing", "computed", "done"}
 
 func (s jobState) String() string { return stateNames[s] }
 
@@ -25,7 +26,8 @@ func (s jobState) String() string { return stateNames[s] }
 type Job struct {
 	d          *Device
 	state      jobState
-	bytes      int64
+	bytes      int64 // reserved now
+	rest       int64 // still to reserve at Extend
 	reservedAt time.Time
 	computeAt  time.Time
 }
@@ -46,29 +48,108 @@ func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 	if err := j.expect(stateNew, "Reserve"); err != nil {
 		return err
 	}
+	if err := j.checkSize(bytes, 0); err != nil {
+		return err
+	}
 	d := j.d
-	if bytes < 0 {
-		return fmt.Errorf("gpulock: device %d: negative reservation %d", d.ordinal, bytes)
-	}
-	if bytes > d.memoryLimit {
-		return fmt.Errorf("%w: device %d: %d bytes asked, memory limit %d", ErrTooLarge, d.ordinal, bytes, d.memoryLimit)
-	}
 	start := time.Now()
+	if err := d.turn.Acquire(ctx, 1); err != nil {
+		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, bytes, err)
+	}
+	defer d.turn.Release(1)
+	if err := j.take(ctx, bytes, start); err != nil {
+		return err
+	}
+	j.state = stateReserved
+	return nil
+}
+
+// ReserveUpload reserves, first come first served, the bytes of the
+// job's upload, ahead of the rest bytes its compute needs beside them,
+// which Extend reserves: the upload can then overlap another job's compute
+// while that job still holds memory the rest needs. Between the two the
+// job holds the ledger's turn: other jobs wait to reserve, so that the
+// rest waits only on jobs that need nothing more. upload+rest larger than
+// the budget fails at once with ErrTooLarge.
+func (j *Job) ReserveUpload(ctx context.Context, upload, rest int64) error {
+	if err := j.expect(stateNew, "ReserveUpload"); err != nil {
+		return err
+	}
+	if err := j.checkSize(upload, rest); err != nil {
+		return err
+	}
+	d := j.d
+	start := time.Now()
+	if err := d.turn.Acquire(ctx, 1); err != nil {
+		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, upload, err)
+	}
+	if err := j.take(ctx, upload, start); err != nil {
+		d.turn.Release(1)
+		return err
+	}
+	d.transition(func() { d.m.UploadsAhead++ })
+	j.state, j.rest = stateUploading, rest
+	return nil
+}
+
+// Extend reserves the rest bytes ReserveUpload named, waiting until they
+// are free or ctx ends, and gives the ledger's turn to the next job.
+func (j *Job) Extend(ctx context.Context) error {
+	if err := j.expect(stateUploading, "Extend"); err != nil {
+		return err
+	}
+	d := j.d
+	if err := j.take(ctx, j.rest, time.Now()); err != nil {
+		return err
+	}
+	d.turn.Release(1)
+	j.state, j.rest = stateReserved, 0
+	return nil
+}
+
+// checkSize refuses a reservation of bytes and rest more that could never
+// fit.
+func (j *Job) checkSize(bytes, rest int64) error {
+	d := j.d
+	if bytes < 0 || rest < 0 {
+		return fmt.Errorf("gpulock: device %d: negative reservation %d+%d", d.ordinal, bytes, rest)
+	}
+	if bytes+rest > d.memoryLimit {
+		return fmt.Errorf("%w: device %d: %d bytes asked, memory limit %d", ErrTooLarge, d.ordinal, bytes+rest, d.memoryLimit)
+	}
+	return nil
+}
+
+// take waits in the ledger for bytes more (the caller holds the turn) and
+// counts them; start is when the job began to wait.
+func (j *Job) take(ctx context.Context, bytes int64, start time.Time) error {
+	d := j.d
 	if err := d.mem.Acquire(ctx, bytes); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, bytes, err)
 	}
 	now := time.Now()
+	first := j.state == stateNew
 	d.transition(func() {
 		wait := now.Sub(start)
-		d.m.Reservations++
+		if first {
+			d.m.Reservations++
+		}
 		d.m.ReserveWait += wait
 		d.m.ReserveWaitMax = max(d.m.ReserveWaitMax, wait)
-		d.reservedNow += bytes
-		d.m.ReservedBytes = d.reservedNow
-		d.m.PeakReservedBytes = max(d.m.PeakReservedBytes, d.reservedNow)
+		d.reserved(bytes)
 	})
-	j.state, j.bytes, j.reservedAt = stateReserved, bytes, now
+	if first {
+		j.reservedAt = now
+	}
+	j.bytes += bytes
 	return nil
+}
+
+// reserved counts bytes more reserved now. Called with mu held.
+func (d *Device) reserved(bytes int64) {
+	d.reservedNow += bytes
+	d.m.ReservedBytes = d.reservedNow
+	d.m.PeakReservedBytes = max(d.m.PeakReservedBytes, d.reservedNow)
 }
 
 // TryReserve reserves bytes only if they are free now and nobody waits
@@ -78,32 +159,54 @@ func (j *Job) TryReserve(bytes int64) (bool, error) {
 	if err := j.expect(stateNew, "TryReserve"); err != nil {
 		return false, err
 	}
+	if err := j.checkSize(bytes, 0); err != nil {
+		return false, err
+	}
 	d := j.d
-	if bytes < 0 {
-		return false, fmt.Errorf("gpulock: device %d: negative reservation %d", d.ordinal, bytes)
+	if !d.turn.TryAcquire(1) {
+		return false, nil
 	}
-	if bytes > d.memoryLimit {
-		return false, fmt.Errorf("%w: device %d: %d bytes asked, memory limit %d", ErrTooLarge, d.ordinal, bytes, d.memoryLimit)
-	}
+	defer d.turn.Release(1)
 	if !d.mem.TryAcquire(bytes) {
 		return false, nil
 	}
 	now := time.Now()
 	d.transition(func() {
 		d.m.Reservations++
-		d.reservedNow += bytes
-		d.m.ReservedBytes = d.reservedNow
-		d.m.PeakReservedBytes = max(d.m.PeakReservedBytes, d.reservedNow)
+		d.reserved(bytes)
 	})
 	j.state, j.bytes, j.reservedAt = stateReserved, bytes, now
 	return true, nil
 }
 
+// Shrink gives back bytes of the job's reservation before Done: memory
+// whose buffers the job has already freed (and whose frees have completed
+// on the device), such as H's inputs once H has run, so that the next
+// job's upload can start beside its compute.
+func (j *Job) Shrink(bytes int64) error {
+	if j.state != stateReserved && j.state != stateComputing && j.state != stateComputed {
+		return fmt.Errorf("%w: Shrink on device %d while %s", ErrOrder, j.d.ordinal, j.state)
+	}
+	d := j.d
+	if bytes < 0 || bytes > j.bytes {
+		return fmt.Errorf("gpulock: device %d: shrinking a reservation of %d bytes by %d", d.ordinal, j.bytes, bytes)
+	}
+	d.transition(func() {
+		d.reservedNow -= bytes
+		d.m.ReservedBytes = d.reservedNow
+	})
+	j.bytes -= bytes
+	d.mem.Release(bytes)
+	return nil
+}
+
 // Upload runs fn, the job's host-to-device copies, and counts its time as
 // upload time (overlapping other jobs' compute is the point of the protocol).
 func (j *Job) Upload(fn func() error) error {
-	if err := j.expect(stateReserved, "Upload"); err != nil {
-		return err
+	if j.state != stateUploading {
+		if err := j.expect(stateReserved, "Upload"); err != nil {
+			return err
+		}
 	}
 	return j.copying(fn)
 }
@@ -207,7 +310,7 @@ func (j *Job) Done() {
 	if j.state == stateComputing {
 		j.releaseCompute()
 	}
-	if j.state == stateReserved || j.state == stateComputing || j.state == stateComputed {
+	if j.state == stateUploading || j.state == stateReserved || j.state == stateComputing || j.state == stateComputed {
 		d := j.d
 		d.transition(func() {
 			d.reservedNow -= j.bytes
@@ -215,6 +318,9 @@ func (j *Job) Done() {
 			d.m.ReserveHold += time.Since(j.reservedAt)
 		})
 		d.mem.Release(j.bytes)
+		if j.state == stateUploading {
+			d.turn.Release(1)
+		}
 	}
 	j.state = stateDone
 }
@@ -225,7 +331,8 @@ type Metrics struct {
 	MemoryLimitBytes  int64 // the ledger's size: Config.MemoryLimit
 	ReservedBytes     int64 // now
 	PeakReservedBytes int64
-	Reservations      int64
+	Reservations      int64         // jobs granted memory (an Extend is not another)
+	UploadsAhead      int64         // ReserveUpload's reservations: uploads reserved ahead of their compute's memory
 	ReserveWait       time.Duration // total time jobs waited for memory
 	ReserveWaitMax    time.Duration
 	ReserveHold       time.Duration // total time reservations were held (released ones)

@@ -35,6 +35,27 @@ func (d deviceJob) reserve(ctx context.Context, bytes int64) error {
 	return nil
 }
 
+// reserveUpload reserves a proof's upload ahead of the rest it computes
+// with (gpulock's ReserveUpload), extend the rest; each wait is reported
+// as wait_vram.
+func (d deviceJob) reserveUpload(ctx context.Context, upload, rest int64) error {
+	begin := time.Now()
+	if err := d.job.ReserveUpload(ctx, upload, rest); err != nil {
+		return fmt.Errorf("groth16: %w", err)
+	}
+	d.cfg.Report("wait_vram", begin, "device", d.device, "bytes", upload)
+	return nil
+}
+
+func (d deviceJob) extend(ctx context.Context, rest int64) error {
+	begin := time.Now()
+	if err := d.job.Extend(ctx); err != nil {
+		return fmt.Errorf("groth16: %w", err)
+	}
+	d.cfg.Report("wait_vram", begin, "device", d.device, "bytes", rest)
+	return nil
+}
+
 func (d deviceJob) compute(ctx context.Context) error {
 	begin := time.Now()
 	if err := d.job.Compute(ctx); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/cputime"
+	"github.com/gpuc2/gpuc2/internal/testcircuit"
 	"github.com/gpuc2/gpuc2/internal/testprove"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
@@ -150,4 +152,62 @@ func TestCUDAProverWithMatrices(t *testing.T) {
 			assert.ErrorIs(t, err, pce.ErrNoArrays)
 		})
 	}
+}
+
+// On a GPU whose limit leaves room beside the resident key and matrices
+// for one proof, and for a second one's witness only once the first has
+// given back b and c after H (an H100's case at 32 GiB), three workers'
+// proofs each reserve their witness ahead of the rest: a worker's upload
+// overlaps another's compute, the ledger never passes the limit, and every
+// proof equals the CPU's.
+func TestCUDAProverUploadAhead(t *testing.T) {
+	ctx := context.Background()
+	c := &testcircuit.Chain{N: 1 << 16, Seed: 9, Inputs: 4}
+	pk := setup(t, c, 41)
+	ms := compile(t, c)
+	rs := randomness(23, 24)
+	want := prove(t, pk, c, rs)
+	plan, err := gpu.NewPlan(0, gpu.ShapeOf(pk), gpu.PlanOptions{Workers: 3, MatricesBytes: ms.Bytes()})
+	require.NoError(t, err)
+	require.Positive(t, plan.UploadAheadBytes)
+	limit := plan.HeldBytes + plan.ProofBytes + plan.UploadAheadBytes - 1
+	devs := gpuDevices(t, gpu.Config{MemoryLimit: limit})
+	resident, err := devs.Preload(ctx, pk)
+	require.NoError(t, err)
+	require.True(t, resident)
+	placed, err := devs.PreloadMatrices(ctx, pk, ms)
+	require.NoError(t, err)
+	t.Logf("limit %d bytes: key and matrices %d, a proof %d (its witness %d); matrices: %+v",
+		limit, plan.HeldBytes, plan.ProofBytes, plan.UploadAheadBytes, placed)
+	p := devs.Device(0)
+	before := p.Metrics()
+
+	const workers, each = 3, 4
+	got := make([]*groth16.Proof, workers*each)
+	errs := make([]error, len(got))
+	ws := make([]*synth.ProvingAssignment, len(got))
+	for i := range ws {
+		ws[i] = witness(t, c)
+	}
+	var wg sync.WaitGroup
+	for wk := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := wk; i < len(got); i += workers {
+				got[i], errs[i] = p.Prove(ctx, pk, ws[i], groth16.WithMatrices(ms), rs)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range got {
+		require.NoError(t, errs[i], "proof %d", i)
+		assert.Equal(t, want, got[i], "proof %d", i)
+	}
+	m := p.Metrics()
+	assert.Equal(t, int64(len(got)), m.UploadsAhead-before.UploadsAhead, "every proof reserved its witness ahead")
+	assert.Positive(t, m.UploadComputeOverlap-before.UploadComputeOverlap, "an upload overlapped another proof's compute")
+	assert.LessOrEqual(t, m.PeakReservedBytes, limit)
+	assert.Equal(t, before.ReservedBytes, m.ReservedBytes, "the proofs' reservations are all back")
+	t.Logf("overlap %v of %v upload; compute busy %v, reserve wait %v", m.UploadComputeOverlap, m.UploadTime, m.ComputeBusy, m.ReserveWait)
 }

@@ -36,9 +36,13 @@ func (p *Device) proveResident(ctx context.Context, dk *deviceKey, dm *deviceMat
 // residentProof is one proof on the resident path, a backend whose steps
 // are gpulock.Job's: prepare reserves the proof's memory, uploads the
 // witness (Upload) and waits for the compute lock (Compute); the sections
-// run H and the MSMs on the proof's stream; finish releases the lock
-// (EndCompute) and frees the buffers in stream order (ReadBack); close
-// frees whatever is left and ends the job (Done).
+// run H and the MSMs on the proof's stream, and give back b and c after H
+// (Shrink); finish releases the lock (EndCompute) and frees the buffers in
+// stream order (ReadBack); close frees whatever is left and ends the job
+// (Done). A proof that evaluates a, b, c on the device reserves its
+// witness ahead of them (ReserveUpload, Extend): where one proof fills the
+// room beside the key, its upload then overlaps the previous proof's MSMs
+// instead of following its end.
 type residentProof struct {
 	deviceJob
 	p  *Device
@@ -53,7 +57,13 @@ type residentProof struct {
 }
 
 func (rp *residentProof) Prepare(ctx context.Context) error {
-	if err := rp.reserve(ctx, rp.dk.proofBytes); err != nil { // counted once per key
+	witness := witnessDeviceBytes(rp.dk.counts.L) // L is the aux count (CheckCounts)
+	rest := rp.dk.proofBytes - witness            // a, b, c and scratch; proofBytes is counted once per key
+	if rp.evaluated() {
+		if err := rp.reserveUpload(ctx, witness, rest); err != nil {
+			return err
+		}
+	} else if err := rp.reserve(ctx, rp.dk.proofBytes); err != nil {
 		return err
 	}
 	st, err := native.NewStream(rp.device)
@@ -67,12 +77,21 @@ func (rp *residentProof) Prepare(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if rp.evaluated() {
+		if err := rp.extend(ctx, rest); err != nil {
+			return err
+		}
+	}
 	return rp.compute(ctx)
 }
 
+// evaluated says whether the device evaluates a, b, c from the matrices
+// (w has none to upload).
+func (rp *residentProof) evaluated() bool { return rp.w.A == nil }
+
 // upload copies a, b, c (zero-padded to m), aux and inputs to the device;
-// with matrices, a, b, c are only allocated and their padding zeroed
-// (computeH evaluates them).
+// with matrices, only aux and inputs (computeH allocates and evaluates a,
+// b, c).
 func (rp *residentProof) upload() error {
 	begin := time.Now()
 	w := rp.w
@@ -85,26 +104,13 @@ func (rp *residentProof) upload() error {
 		}
 		rp.cfg.Report("upload", begin, args...)
 	}()
-	domainBytes := int64(rp.m) * frSize
-	for i, v := range [][]fr.Element{w.A, w.B, w.C} {
-		b, err := rp.alloc(domainBytes)
-		if err != nil {
-			return err
-		}
-		rp.abc[i] = b
-		rows := len(v)
-		if v == nil {
-			rows = w.NumRows()
-		} else {
-			pinned, err := rp.p.stage.uploadFr(rp.st, b, 0, v)
+	if !rp.evaluated() {
+		for i, v := range [][]fr.Element{w.A, w.B, w.C} {
+			pinned, err := rp.allocABC(i, v)
 			if err != nil {
 				return err
 			}
 			pinnedABC = pinnedABC && pinned
-		}
-		n := int64(rows) * frSize
-		if err := rp.st.Zero(b, n, domainBytes-n); err != nil {
-			return err
 		}
 	}
 	for _, x := range []struct {
@@ -131,8 +137,15 @@ func (rp *residentProof) upload() error {
 // bellperson's H on them (h lands in a) and converts the MSMs' scalars to
 // canonical form.
 func (rp *residentProof) ComputeH(context.Context) error {
+	if rp.evaluated() {
+		for i := range rp.abc {
+			if _, err := rp.allocABC(i, nil); err != nil {
+				return err
+			}
+		}
+	}
 	a, b, c := rp.abc[0], rp.abc[1], rp.abc[2]
-	if rp.w.A == nil {
+	if rp.evaluated() {
 		begin := time.Now()
 		w := native.Witness{Inputs: rp.inputs, Aux: rp.aux, NInputs: len(rp.w.Inputs), NAux: len(rp.w.Aux)}
 		if err := rp.dm.eval(rp.st, w, a, b, c); err != nil {
@@ -158,7 +171,31 @@ func (rp *residentProof) ComputeH(context.Context) error {
 			return fmt.Errorf("GPU %d: %w", rp.device, err)
 		}
 	}
-	return rp.st.Sync()
+	if err := rp.st.Sync(); err != nil {
+		return err
+	}
+	return rp.job.Shrink(2 * domainVectorBytes(rp.m)) // b and c are back in the pool
+}
+
+// allocABC allocates a, b or c (i) over the domain on the proof's stream,
+// uploads v into it (nil: the matrices' evaluation fills the rows) and
+// zeroes the padding; pinned says whether v was copied from pinned memory.
+func (rp *residentProof) allocABC(i int, v []fr.Element) (pinned bool, err error) {
+	domainBytes := domainVectorBytes(rp.m)
+	b, err := rp.alloc(domainBytes)
+	if err != nil {
+		return false, err
+	}
+	rp.abc[i] = b
+	rows := rp.w.NumRows()
+	if v != nil {
+		rows = len(v)
+		if pinned, err = rp.p.stage.uploadFr(rp.st, b, 0, v); err != nil {
+			return false, err
+		}
+	}
+	n := int64(rows) * frSize
+	return pinned, rp.st.Zero(b, n, domainBytes-n)
 }
 
 // auxMSM and inputMSM describe MSMs over the aux and input scalars with

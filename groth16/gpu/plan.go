@@ -65,8 +65,15 @@ type Plan struct {
 	// ProofsAtOnce is how many of the workers reserve a proof at once (at
 	// least one); the others wait for memory (gpulock).
 	ProofsAtOnce int
-	// PeakBytes is the device's peak: HeldBytes and ProofsAtOnce proofs.
+	// PeakBytes is the device's peak: HeldBytes and ProofsAtOnce proofs,
+	// and with MatricesOnDevice, where a waiting worker's witness fits
+	// beside them, that witness, reserved ahead of its proof's rest
+	// (UploadAheadBytes).
 	PeakBytes int64
+	// UploadAheadBytes is what a resident proof with MatricesOnDevice
+	// reserves ahead of the rest of ProofBytes: its witness (aux and
+	// inputs), uploaded while the previous proof computes. 0 otherwise.
+	UploadAheadBytes int64
 	// PinnedKeyBytes is the key's pinned host copy (streaming; one per
 	// process, whatever the devices), PinnedMatricesBytes the matrices'
 	// (streaming with MatricesOnDevice), StageBytes c's pinned stage
@@ -126,6 +133,7 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 		if opts.MatricesBytes > 0 && p.residentMatricesFit(opts.MatricesBytes) {
 			p.MatricesOnDevice = true
 			p.HeldBytes += MatricesDeviceBytes(opts.MatricesBytes)
+			p.UploadAheadBytes = witnessDeviceBytes(nAux)
 		}
 		p.ProofsAtOnce = max(1, ProofsFit(limit-p.HeldBytes, p.ProofBytes, workers))
 	case plain <= limit:
@@ -145,6 +153,15 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 		return p
 	}
 	p.PeakBytes = p.HeldBytes + int64(p.ProofsAtOnce)*p.ProofBytes
+	if workers > p.ProofsAtOnce && p.UploadAheadBytes > 0 {
+		ahead := p.PeakBytes + p.UploadAheadBytes
+		if ahead > limit { // reserved once a proof has given back b and c
+			ahead -= 2 * domainVectorBytes(m)
+		}
+		if ahead <= limit {
+			p.PeakBytes = max(p.PeakBytes, ahead)
+		}
+	}
 	return p
 }
 

@@ -36,7 +36,7 @@ const UploadStagingBytes = 2 * stageChunkBytes
 // StreamingStageBytes is the pinned host memory a device on the streaming
 // path keeps for the last of H's vectors (c, domain m), filled while H's
 // first steps run so that its upload inside H is one DMA (vectorStage).
-func StreamingStageBytes(m int) int64 { return int64(m) * frSize }
+func StreamingStageBytes(m int) int64 { return domainVectorBytes(m) }
 
 // PinnedWitnessBytes is the pinned host memory of a witness synthesized
 // into PinnedVectors' memory, as the facade's pipeline does for the GPUs
@@ -65,10 +65,17 @@ func ProofDeviceBytes(c groth16.SectionCounts, m, nAux int) int64 {
 // and input scalars, and the larger of H's NTT tables and the largest
 // MSM's scratch (H runs before the MSMs, which run one at a time).
 func proofDeviceBytes(device int, c groth16.SectionCounts, m, nAux int) int64 {
-	abc := 3 * int64(m) * frSize
-	scalars := int64(nAux+1024) * frSize
-	return abc + scalars + max(hScratchBytes(max(m, 1)), msmScratchBytes(device, c, nAux))
+	abc := 3 * domainVectorBytes(m)
+	return abc + witnessDeviceBytes(nAux) + max(hScratchBytes(max(m, 1)), msmScratchBytes(device, c, nAux))
 }
+
+// domainVectorBytes is one of a proof's a, b, c on the device: m elements.
+func domainVectorBytes(m int) int64 { return int64(m) * frSize }
+
+// witnessDeviceBytes is a proof's aux and input scalars on the device
+// (nAux aux; the inputs, a few, within the 1024 elements of room): its
+// upload when the device evaluates a, b, c.
+func witnessDeviceBytes(nAux int) int64 { return int64(nAux+1024) * frSize }
 
 // anyDevice asks the resource model for the most any device needs.
 const anyDevice = -1
