@@ -209,7 +209,7 @@ if has facade; then
 fi
 if has update; then
 	t0=$(date +%s)
-	GPUC2_TEST_UPDATE_GPU=1 GPUC2_UPDATE_GPU_SIZE=${UPDATE_SIZE:-8MiB} timev "$DEV/update.test" -test.run 'TestGPUEqualsCPU$' \
+	GOMEMLIMIT=${GOMEMLIMIT:-100GiB} GPUC2_TEST_UPDATE_GPU=1 GPUC2_UPDATE_GPU_SIZE=${UPDATE_SIZE:-8MiB} timev "$DEV/update.test" -test.run 'TestGPUEqualsCPU$' \
 		-test.v -test.timeout 40m >"$OUT/update.log" 2>&1
 	note "update circuit, GPU against CPU (${UPDATE_SIZE:-8MiB}): rc=$? $(counts "$OUT/update.log") in $(($(date +%s) - t0)) s"
 	# Filecoin's real update parameters, where FIL_PROOFS_PARAMETER_CACHE holds them (skips otherwise)
