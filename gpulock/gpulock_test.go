@@ -157,10 +157,14 @@ func TestCancelWhileWaiting(t *testing.T) {
 	require.NoError(t, all.Compute(ctx))
 }
 
-// simulate runs jobs on d with the given worker count; each job reserves a
-// random size, uploads for upload, computes for compute, reads back briefly.
-// It checks the budget is never exceeded and returns the wall time.
-func simulate(t *testing.T, d *gpulock.Device, workers, jobs int, upload, compute time.Duration, cancelEvery int, seed uint64) time.Duration {
+// simulate runs jobs on d with the given worker count, each by run (given
+// the job's context, which every cancelEvery-th job on average sees
+// cancelled within cancelWithin, a random source, and the counters of the
+// bytes the jobs' "buffers" hold: now and the peak). It fails the test on
+// a deadlock (60 s) or if the buffers ever exceeded the budget, and returns
+// the wall time and the peak.
+func simulate(t *testing.T, d *gpulock.Device, workers, jobs, cancelEvery int, cancelWithin time.Duration, seed uint64,
+	run func(ctx context.Context, rng *rand.Rand, inUse, peak *atomic.Int64)) (time.Duration, int64) {
 	t.Helper()
 	var inUse, peak atomic.Int64
 	var next atomic.Int64
@@ -178,9 +182,9 @@ func simulate(t *testing.T, d *gpulock.Device, workers, jobs int, upload, comput
 				}
 				ctx, cancel := context.WithCancel(context.Background())
 				if cancelEvery > 0 && rng.IntN(cancelEvery) == 0 {
-					time.AfterFunc(time.Duration(rng.IntN(int(2*(upload+compute)))), cancel)
+					time.AfterFunc(time.Duration(rng.IntN(int(cancelWithin))), cancel)
 				}
-				runJob(t, d, ctx, rng, &inUse, &peak, upload, compute)
+				run(ctx, rng, &inUse, &peak)
 				cancel()
 			}
 		}()
@@ -194,7 +198,22 @@ func simulate(t *testing.T, d *gpulock.Device, workers, jobs int, upload, comput
 	}
 	assert.LessOrEqual(t, peak.Load(), d.MemoryLimit(), "ledger exceeded its budget")
 	assert.Zero(t, inUse.Load())
-	return time.Since(start)
+	return time.Since(start), peak.Load()
+}
+
+// hold counts n bytes more held by buffers, raising peak.
+func hold(inUse, peak *atomic.Int64, n int64) {
+	now := inUse.Add(n)
+	for p := peak.Load(); now > p && !peak.CompareAndSwap(p, now); p = peak.Load() {
+	}
+}
+
+// plainJob is a job of random size that uploads for upload, computes for
+// compute and reads back briefly.
+func plainJob(t *testing.T, d *gpulock.Device, upload, compute time.Duration) func(context.Context, *rand.Rand, *atomic.Int64, *atomic.Int64) {
+	return func(ctx context.Context, rng *rand.Rand, inUse, peak *atomic.Int64) {
+		runJob(t, d, ctx, rng, inUse, peak, upload, compute)
+	}
 }
 
 func runJob(t *testing.T, d *gpulock.Device, ctx context.Context, rng *rand.Rand, inUse, peak *atomic.Int64, upload, compute time.Duration) {
@@ -208,13 +227,7 @@ func runJob(t *testing.T, d *gpulock.Device, ctx context.Context, rng *rand.Rand
 		return
 	}
 	// The "buffers" live exactly as long as the reservation.
-	now := inUse.Add(size)
-	for {
-		p := peak.Load()
-		if now <= p || peak.CompareAndSwap(p, now) {
-			break
-		}
-	}
+	hold(inUse, peak, size)
 	defer inUse.Add(-size)
 	jitter := func(base time.Duration) time.Duration {
 		return base/2 + time.Duration(rng.Int64N(int64(base)))
@@ -232,7 +245,7 @@ func runJob(t *testing.T, d *gpulock.Device, ctx context.Context, rng *rand.Rand
 
 func TestSimulationRandomCancellation(t *testing.T) {
 	d := newDevice(t, 1000, 1)
-	simulate(t, d, 4, 200, 2*time.Millisecond, 2*time.Millisecond, 4, 1)
+	simulate(t, d, 4, 200, 4, 8*time.Millisecond, 1, plainJob(t, d, 2*time.Millisecond, 2*time.Millisecond))
 	m := d.Metrics()
 	assert.Zero(t, m.ReservedBytes)
 	assert.LessOrEqual(t, m.PeakReservedBytes, d.MemoryLimit())
@@ -240,7 +253,7 @@ func TestSimulationRandomCancellation(t *testing.T) {
 
 func TestSimulationWideCompute(t *testing.T) {
 	d := newDevice(t, 1000, 2)
-	simulate(t, d, 6, 150, time.Millisecond, 2*time.Millisecond, 5, 2)
+	simulate(t, d, 6, 150, 5, 6*time.Millisecond, 2, plainJob(t, d, time.Millisecond, 2*time.Millisecond))
 	assert.Zero(t, d.Metrics().ReservedBytes)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -149,8 +148,8 @@ func TestUploadAheadHoldsTheTurn(t *testing.T) {
 
 // Jobs that reserve their upload ahead and give back part of their memory
 // after H, beside plain jobs and a long-lived reservation, with random
-// sizes and cancellations, never exceed the ledger and never deadlock:
-// simulate's 60-second watchdog fails the test otherwise.
+// sizes and cancellations, never exceed the ledger and never deadlock
+// (simulate's watchdog).
 func TestSimulationUploadAhead(t *testing.T) {
 	for _, width := range []int{1, 2} {
 		d := newDevice(t, 1000, width)
@@ -158,34 +157,11 @@ func TestSimulationUploadAhead(t *testing.T) {
 		ok, err := key.TryReserve(300)
 		require.NoError(t, err)
 		require.True(t, ok)
-		var inUse, peak atomic.Int64
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		const workers, jobs = 5, 300
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rng := rand.New(rand.NewPCG(uint64(width), uint64(w)))
-				for next.Add(1) <= jobs {
-					ctx, cancel := context.WithCancel(context.Background())
-					if rng.IntN(5) == 0 {
-						time.AfterFunc(time.Duration(rng.IntN(int(4*time.Millisecond))), cancel)
-					}
-					runAheadJob(t, d, ctx, rng, &inUse, &peak)
-					cancel()
-				}
-			}()
-		}
-		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(60 * time.Second):
-			t.Fatal("deadlock: workers did not finish")
-		}
-		assert.LessOrEqual(t, peak.Load(), d.MemoryLimit()-300, "proofs exceeded the room beside the key")
-		assert.Zero(t, inUse.Load())
+		_, peak := simulate(t, d, 5, 300, 5, 4*time.Millisecond, uint64(width),
+			func(ctx context.Context, rng *rand.Rand, inUse, peak *atomic.Int64) {
+				runAheadJob(t, d, ctx, rng, inUse, peak)
+			})
+		assert.LessOrEqual(t, peak, d.MemoryLimit()-300, "proofs exceeded the room beside the key")
 		m := d.Metrics()
 		assert.Equal(t, int64(300), m.ReservedBytes, "only the key stays reserved")
 		assert.Positive(t, m.UploadsAhead)
@@ -199,11 +175,6 @@ func TestSimulationUploadAhead(t *testing.T) {
 func runAheadJob(t *testing.T, d *gpulock.Device, ctx context.Context, rng *rand.Rand, inUse, peak *atomic.Int64) {
 	j := d.NewJob()
 	defer j.Done()
-	hold := func(n int64) {
-		now := inUse.Add(n)
-		for p := peak.Load(); now > p && !peak.CompareAndSwap(p, now); p = peak.Load() {
-		}
-	}
 	var held int64
 	defer func() { inUse.Add(-held) }()
 	upload, rest := 1+rng.Int64N(200), 1+rng.Int64N(500)
@@ -219,19 +190,19 @@ func runAheadJob(t *testing.T, d *gpulock.Device, ctx context.Context, rng *rand
 			return
 		}
 		held += upload
-		hold(upload)
+		hold(inUse, peak, upload)
 		_ = j.Upload(func() error { sleep(); return nil })
 		if !ok(j.Extend(ctx)) {
 			return
 		}
 		held += rest
-		hold(rest)
+		hold(inUse, peak, rest)
 	} else {
 		if !ok(j.Reserve(ctx, upload+rest)) {
 			return
 		}
 		held += upload + rest
-		hold(upload + rest)
+		hold(inUse, peak, upload+rest)
 		_ = j.Upload(func() error { sleep(); return nil })
 	}
 	if !ok(j.Compute(ctx)) {
