@@ -153,8 +153,9 @@ func (d *Device) reserved(bytes int64) {
 }
 
 // TryReserve reserves bytes only if they are free now and nobody waits
-// before this job; it never blocks. For long-lived reservations (a resident
-// key) that must not queue ahead of proofs.
+// before this job (a job between ReserveUpload and Extend is waiting); it
+// never blocks. For long-lived reservations (a resident key) that must not
+// queue ahead of proofs.
 func (j *Job) TryReserve(bytes int64) (bool, error) {
 	if err := j.expect(stateNew, "TryReserve"); err != nil {
 		return false, err
