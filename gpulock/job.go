@@ -152,6 +152,12 @@ func (d *Device) reserved(bytes int64) {
 	d.m.PeakReservedBytes = max(d.m.PeakReservedBytes, d.reservedNow)
 }
 
+// released counts bytes fewer reserved now. Called with mu held.
+func (d *Device) released(bytes int64) {
+	d.reservedNow -= bytes
+	d.m.ReservedBytes = d.reservedNow
+}
+
 // TryReserve reserves bytes only if they are free now and nobody waits
 // before this job (a job between ReserveUpload and Extend is waiting); it
 // never blocks. For long-lived reservations (a resident key) that must not
@@ -192,10 +198,7 @@ func (j *Job) Shrink(bytes int64) error {
 	if bytes < 0 || bytes > j.bytes {
 		return fmt.Errorf("gpulock: device %d: shrinking a reservation of %d bytes by %d", d.ordinal, j.bytes, bytes)
 	}
-	d.transition(func() {
-		d.reservedNow -= bytes
-		d.m.ReservedBytes = d.reservedNow
-	})
+	d.transition(func() { d.released(bytes) })
 	j.bytes -= bytes
 	d.mem.Release(bytes)
 	return nil
@@ -314,8 +317,7 @@ func (j *Job) Done() {
 	if j.state == stateUploading || j.state == stateReserved || j.state == stateComputing || j.state == stateComputed {
 		d := j.d
 		d.transition(func() {
-			d.reservedNow -= j.bytes
-			d.m.ReservedBytes = d.reservedNow
+			d.released(j.bytes)
 			d.m.ReserveHold += time.Since(j.reservedAt)
 		})
 		d.mem.Release(j.bytes)

@@ -174,7 +174,7 @@ func (rp *residentProof) ComputeH(context.Context) error {
 	if err := rp.st.Sync(); err != nil {
 		return err
 	}
-	return rp.job.Shrink(2 * domainVectorBytes(rp.m)) // b and c are back in the pool
+	return rp.job.Shrink(hReleasedBytes(rp.m)) // b and c are back in the pool
 }
 
 // allocABC allocates a, b or c (i) over the domain on the proof's stream,

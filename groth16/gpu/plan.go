@@ -156,7 +156,7 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 	if workers > p.ProofsAtOnce && p.UploadAheadBytes > 0 {
 		ahead := p.PeakBytes + p.UploadAheadBytes
 		if ahead > limit { // reserved once a proof has given back b and c
-			ahead -= 2 * domainVectorBytes(m)
+			ahead -= hReleasedBytes(m)
 		}
 		if ahead <= limit {
 			p.PeakBytes = max(p.PeakBytes, ahead)

@@ -72,6 +72,10 @@ func proofDeviceBytes(device int, c groth16.SectionCounts, m, nAux int) int64 {
 // domainVectorBytes is one of a proof's a, b, c on the device: m elements.
 func domainVectorBytes(m int) int64 { return int64(m) * frSize }
 
+// hReleasedBytes is what a resident proof gives back once H has run: b
+// and c (h stays in a).
+func hReleasedBytes(m int) int64 { return 2 * domainVectorBytes(m) }
+
 // witnessDeviceBytes is a proof's aux and input scalars on the device
 // (nAux aux; the inputs, a few, within the 1024 elements of room): its
 // upload when the device evaluates a, b, c.
