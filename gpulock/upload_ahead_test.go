@@ -155,7 +155,7 @@ func TestSimulationUploadAhead(t *testing.T) {
 		ok, err := key.TryReserve(300)
 		require.NoError(t, err)
 		require.True(t, ok)
-		_, peak := simulate(t, d, 5, 300, 5, 4*time.Millisecond, uint64(width),
+		peak := simulate(t, d, 5, 300, 5, 4*time.Millisecond, uint64(width),
 			func(ctx context.Context, rng *rand.Rand, inUse, peak *atomic.Int64) {
 				runAheadJob(t, d, ctx, rng, inUse, peak)
 			})

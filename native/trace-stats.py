@@ -12,7 +12,8 @@ With -gaps it also lists where the GPU idles in that window: the gaps
 between the union's intervals (their sizes, and the time the gaps overlap
 each other phase, such as upload or wait_vram), and for each partition
 whether its wait_vram ended when another partition ended (within 1 ms):
-the device memory, not the GPU, held it back.
+the device memory, not the GPU, held it back; and the time the window's
+uploads ran inside each GPU phase (hidden behind another partition's work).
 BENCHMARKS.md's trace means come from it.
 """
 import argparse
@@ -59,6 +60,17 @@ def gaps(by, t0, t1):
                 if o > 0:
                     over[name] = over.get(name, 0) + o
     print("gaps overlapped by: " + ", ".join("%s %.3f s" % (n, v / 1e6) for n, v in sorted(over.items(), key=lambda x: -x[1])))
+    # where the witness uploads run: inside which GPU phase (hidden) or in none (a gap)
+    ups = [e for e in by.get("upload", []) if t0 <= e["ts"] <= t1]
+    inside = {}
+    for n in GPU_PHASES:
+        for g in by.get(n, []):
+            for u in ups:
+                o = min(end(g), end(u)) - max(g["ts"], u["ts"])
+                if o > 0:
+                    inside[n] = inside.get(n, 0) + o
+    print("uploads %d, %.3f s; inside GPU phases: %s" % (len(ups), sum(u["dur"] for u in ups) / 1e6,
+        ", ".join("%s %.3f s" % (n, v / 1e6) for n, v in sorted(inside.items(), key=lambda x: -x[1])) or "none"))
     parts = by.get("partition", [])
     ends = [end(p) for p in parts]
     waits = [w for w in by.get("wait_vram", []) if t0 <= w["ts"] <= t1]
