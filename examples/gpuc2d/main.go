@@ -11,7 +11,11 @@
 // queue in the Prover's pipeline by priority (CRITICAL, HIGH, NORMAL,
 // LOW). It serves POREP_SEAL_COMMIT and SNAP_DEALS_UPDATE (-preload
 // snap-32g loads the update circuit's parameters); PoSt requests are
-// refused with gRPC's Unimplemented, naming the kind. GetStatus, GetMetrics
+// refused with gRPC's Unimplemented, naming the kind. Curio sends a node's
+// WindowPoSt and WinningPoSt to the daemon too whenever [Cuzk] Address is
+// set, with no fallback, so that node must not run them: set
+// [Subsystems] EnableWindowPost = false and EnableWinningPost = false on
+// it and run PoSt on another Curio node without [Cuzk]. GetStatus, GetMetrics
 // (and -metrics-listen's /metrics), gRPC reflection and the standard
 // health service are on. The protocol has no authentication: listen on a
 // unix socket (mode 0660), on localhost (the default) or on a private

@@ -15,5 +15,7 @@
 // snap-2k … snap-64g. WINDOW_POST_PARTITION and WINNING_POST are refused
 // with the gRPC status Unimplemented, naming the kind: Curio's client turns
 // that into a task error at once, no job is made and no proof counted as
-// failed.
+// failed. Curio sends them whenever its [Cuzk] Address is set, without a
+// fallback, so a node pointed here must run no PoSt ([Subsystems]
+// EnableWindowPost and EnableWinningPost false; README.md).
 package provingengine
