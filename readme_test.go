@@ -1,6 +1,7 @@
 package gpuc2_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -106,22 +107,71 @@ func TestReadmeFlags(t *testing.T) {
 	}
 }
 
-// Every figure in the README links to the BENCHMARKS.md section that
-// gives its command: each such link must name a heading there (GitHub's
-// anchors: lower case, punctuation dropped, spaces as hyphens).
-func TestReadmeBenchmarkLinks(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	require.NoError(t, err)
-	bench, err := os.ReadFile("BENCHMARKS.md")
+// markdownAnchors are the anchors GitHub gives a file's headings (a repeated
+// one gets -1, -2, … appended); fenced blocks hold no headings.
+func markdownAnchors(t *testing.T, file string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	anchors := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^#+ (.*)$`).FindAllStringSubmatch(string(bench), -1) {
-		anchors[githubAnchor(m[1])] = true
+	seen := map[string]int{}
+	fenced := false
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+			continue
+		}
+		m := regexp.MustCompile(`^#{1,6} (.*)$`).FindStringSubmatch(l)
+		if fenced || m == nil {
+			continue
+		}
+		a := githubAnchor(m[1])
+		if n := seen[a]; n > 0 {
+			anchors[fmt.Sprintf("%s-%d", a, n)] = true
+		} else {
+			anchors[a] = true
+		}
+		seen[a]++
 	}
-	links := regexp.MustCompile(`\(BENCHMARKS\.md#([^)]+)\)`).FindAllStringSubmatch(string(readme), -1)
-	require.NotEmpty(t, links)
-	for _, l := range links {
-		assert.True(t, anchors[l[1]], "README.md links to BENCHMARKS.md#%s, which is no heading there", l[1])
+	return anchors
+}
+
+// Every link to an anchor, from README.md or BENCHMARKS.md into either (a
+// README figure links to the BENCHMARKS.md table that gives its command),
+// names a heading there: GitHub's anchors, lower case, punctuation but '-'
+// and '_' dropped, spaces as hyphens.
+func TestReadmeAnchorLinks(t *testing.T) {
+	files := []string{"README.md", "BENCHMARKS.md"}
+	anchors := map[string]map[string]bool{}
+	for _, f := range files {
+		anchors[f] = markdownAnchors(t, f)
+	}
+	link := regexp.MustCompile(`\]\(((?:README|BENCHMARKS)\.md)?#([^)]+)\)`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		links := link.FindAllStringSubmatch(string(b), -1)
+		require.NotEmpty(t, links, "%s links to no anchor", f)
+		for _, l := range links {
+			target := l[1]
+			if target == "" {
+				target = f
+			}
+			assert.True(t, anchors[target][l[2]], "%s links to %s#%s, which is no heading there", f, target, l[2])
+		}
+	}
+}
+
+// BENCHMARKS.md is a reference, not a diary: it and the README name what
+// was measured, card and date, never the work session that measured it.
+func TestReadmeAndBenchmarksNameNoSessions(t *testing.T) {
+	word := regexp.MustCompile(`(?i)\bsessions?\b`)
+	for _, f := range []string{"README.md", "BENCHMARKS.md"} {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for i, l := range strings.Split(string(b), "\n") {
+			assert.False(t, word.MatchString(l), "%s:%d says %q", f, i+1, word.FindString(l))
+		}
 	}
 }
 
