@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/msm"
 	"github.com/gpuc2/gpuc2/native"
@@ -61,7 +62,7 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts
 	if n < 2 {
 		return nil, fmt.Errorf("groth16: setup: circuit has %d rows", n)
 	}
-	if n > maxDomain {
+	if n > prover.MaxDomain {
 		return nil, fmt.Errorf("groth16: setup: %d rows exceed the field's 2-adicity", n)
 	}
 	m := synth.DomainSize(n)

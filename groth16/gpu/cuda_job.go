@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpuc2/gpuc2/groth16"
-
 	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/native"
 )
 
@@ -16,10 +15,10 @@ import (
 type deviceJob struct {
 	job    *gpulock.Job
 	device int
-	cfg    *groth16.Settings
+	cfg    *prover.Settings
 }
 
-func (p *Device) deviceJob(cfg *groth16.Settings) deviceJob {
+func (p *Device) deviceJob(cfg *prover.Settings) deviceJob {
 	return deviceJob{job: p.gate.NewJob(), device: p.device, cfg: cfg}
 }
 

@@ -173,7 +173,7 @@ func (p *Device) Mode(pk *groth16.ProvingKey) DeviceMode {
 	return ""
 }
 
-// Device returns the prover's CUDA ordinal.
+// Ordinal returns the prover's CUDA ordinal.
 func (p *Device) Ordinal() int { return p.device }
 
 // Metrics returns the device's ledger and compute-lock counters (zero for

@@ -109,7 +109,7 @@ func newPinnedKey(ctx context.Context, pk *groth16.ProvingKey) (*pinnedKey, erro
 	}()
 	b := mem.Bytes()
 	for s := range groth16.NumSections {
-		n := groth16.SectionCount(c, s)
+		n := c.Section(s)
 		if n == 0 {
 			continue
 		}
@@ -133,7 +133,7 @@ func pinnedLayout(c groth16.SectionCounts) (hk *pinnedKey, size int64) {
 	hk = &pinnedKey{counts: c}
 	for s := range groth16.NumSections {
 		hk.off[s] = size
-		size += int64(groth16.SectionCount(c, s)) * sectionPointBytes(s)
+		size += int64(c.Section(s)) * sectionPointBytes(s)
 	}
 	return hk, size
 }
