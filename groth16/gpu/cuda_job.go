@@ -28,7 +28,7 @@ func (d deviceJob) done() { d.job.Done() }
 func (d deviceJob) reserve(ctx context.Context, bytes int64) error {
 	begin := time.Now()
 	if err := d.job.Reserve(ctx, bytes); err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_vram", begin, "device", d.device, "bytes", bytes)
 	return nil
@@ -40,7 +40,7 @@ func (d deviceJob) reserve(ctx context.Context, bytes int64) error {
 func (d deviceJob) reserveUpload(ctx context.Context, upload, rest int64) error {
 	begin := time.Now()
 	if err := d.job.ReserveUpload(ctx, upload, rest); err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_vram", begin, "device", d.device, "bytes", upload)
 	return nil
@@ -49,7 +49,7 @@ func (d deviceJob) reserveUpload(ctx context.Context, upload, rest int64) error 
 func (d deviceJob) extend(ctx context.Context, rest int64) error {
 	begin := time.Now()
 	if err := d.job.Extend(ctx); err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_vram", begin, "device", d.device, "bytes", rest)
 	return nil
@@ -58,7 +58,7 @@ func (d deviceJob) extend(ctx context.Context, rest int64) error {
 func (d deviceJob) compute(ctx context.Context) error {
 	begin := time.Now()
 	if err := d.job.Compute(ctx); err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_compute", begin, "device", d.device)
 	return nil
@@ -77,7 +77,7 @@ func (d deviceJob) suspend(ctx context.Context, upload func() error) error {
 		return upload()
 	})
 	if err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_compute", uploaded, "device", d.device)
 	return nil

@@ -72,7 +72,7 @@ func (rp *residentProof) Prepare(ctx context.Context) error {
 	}
 	rp.st = st
 	if err := rp.job.Upload(rp.upload); err != nil {
-		return fmt.Errorf("groth16: upload: %w", err)
+		return fmt.Errorf("gpu: upload: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -142,7 +142,7 @@ func (sp *streamedProof) Prepare(ctx context.Context) error {
 		upload = sp.evalAB
 	}
 	if err := sp.job.Upload(upload); err != nil {
-		return fmt.Errorf("groth16: upload: %w", err)
+		return fmt.Errorf("gpu: upload: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

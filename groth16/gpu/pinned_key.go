@@ -86,7 +86,7 @@ func (p *Device) pinnedKeyFor(ctx context.Context, pk *groth16.ProvingKey) (*pin
 		return newPinnedKey(ctx, pk)
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("groth16: pinned key: %w", err)
+		return nil, nil, fmt.Errorf("gpu: pinned key: %w", err)
 	}
 	return hk, release, nil
 }

@@ -42,7 +42,7 @@ func (p *Device) pinnedMatricesFor(ctx context.Context, ms *pce.Matrices, cfg *p
 		return newPinnedMatrices(ctx, ms, spmvChunkRows, spmvChunkTerms)
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("groth16: pinned constraint matrices: %w", err)
+		return nil, nil, fmt.Errorf("gpu: pinned constraint matrices: %w", err)
 	}
 	if made {
 		cfg.Report("matrices_pin", begin, "device", p.device, "bytes", hm.mem.Size())
