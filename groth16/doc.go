@@ -73,6 +73,10 @@
 // only groth16 and groth16/gpu import; from this package it reads the
 // key's sections (SectionG1Into, BG2Into, EvictSection, SectionCounts.Section).
 //
+// Setup runs its fixed-base multiplications on the CPU, or with any
+// msm.FixedBaseEngine (WithSetupEngine: msm/cuda's on a GPU). The package
+// does not depend on the native library or on gpulock.
+//
 // # Constraint matrices
 //
 // WithMatrices gives Prove a circuit's compiled R1CS matrices (package

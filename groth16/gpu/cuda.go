@@ -13,7 +13,7 @@ import (
 	"github.com/gpuc2/gpuc2/gpulock"
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/internal/prover"
-	"github.com/gpuc2/gpuc2/msm"
+	"github.com/gpuc2/gpuc2/msm/cuda"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
@@ -46,7 +46,7 @@ type Device struct {
 	gate       *gpulock.Device // the device's ledger and compute lock
 	host       *hostState      // the pinned host copies its Devices share
 	noResident bool
-	engine     msm.CUDA
+	engine     cuda.Engine
 	stage      stagePool    // pinned chunks of witness uploads
 	lastStage  *vectorStage // streaming: the pinned copy of H's last vector
 	keys       *flight[*groth16.ProvingKey, *deviceKey]
@@ -67,7 +67,7 @@ func newDevice(cfg deviceConfig, gate *gpulock.Device, host *hostState) *Device 
 		gate:       gate,
 		host:       host,
 		noResident: cfg.NoResident,
-		engine:     msm.CUDA{Device: cfg.Device},
+		engine:     cuda.Engine{Device: cfg.Device},
 		stage:      stagePool{vectors: host.vectors},
 		lastStage:  newVectorStage(host.vectors),
 		keys:       newFlight[*groth16.ProvingKey](func(dk *deviceKey) { dk.free() }),
