@@ -66,10 +66,16 @@
 // # Other provers
 //
 // Prover is what a backend implements; the GPU's, package groth16/gpu,
-// implements it outside this package through Backend, Sections and
-// ProveWith (the skeleton every prover shares: blinding, the six
-// sections in order, the assembly), Settings (one proof's options) and the
-// key's section accessors (SectionG1Into, BG2Into, EvictSection).
+// implements it outside this package. What it shares with CPUProver — one
+// proof's options as ProveOptions set them, the skeleton every prover runs
+// (blinding, the six sections in order, the assembly) and the checks of a
+// witness against a key or matrices — is groth16/internal/prover, which
+// only groth16 and groth16/gpu import; from this package it reads the
+// key's sections (SectionG1Into, BG2Into, EvictSection, SectionCounts.Section).
+//
+// Setup runs its fixed-base multiplications on the CPU, or with any
+// msm.FixedBaseEngine (WithSetupEngine: msm/cuda's on a GPU). The package
+// does not depend on the native library or on gpulock.
 //
 // # Constraint matrices
 //

@@ -3,6 +3,8 @@ package groth16
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 )
 
 // Sentinel errors; every error this package returns for bad bytes or bad
@@ -18,7 +20,7 @@ var (
 	ErrMalformedProof = errors.New("malformed groth16 proof")
 	// ErrInvalidInput reports arguments that do not fit together, such as
 	// the wrong number of public inputs for a verifying key.
-	ErrInvalidInput = errors.New("invalid groth16 input")
+	ErrInvalidInput = prover.ErrInvalidInput
 	// ErrClosed reports use of a ProvingKey after Close.
 	ErrClosed = errors.New("groth16: proving key is closed")
 )

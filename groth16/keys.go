@@ -28,3 +28,18 @@ type SectionCounts struct {
 	A int // inputs, then aux with a non-zero A column: uᵢ(τ)
 	B int // inputs and aux with a non-zero B column: vᵢ(τ) (same count in G1 and G2)
 }
+
+// Section returns the number of points in section s (SectionH, SectionL,
+// SectionA, SectionBG1 or SectionBG2: b_g1 and b_g2 have B each).
+func (c SectionCounts) Section(s int) int {
+	switch s {
+	case SectionH:
+		return c.H
+	case SectionL:
+		return c.L
+	case SectionA:
+		return c.A
+	default:
+		return c.B
+	}
+}

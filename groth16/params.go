@@ -21,13 +21,21 @@ import (
 	"github.com/gpuc2/gpuc2/internal/par"
 )
 
-// Sections of a .params file after the verifying key, in file order.
+// Sections of a .params file after the verifying key, in file order: the
+// numbers that ProvingKey.SectionG1Into and EvictSection and
+// SectionCounts.Section take.
 const (
+	// SectionH is the h query (G1, SectionCounts.H points).
 	SectionH = iota
+	// SectionL is the l query (G1, SectionCounts.L points).
 	SectionL
+	// SectionA is the a query (G1, SectionCounts.A points).
 	SectionA
+	// SectionBG1 is the b query in G1 (SectionCounts.B points).
 	SectionBG1
+	// SectionBG2 is the b query in G2 (SectionCounts.B points).
 	SectionBG2
+	// NumSections is the number of sections.
 	NumSections
 )
 
@@ -337,7 +345,7 @@ const decodeChunk = 1 << 13
 // subgroup. On bad bytes it reports the lowest failing index.
 func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int,
 	dec func(*T, []byte, bool) error, outside func([]T) int) ([]T, error) {
-	out := make([]T, SectionCount(pk.counts, s)) // the count was confirmed against the file length at open
+	out := make([]T, pk.counts.Section(s)) // the count was confirmed against the file length at open
 	if err := decodeSectionInto(ctx, pk, s, dec, outside, out); err != nil {
 		return nil, err
 	}
@@ -355,7 +363,7 @@ func decodeSectionInto[T any](ctx context.Context, pk *ProvingKey, s int,
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	n := SectionCount(pk.counts, s)
+	n := pk.counts.Section(s)
 	if len(out) != n {
 		return fmt.Errorf("%w: section %s: %d points into room for %d", ErrInvalidInput, sectionNames[s], n, len(out))
 	}
@@ -516,19 +524,6 @@ func (pk *ProvingKey) dropMapped(off, n int64) {
 	}
 }
 
-func SectionCount(c SectionCounts, s int) int {
-	switch s {
-	case SectionH:
-		return c.H
-	case SectionL:
-		return c.L
-	case SectionA:
-		return c.A
-	default:
-		return c.B
-	}
-}
-
 // Evict drops the decoded sections of a file-backed key to free memory, and
 // the mapped file's pages from the resident set; the file stays mapped and
 // the next accessor call decodes again. Slices already
@@ -620,7 +615,7 @@ func (pk *ProvingKey) writeInMemory(w io.Writer) error {
 		return err
 	}
 	for s := range NumSections {
-		n := SectionCount(pk.counts, s)
+		n := pk.counts.Section(s)
 		buf = binary.BigEndian.AppendUint32(buf[:0], uint32(n))
 		if _, err := w.Write(buf); err != nil {
 			return err
@@ -716,7 +711,7 @@ func (pk *ProvingKey) paramsLayout() (countOff [NumSections]int64, size int64) {
 	off := int64(pk.vk.encodedSize())
 	for s := range NumSections {
 		countOff[s] = off
-		off += 4 + int64(SectionCount(pk.counts, s))*sectionElemSize(s)
+		off += 4 + int64(pk.counts.Section(s))*sectionElemSize(s)
 	}
 	return countOff, off
 }
@@ -766,7 +761,7 @@ func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(w
 	report(len(head))
 	for s := range NumSections {
 		var c [4]byte
-		binary.BigEndian.PutUint32(c[:], uint32(SectionCount(pk.counts, s)))
+		binary.BigEndian.PutUint32(c[:], uint32(pk.counts.Section(s)))
 		if _, err := f.WriteAt(c[:], countOff[s]); err != nil {
 			return err
 		}
@@ -779,7 +774,7 @@ func (pk *ProvingKey) writeFile(ctx context.Context, f *os.File, progress func(w
 	per := max(writeChunkPoints, 1)
 	var chunks []chunk
 	for s := range NumSections {
-		n := SectionCount(pk.counts, s)
+		n := pk.counts.Section(s)
 		for lo := 0; lo < n; lo += per {
 			chunks = append(chunks, chunk{s, lo, min(lo+per, n)})
 		}

@@ -186,7 +186,7 @@ func BenchmarkSectionRead(b *testing.B) {
 			for b.Loop() {
 				points = 0
 				for s := range NumSections {
-					n := SectionCount(pk.counts, s)
+					n := pk.counts.Section(s)
 					points += n
 					require.NoError(b, readSectionChunks(pk.data, s, n, how.read))
 				}

@@ -2,23 +2,19 @@ package groth16
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/big"
-	"math/bits"
-	"slices"
 	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/msm"
 	"github.com/gpuc2/gpuc2/synth"
-	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
 // ErrKeyMismatch reports a proving key whose sections do not fit the circuit.
-var ErrKeyMismatch = errors.New("groth16: proving key does not match the circuit")
+var ErrKeyMismatch = prover.ErrKeyMismatch
 
 // Prover turns a synthesized witness into a proof. The CPU prover is always
 // available; the CUDA prover implements the same interface.
@@ -30,15 +26,11 @@ type Prover interface {
 }
 
 // ProveOption configures one proof.
-type ProveOption func(*Settings)
+type ProveOption func(*settings)
 
-type Settings struct {
-	r, s     *fr.Element
-	timings  *Timings
-	phases   PhaseFunc
-	starts   func(name string)
-	matrices *pce.Matrices // WithMatrices
-}
+// settings are one proof's options; groth16/gpu reads them too, through
+// prover.Configure.
+type settings = prover.Settings
 
 // PhaseFunc receives each phase of a proof when it ends (for tracing), with
 // key-value arguments such as "device", "bytes" or "points".
@@ -51,7 +43,7 @@ type PhaseFunc func(name string, start, end time.Time, args ...any)
 // the h MSM, inside msm_h; the sections they sum then take no time) and
 // readback.
 func WithPhases(f PhaseFunc) ProveOption {
-	return func(c *Settings) { c.phases = f }
+	return func(c *settings) { c.Phases = f }
 }
 
 // WithPhaseStart calls f as each of the proof's six sections begins — H,
@@ -61,41 +53,19 @@ func WithPhases(f PhaseFunc) ProveOption {
 // steps (key_upload, wait_vram, upload, wait_compute, readback) are not
 // reported here.
 func WithPhaseStart(f func(name string)) ProveOption {
-	return func(c *Settings) { c.starts = f }
-}
-
-// report ends the phase name begun at begin: it calls the phase hook, if
-// any, and returns the phase's length.
-func (c *Settings) Report(name string, begin time.Time, args ...any) time.Duration {
-	end := time.Now()
-	if c.phases != nil {
-		c.phases(name, begin, end, args...)
-	}
-	return end.Sub(begin)
+	return func(c *settings) { c.Starts = f }
 }
 
 // WithRandomness fixes the blinding scalars r and s instead of drawing them
 // from crypto/rand: for reproducible tests and for comparing provers. Never
 // use fixed values for proofs that leave the machine.
 func WithRandomness(r, s fr.Element) ProveOption {
-	return func(c *Settings) { c.r, c.s = &r, &s }
-}
-
-// configure applies opts; the timings always point somewhere.
-func Configure(opts []ProveOption) Settings {
-	var cfg Settings
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if cfg.timings == nil {
-		cfg.timings = new(Timings)
-	}
-	return cfg
+	return func(c *settings) { c.R, c.S = &r, &s }
 }
 
 // WithTimings records how long each phase of the proof took into t.
 func WithTimings(t *Timings) ProveOption {
-	return func(c *Settings) { c.timings = t }
+	return func(c *settings) { c.Timings = (*prover.Timings)(t) }
 }
 
 // Timings breaks a proof's time down by phase.
@@ -125,7 +95,7 @@ func (t *Timings) Add(u Timings) {
 // Prove synthesizes circuit and proves it with p. A circuit with a
 // Sizes() synth.Sizes method gets its buffers sized up front.
 func Prove(ctx context.Context, p Prover, pk *ProvingKey, circuit synth.Circuit, opts ...ProveOption) (*Proof, error) {
-	cfg := Configure(opts)
+	cfg := prover.Configure(opts)
 	start := time.Now()
 	var hint synth.Sizes
 	if sz, ok := circuit.(interface{ Sizes() synth.Sizes }); ok {
@@ -139,7 +109,7 @@ func Prove(ctx context.Context, p Prover, pk *ProvingKey, circuit synth.Circuit,
 	if err := circuit.Synthesize(ctx, w); err != nil {
 		return nil, fmt.Errorf("groth16: synthesis: %w", err)
 	}
-	cfg.timings.Synthesis = time.Since(start)
+	cfg.Timings.Synthesis = time.Since(start)
 	return p.Prove(ctx, pk, w, opts...)
 }
 
@@ -165,9 +135,9 @@ type quotientFunc func(ctx context.Context, a, b, c []fr.Element, m int) ([]fr.E
 
 // prove is bellperson's prover on the host over a quotient and an MSM engine.
 func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engine msm.Engine, quotient quotientFunc, opts []ProveOption) (*Proof, error) {
-	cfg := Configure(opts)
+	cfg := prover.Configure(opts)
 	synth.AppendInputRows(w, len(w.Inputs))
-	w, err := ProofAssignment(ctx, w, cfg.matrices, ABCHost)
+	w, err := prover.ProofAssignment(ctx, w, cfg.Matrices, prover.ABCHost)
 	if err != nil {
 		return nil, err
 	}
@@ -175,100 +145,12 @@ func prove(ctx context.Context, pk *ProvingKey, w *synth.ProvingAssignment, engi
 	if err != nil {
 		return nil, err
 	}
-	return ProveWith(ctx, &cfg, pk.VerifyingKey(), pk.Counts(), onHost{hs}, "backend", "cpu")
-}
-
-// A backend computes one proof's parts for proveWith, which calls prepare,
-// the six sections in the order of their phases (H, msm_h, msm_l, msm_a,
-// msm_b_g1, msm_b_g2), then finish, and stops at the first error. On a GPU,
-// prepare and finish walk the device's gate (gpulock.Job): prepare reserves
-// memory, uploads and waits for the compute lock; finish releases the lock
-// and reads back.
-type Backend interface {
-	Prepare(ctx context.Context) error
-	Sections
-	Finish() error
-}
-
-// sections are the six computations of a proof: the quotient h, then the
-// MSMs whose sums assemble combines.
-type Sections interface {
-	ComputeH(ctx context.Context) error
-	MSMH(ctx context.Context) (bls12381.G1Jac, error)
-	MSML(ctx context.Context) (bls12381.G1Jac, error)
-	MSMA(ctx context.Context) (bls12381.G1Jac, error)
-	MSMBG1(ctx context.Context) (bls12381.G1Jac, error)
-	MSMBG2(ctx context.Context) (bls12381.G2Jac, error)
-}
-
-// sums are the MSM results a proof is assembled from.
-type sums struct {
-	h, l, a, b1 bls12381.G1Jac
-	b2          bls12381.G2Jac
-}
-
-// proveWith is every prover's skeleton: it draws r and s, runs b (c are
-// the key's section counts, for the phases' point counts; args go with
-// every phase reported) and assembles the proof.
-func ProveWith(ctx context.Context, cfg *Settings, vk *VerifyingKey, c SectionCounts, b Backend, args ...any) (*Proof, error) {
-	start := time.Now()
-	r, s, err := blinding(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Prepare(ctx); err != nil {
-		return nil, err
-	}
-	sum, err := runSections(ctx, cfg, c, b, args)
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Finish(); err != nil {
-		return nil, err
-	}
-	proof := assemble(vk, &r, &s, sum)
-	cfg.timings.Total = time.Since(start)
-	return proof, nil
-}
-
-// runSections runs the six sections in order, checking ctx before each;
-// each is announced as it starts (WithPhaseStart), timed into cfg's
-// Timings and reported as a phase when it ends (WithPhases).
-func runSections(ctx context.Context, cfg *Settings, c SectionCounts, sec Sections, args []any) (*sums, error) {
-	var sum sums
-	t := cfg.timings
-	steps := []struct {
-		name   string
-		points int
-		d      *time.Duration
-		f      func() error
-	}{
-		{"H", c.H + 1, &t.H, func() error { return sec.ComputeH(ctx) }},
-		{"msm_h", c.H, &t.MSMH, func() (err error) { sum.h, err = sec.MSMH(ctx); return err }},
-		{"msm_l", c.L, &t.MSML, func() (err error) { sum.l, err = sec.MSML(ctx); return err }},
-		{"msm_a", c.A, &t.MSMA, func() (err error) { sum.a, err = sec.MSMA(ctx); return err }},
-		{"msm_b_g1", c.B, &t.MSMBG1, func() (err error) { sum.b1, err = sec.MSMBG1(ctx); return err }},
-		{"msm_b_g2", c.B, &t.MSMBG2, func() (err error) { sum.b2, err = sec.MSMBG2(ctx); return err }},
-	}
-	for _, st := range steps {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if cfg.starts != nil {
-			cfg.starts(st.name)
-		}
-		begin := time.Now()
-		err := st.f()
-		*st.d = cfg.Report(st.name, begin, append(slices.Clip(args), "points", st.points)...)
-		if err != nil {
-			return nil, fmt.Errorf("groth16: %s: %w", st.name, err)
-		}
-	}
-	return &sum, nil
+	proof, err := prover.ProveWith(ctx, &cfg, (*prover.VerifyingKey)(pk.VerifyingKey()), prover.Counts(pk.Counts()), onHost{hs}, "backend", "cpu")
+	return (*Proof)(proof), err
 }
 
 // onHost is a backend on the host: nothing to reserve, upload or read back.
-type onHost struct{ Sections }
+type onHost struct{ prover.Sections }
 
 func (onHost) Prepare(context.Context) error { return nil }
 func (onHost) Finish() error                 { return nil }
@@ -362,107 +244,10 @@ func sectionMSM(ctx context.Context, e msm.Engine, section func(context.Context)
 	return acc, err
 }
 
-// blinding returns the configured r, s or fresh random ones.
-func blinding(cfg *Settings) (r, s fr.Element, err error) {
-	if cfg.r != nil {
-		return *cfg.r, *cfg.s, nil
-	}
-	if _, err = r.SetRandom(); err != nil {
-		return r, s, fmt.Errorf("groth16: drawing r: %w", err)
-	}
-	if _, err = s.SetRandom(); err != nil {
-		return r, s, fmt.Errorf("groth16: drawing s: %w", err)
-	}
-	return r, s, nil
-}
-
 // checkShape returns the domain size m and checks that pk fits w, whose
 // input rows are already appended.
 func checkShape(pk *ProvingKey, w *synth.ProvingAssignment) (int, error) {
-	return CheckCounts(pk.Counts(), pk.VerifyingKey(), w)
+	return prover.CheckCounts(prover.Counts(pk.Counts()), (*prover.VerifyingKey)(pk.VerifyingKey()), w)
 }
 
 func density(d *synth.Density) *msm.Density { return &msm.Density{Words: d.Words, Len: d.Len} }
-
-// assemble builds the proof as bellperson writes it out:
-// A = α₁ + A_acc + r·δ₁; B = β₂ + B2_acc + s·δ₂;
-// C = s·A_acc + r·B1_acc + r·s·δ₁ + s·α₁ + r·β₁ + H + L.
-func assemble(vk *VerifyingKey, r, s *fr.Element, sum *sums) *Proof {
-	h, l, aAcc, b1Acc, b2Acc := &sum.h, &sum.l, &sum.a, &sum.b1, &sum.b2
-	rb, sb := r.BigInt(new(big.Int)), s.BigInt(new(big.Int))
-	var rs fr.Element
-	rs.Mul(r, s)
-
-	var a, t bls12381.G1Jac
-	a.FromAffine(&vk.AlphaG1)
-	a.AddAssign(aAcc)
-	t.FromAffine(&vk.DeltaG1)
-	t.ScalarMultiplication(&t, rb)
-	a.AddAssign(&t)
-
-	var b, t2 bls12381.G2Jac
-	b.FromAffine(&vk.BetaG2)
-	b.AddAssign(b2Acc)
-	t2.FromAffine(&vk.DeltaG2)
-	t2.ScalarMultiplication(&t2, sb)
-	b.AddAssign(&t2)
-
-	var c bls12381.G1Jac
-	c.ScalarMultiplication(aAcc, sb)
-	t.ScalarMultiplication(b1Acc, rb)
-	c.AddAssign(&t)
-	t.FromAffine(&vk.DeltaG1)
-	t.ScalarMultiplication(&t, rs.BigInt(new(big.Int)))
-	c.AddAssign(&t)
-	t.FromAffine(&vk.AlphaG1)
-	t.ScalarMultiplication(&t, sb)
-	c.AddAssign(&t)
-	t.FromAffine(&vk.BetaG1)
-	t.ScalarMultiplication(&t, rb)
-	c.AddAssign(&t)
-	c.AddAssign(h)
-	c.AddAssign(l)
-
-	var proof Proof
-	proof.A.FromJacobian(&a)
-	proof.B.FromJacobian(&b)
-	proof.C.FromJacobian(&c)
-	return &proof
-}
-
-// maxDomain is the largest evaluation domain: Fr has 2^32-th roots of unity.
-const maxDomain = 1 << 32
-
-// checkCounts is checkShape against bare section counts.
-func CheckCounts(c SectionCounts, vk *VerifyingKey, w *synth.ProvingAssignment) (int, error) {
-	n := w.NumRows()
-	if n < 2 {
-		return 0, fmt.Errorf("%w: circuit has %d rows", ErrKeyMismatch, n)
-	}
-	if n > maxDomain {
-		return 0, fmt.Errorf("%w: %d rows exceed the field's 2-adicity", ErrKeyMismatch, n)
-	}
-	m := synth.DomainSize(n)
-	nIn := len(w.Inputs)
-	switch {
-	case len(vk.IC) != nIn:
-		return 0, fmt.Errorf("%w: circuit has %d inputs (ONE included), key %d", ErrKeyMismatch, nIn, len(vk.IC))
-	case c.H != m-1:
-		return 0, fmt.Errorf("%w: domain 2^%d needs %d h points, key has %d", ErrKeyMismatch, bits.Len(uint(m))-1, m-1, c.H)
-	case c.L != len(w.Aux):
-		return 0, fmt.Errorf("%w: circuit has %d aux variables, key has %d l points", ErrKeyMismatch, len(w.Aux), c.L)
-	case c.A != nIn+w.AAux.Count():
-		return 0, fmt.Errorf("%w: circuit needs %d a points, key has %d", ErrKeyMismatch, nIn+w.AAux.Count(), c.A)
-	case c.B != w.BInput.Count()+w.BAux.Count():
-		return 0, fmt.Errorf("%w: circuit needs %d b points, key has %d", ErrKeyMismatch, w.BInput.Count()+w.BAux.Count(), c.B)
-	}
-	return m, nil
-}
-
-// Matrices are the compiled constraint matrices a proof's a, b, c may be
-// evaluated from (WithMatrices), or nil.
-func (c *Settings) Matrices() *pce.Matrices { return c.matrices }
-
-// Traced says whether the proof's phases are reported (WithPhases): a
-// device then waits for each phase's end to time it.
-func (c *Settings) Traced() bool { return c.phases != nil }

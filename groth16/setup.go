@@ -12,9 +12,9 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/msm"
-	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 )
 
@@ -39,15 +39,15 @@ func Setup(ctx context.Context, circuit synth.Circuit, rnd io.Reader, opts ...Se
 type SetupOption func(*setupConfig)
 
 type setupConfig struct {
-	gpu    bool
-	device int
+	engine msm.FixedBaseEngine // nil: msm.CPU{}
 }
 
-// WithSetupGPU computes the query points (the fixed-base multiplications,
-// nearly all of a large setup's time) on the given GPU. The key is the
-// same as the CPU's for the same randomness.
-func WithSetupGPU(device int) SetupOption {
-	return func(c *setupConfig) { c.gpu, c.device = true, device }
+// WithSetupEngine computes the query points (the fixed-base
+// multiplications, nearly all of a large setup's time) with e: on a GPU,
+// cuda.Engine{Device: d} of package msm/cuda. The key is the same as the
+// CPU's for the same randomness.
+func WithSetupEngine(e msm.FixedBaseEngine) SetupOption {
+	return func(c *setupConfig) { c.engine = e }
 }
 
 // SetupRecorded is Setup over a circuit already recorded, input rows
@@ -61,7 +61,7 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts
 	if n < 2 {
 		return nil, fmt.Errorf("groth16: setup: circuit has %d rows", n)
 	}
-	if n > maxDomain {
+	if n > prover.MaxDomain {
 		return nil, fmt.Errorf("groth16: setup: %d rows exceed the field's 2-adicity", n)
 	}
 	m := synth.DomainSize(n)
@@ -193,40 +193,18 @@ func SetupRecorded(ctx context.Context, rec *synth.Recorder, rnd io.Reader, opts
 	_, _, g1, g2 := bls12381.Generators()
 	g2s := append(append(make([]fr.Element, 0, nB+3), bScalars...), tw.beta, tw.gamma, tw.delta)
 	bScalars = nil
-	var pts []bls12381.G1Affine
-	var pts2 []bls12381.G2Affine
-	if cfg.gpu {
-		// In chunks, so a cancelled setup stops within one chunk's time.
-		const chunk = 1 << 25
-		pts = make([]bls12381.G1Affine, len(g1s))
-		for lo := 0; lo < len(g1s); lo += chunk {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			hi := min(lo+chunk, len(g1s))
-			if err := native.FixedBaseG1(cfg.device, &g1, g1s[lo:hi], pts[lo:hi]); err != nil {
-				return nil, fmt.Errorf("groth16: setup: %w", err)
-			}
-		}
-		g1s = nil
-		pts2 = make([]bls12381.G2Affine, len(g2s))
-		for lo := 0; lo < len(g2s); lo += chunk {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			hi := min(lo+chunk, len(g2s))
-			if err := native.FixedBaseG2(cfg.device, &g2, g2s[lo:hi], pts2[lo:hi]); err != nil {
-				return nil, fmt.Errorf("groth16: setup: %w", err)
-			}
-		}
-	} else {
-		var err error
-		if pts, err = msm.FixedBaseG1(ctx, &g1, g1s); err != nil {
-			return nil, err
-		}
-		if pts2, err = msm.FixedBaseG2(ctx, &g2, g2s); err != nil {
-			return nil, err
-		}
+	engine := cfg.engine
+	if engine == nil {
+		engine = msm.CPU{}
+	}
+	pts, err := engine.FixedBaseG1(ctx, &g1, g1s)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: setup: %w", err)
+	}
+	g1s = nil
+	pts2, err := engine.FixedBaseG2(ctx, &g2, g2s)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: setup: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
+	"github.com/gpuc2/gpuc2/msm/cuda"
 	"github.com/gpuc2/gpuc2/native"
 )
 
@@ -39,7 +40,7 @@ func TestSetupGPUEqualsCPU(t *testing.T) {
 		t.Skip("no native CUDA library")
 	}
 	c := &testcircuit.Chain{N: 300, Seed: 9, Inputs: 2}
-	pk, err := groth16.Setup(context.Background(), c, newSeeded(77), groth16.WithSetupGPU(0))
+	pk, err := groth16.Setup(context.Background(), c, newSeeded(77), groth16.WithSetupEngine(cuda.Engine{Device: 0}))
 	require.NoError(t, err)
 	require.Equal(t, setupDigest, paramsDigest(t, pk))
 }

@@ -3,6 +3,7 @@ package msm
 import (
 	"context"
 
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/gpuc2/gpuc2/internal/par"
@@ -34,6 +35,28 @@ import (
 // into fixedbase_g1.go and fixedbase_g2.go (internal/gen says why not
 // generics); the test of internal/gen fails when they are stale.
 //go:generate go run ./internal/gen
+
+// FixedBaseEngine computes fixed-base batches: scalars[i]·base for every i,
+// in affine form (a trusted setup's query points). CPU implements it with
+// FixedBaseG1 and FixedBaseG2; msm/cuda's Engine on a GPU. The results do
+// not depend on the engine.
+type FixedBaseEngine interface {
+	FixedBaseG1(ctx context.Context, base *bls12381.G1Affine, scalars []fr.Element) ([]bls12381.G1Affine, error)
+	FixedBaseG2(ctx context.Context, base *bls12381.G2Affine, scalars []fr.Element) ([]bls12381.G2Affine, error)
+}
+
+var _ FixedBaseEngine = CPU{}
+
+// FixedBaseG1 implements FixedBaseEngine: it is the package's FixedBaseG1
+// (on every core; Workers does not bound it).
+func (CPU) FixedBaseG1(ctx context.Context, base *bls12381.G1Affine, scalars []fr.Element) ([]bls12381.G1Affine, error) {
+	return FixedBaseG1(ctx, base, scalars)
+}
+
+// FixedBaseG2 implements FixedBaseEngine: it is the package's FixedBaseG2.
+func (CPU) FixedBaseG2(ctx context.Context, base *bls12381.G2Affine, scalars []fr.Element) ([]bls12381.G2Affine, error) {
+	return FixedBaseG2(ctx, base, scalars)
+}
 
 // maxFixedBaseWindow keeps the table near 2^20 points (96 MiB in G1).
 const maxFixedBaseWindow = 17

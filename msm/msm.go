@@ -38,10 +38,38 @@ func (d *Density) Count() int {
 // Test reports whether bit i is set.
 func (d *Density) Test(i int) bool { return d.Words[i>>6]>>(uint(i)&63)&1 == 1 }
 
+// Check checks that d pairs nScalars scalars with nBases bases, one base
+// per selected scalar, and returns its words; a nil d selects every scalar
+// and returns nil words. A misfit wraps ErrLengthMismatch. Engines call it
+// before they compute.
+func (d *Density) Check(nBases, nScalars int) ([]uint64, error) {
+	if d == nil {
+		if nBases != nScalars {
+			return nil, fmt.Errorf("%w: %d bases, %d scalars", ErrLengthMismatch, nBases, nScalars)
+		}
+		return nil, nil
+	}
+	words := (d.Len + 63) / 64
+	if d.Len != nScalars || len(d.Words) < words {
+		return nil, fmt.Errorf("%w: density covers %d scalars (%d words), got %d scalars", ErrLengthMismatch, d.Len, len(d.Words), nScalars)
+	}
+	if len(d.Words) > words || (d.Len%64 != 0 && d.Words[d.Len/64]>>(uint(d.Len)%64) != 0) {
+		return nil, fmt.Errorf("%w: density has bits set beyond its %d scalars", ErrLengthMismatch, d.Len)
+	}
+	c := 0
+	for _, w := range d.Words {
+		c += bits.OnesCount64(w)
+	}
+	if c != nBases {
+		return nil, fmt.Errorf("%w: density selects %d scalars, %d bases", ErrLengthMismatch, c, nBases)
+	}
+	return d.Words[:words], nil
+}
+
 // Engine computes multi-scalar multiplications Σ sᵢ·Pᵢ over host slices.
 // Scalars are gnark-crypto fr.Elements (Montgomery form). Implementations:
-// CPU (always available) and CUDA (this package's cuda.go, once the native
-// library is loaded), which also runs MSMs over device buffers.
+// CPU (always available) and msm/cuda's Engine (once the native library is
+// loaded), which also runs MSMs over device buffers.
 type Engine interface {
 	// G1 returns Σ scalars[i]·bases[j(i)] over the scalars selected by density
 	// (nil: all, len(bases) == len(scalars)).
@@ -102,7 +130,7 @@ func weight(s *fr.Element) int {
 }
 
 // sliced calls msm on consecutive ranges [lo, hi) of the scalars selected by
-// words (nil: all of them; checkDensity has checked that nBases are), each
+// words (nil: all of them; Density.Check has checked that nBases are), each
 // expected to take about cpuSlice, with the range's scalars in s, and checks
 // ctx before each call. A call's size follows the speed measured on the
 // previous one (weight per second), growing at most fourfold per call, since
@@ -155,7 +183,7 @@ func sliced(ctx context.Context, nBases int, scalars []fr.Element, words []uint6
 // G1 implements Engine.
 func (e CPU) G1(ctx context.Context, bases []bls12381.G1Affine, scalars []fr.Element, density *Density) (bls12381.G1Jac, error) {
 	var res bls12381.G1Jac
-	words, err := checkDensity(len(bases), scalars, density)
+	words, err := density.Check(len(bases), len(scalars))
 	if err != nil {
 		return res, err
 	}
@@ -173,7 +201,7 @@ func (e CPU) G1(ctx context.Context, bases []bls12381.G1Affine, scalars []fr.Ele
 // G2 implements Engine.
 func (e CPU) G2(ctx context.Context, bases []bls12381.G2Affine, scalars []fr.Element, density *Density) (bls12381.G2Jac, error) {
 	var res bls12381.G2Jac
-	words, err := checkDensity(len(bases), scalars, density)
+	words, err := density.Check(len(bases), len(scalars))
 	if err != nil {
 		return res, err
 	}
@@ -186,30 +214,4 @@ func (e CPU) G2(ctx context.Context, bases []bls12381.G2Affine, scalars []fr.Ele
 		return nil
 	})
 	return res, err
-}
-
-// checkDensity checks that bases, scalars and the density mask pair up and
-// returns the mask's words (nil without a mask).
-func checkDensity(nBases int, scalars []fr.Element, d *Density) ([]uint64, error) {
-	if d == nil {
-		if nBases != len(scalars) {
-			return nil, fmt.Errorf("%w: %d bases, %d scalars", ErrLengthMismatch, nBases, len(scalars))
-		}
-		return nil, nil
-	}
-	words := (d.Len + 63) / 64
-	if d.Len != len(scalars) || len(d.Words) < words {
-		return nil, fmt.Errorf("%w: density covers %d scalars (%d words), got %d scalars", ErrLengthMismatch, d.Len, len(d.Words), len(scalars))
-	}
-	if len(d.Words) > words || (d.Len%64 != 0 && d.Words[d.Len/64]>>(uint(d.Len)%64) != 0) {
-		return nil, fmt.Errorf("%w: density has bits set beyond its %d scalars", ErrLengthMismatch, d.Len)
-	}
-	c := 0
-	for _, w := range d.Words {
-		c += bits.OnesCount64(w)
-	}
-	if c != nBases {
-		return nil, fmt.Errorf("%w: density selects %d scalars, %d bases", ErrLengthMismatch, c, nBases)
-	}
-	return d.Words[:words], nil
 }

@@ -26,7 +26,8 @@
 //		...
 //	}
 //
-// msm.CUDA{Device: 0} wraps MSMG1/MSMG2 as an msm.Engine.
+// cuda.Engine{Device: 0} (package msm/cuda) wraps MSMG1/MSMG2 as an
+// msm.Engine.
 //
 // # Data
 //

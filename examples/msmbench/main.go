@@ -30,13 +30,14 @@ import (
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/internal/nativetest"
 	"github.com/gpuc2/gpuc2/msm"
+	"github.com/gpuc2/gpuc2/msm/cuda"
 	"github.com/gpuc2/gpuc2/native"
 )
 
 func main() {
 	o, err := parseFlags(os.Args[1:], os.Stderr)
 	if err == nil {
-		err = run(o.logN, o.group, o.backend, o.runs, o.kind, msm.CUDA{Device: o.device, Options: o.msmOptions()})
+		err = run(o.logN, o.group, o.backend, o.runs, o.kind, cuda.Engine{Device: o.device, Options: o.msmOptions()})
 	}
 	cli.Exit("msmbench", err) // 2 after a usage error: nothing was done
 }
@@ -120,7 +121,7 @@ func check(logN int, group, backend string, runs int, kind string) error {
 	return nil
 }
 
-func run(logN int, group, backend string, runs int, kind string, gpu msm.CUDA) error {
+func run(logN int, group, backend string, runs int, kind string, gpu cuda.Engine) error {
 	if err := check(logN, group, backend, runs, kind); err != nil {
 		return err
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/msm/cuda"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
@@ -148,7 +149,7 @@ func run(ctx context.Context, o options, w io.Writer) (string, error) {
 
 	var opts []groth16.SetupOption
 	if o.backend == "cuda" {
-		opts = append(opts, groth16.WithSetupGPU(o.device))
+		opts = append(opts, groth16.WithSetupEngine(cuda.Engine{Device: o.device}))
 	}
 	var recorded, challenges atomic.Int64
 	progress := func(done, total int) { recorded.Store(int64(done)); challenges.Store(int64(total)) }

@@ -8,12 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gpuc2/gpuc2/groth16"
-
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/gpuc2/gpuc2/gpulock"
-	"github.com/gpuc2/gpuc2/msm"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
+	"github.com/gpuc2/gpuc2/msm/cuda"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
@@ -46,7 +46,7 @@ type Device struct {
 	gate       *gpulock.Device // the device's ledger and compute lock
 	host       *hostState      // the pinned host copies its Devices share
 	noResident bool
-	engine     msm.CUDA
+	engine     cuda.Engine
 	stage      stagePool    // pinned chunks of witness uploads
 	lastStage  *vectorStage // streaming: the pinned copy of H's last vector
 	keys       *flight[*groth16.ProvingKey, *deviceKey]
@@ -67,7 +67,7 @@ func newDevice(cfg deviceConfig, gate *gpulock.Device, host *hostState) *Device 
 		gate:       gate,
 		host:       host,
 		noResident: cfg.NoResident,
-		engine:     msm.CUDA{Device: cfg.Device},
+		engine:     cuda.Engine{Device: cfg.Device},
 		stage:      stagePool{vectors: host.vectors},
 		lastStage:  newVectorStage(host.vectors),
 		keys:       newFlight[*groth16.ProvingKey](func(dk *deviceKey) { dk.free() }),
@@ -98,10 +98,10 @@ func (p *Device) prove(ctx context.Context, pk *groth16.ProvingKey, w *synth.Pro
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
-	cfg := groth16.Configure(opts)
+	cfg := prover.Configure(opts)
 	synth.AppendInputRows(w, len(w.Inputs))
 	if w.WitnessOnly() {
-		if err := groth16.CheckWitness(w, cfg.Matrices()); err != nil {
+		if err := prover.CheckWitness(w, cfg.Matrices); err != nil {
 			return nil, err // before any upload
 		}
 	}
@@ -114,21 +114,35 @@ func (p *Device) prove(ctx context.Context, pk *groth16.ProvingKey, w *synth.Pro
 	}
 	defer release()
 	var dm *deviceMatrices
-	src := groth16.ABCHost
+	src := prover.ABCHost
 	if w.WitnessOnly() {
 		var releaseMatrices func()
-		if dm, releaseMatrices, err = p.deviceMatricesFor(ctx, pk, cfg.Matrices(), &cfg); err != nil {
+		if dm, releaseMatrices, err = p.deviceMatricesFor(ctx, pk, cfg.Matrices, &cfg); err != nil {
 			return nil, err
 		}
 		if dm != nil {
 			defer releaseMatrices()
-			src = groth16.ABCDevice
+			src = prover.ABCDevice
 		}
 	}
-	if w, err = groth16.ProofAssignment(ctx, w, cfg.Matrices(), src); err != nil {
+	if w, err = prover.ProofAssignment(ctx, w, cfg.Matrices, src); err != nil {
 		return nil, err
 	}
 	return p.proveResident(ctx, dk, dm, pk.VerifyingKey(), w, &cfg)
+}
+
+// proveWith runs b through the skeleton every prover shares
+// (prover.ProveWith: r and s, the six sections, the assembly) with vk and
+// the key's section counts c.
+func proveWith(ctx context.Context, cfg *prover.Settings, vk *groth16.VerifyingKey, c groth16.SectionCounts, b prover.Backend, args ...any) (*groth16.Proof, error) {
+	proof, err := prover.ProveWith(ctx, cfg, (*prover.VerifyingKey)(vk), prover.Counts(c), b, args...)
+	return (*groth16.Proof)(proof), err
+}
+
+// checkCounts returns the domain size and checks that a key of counts c
+// and verifying key vk fits w, its input rows appended (prover.CheckCounts).
+func checkCounts(c groth16.SectionCounts, vk *groth16.VerifyingKey, w *synth.ProvingAssignment) (int, error) {
+	return prover.CheckCounts(prover.Counts(c), (*prover.VerifyingKey)(vk), w)
 }
 
 // Preload readies pk for proofs on the device until Evict or Close: in
@@ -226,7 +240,7 @@ func (p *Device) Close() error {
 // back, uploading the key when no copy exists; nil when this proof should
 // stream the key from host memory instead (NoResident, a key found too
 // large, no room now, or an eviction under the upload).
-func (p *Device) residentKey(ctx context.Context, pk *groth16.ProvingKey, cfg *groth16.Settings) (*deviceKey, func(), error) {
+func (p *Device) residentKey(ctx context.Context, pk *groth16.ProvingKey, cfg *prover.Settings) (*deviceKey, func(), error) {
 	if p.noResident {
 		return nil, nil, nil
 	}

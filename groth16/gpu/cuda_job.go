@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpuc2/gpuc2/groth16"
-
 	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/native"
 )
 
@@ -16,10 +15,10 @@ import (
 type deviceJob struct {
 	job    *gpulock.Job
 	device int
-	cfg    *groth16.Settings
+	cfg    *prover.Settings
 }
 
-func (p *Device) deviceJob(cfg *groth16.Settings) deviceJob {
+func (p *Device) deviceJob(cfg *prover.Settings) deviceJob {
 	return deviceJob{job: p.gate.NewJob(), device: p.device, cfg: cfg}
 }
 
@@ -29,7 +28,7 @@ func (d deviceJob) done() { d.job.Done() }
 func (d deviceJob) reserve(ctx context.Context, bytes int64) error {
 	begin := time.Now()
 	if err := d.job.Reserve(ctx, bytes); err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_vram", begin, "device", d.device, "bytes", bytes)
 	return nil
@@ -41,7 +40,7 @@ func (d deviceJob) reserve(ctx context.Context, bytes int64) error {
 func (d deviceJob) reserveUpload(ctx context.Context, upload, rest int64) error {
 	begin := time.Now()
 	if err := d.job.ReserveUpload(ctx, upload, rest); err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_vram", begin, "device", d.device, "bytes", upload)
 	return nil
@@ -50,7 +49,7 @@ func (d deviceJob) reserveUpload(ctx context.Context, upload, rest int64) error 
 func (d deviceJob) extend(ctx context.Context, rest int64) error {
 	begin := time.Now()
 	if err := d.job.Extend(ctx); err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_vram", begin, "device", d.device, "bytes", rest)
 	return nil
@@ -59,7 +58,7 @@ func (d deviceJob) extend(ctx context.Context, rest int64) error {
 func (d deviceJob) compute(ctx context.Context) error {
 	begin := time.Now()
 	if err := d.job.Compute(ctx); err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_compute", begin, "device", d.device)
 	return nil
@@ -78,7 +77,7 @@ func (d deviceJob) suspend(ctx context.Context, upload func() error) error {
 		return upload()
 	})
 	if err != nil {
-		return fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("gpu: %w", err)
 	}
 	d.cfg.Report("wait_compute", uploaded, "device", d.device)
 	return nil

@@ -26,7 +26,7 @@ type deviceKey struct {
 
 // errNoRoom reports that a long-lived reservation (a resident key or
 // matrices) is not free right now.
-var errNoRoom = errors.New("groth16: no room on the device now")
+var errNoRoom = errors.New("gpu: no room on the device now")
 
 // keySource returns the host bytes of section i of a key (0–4: h, l, a,
 // b_g1, b_g2): all its points, or (repeat) a run of them that newDeviceKey
@@ -61,7 +61,7 @@ func (p *Device) newDeviceKey(ctx context.Context, c groth16.SectionCounts, proo
 	defer st.Close()
 	for i, buf := range dk.sections() {
 		if err := fillSection(ctx, st, buf, i, src, repeat); err != nil {
-			return nil, fmt.Errorf("groth16: resident key: %w", err)
+			return nil, fmt.Errorf("gpu: resident key: %w", err)
 		}
 		if uploaded != nil {
 			uploaded(i) // fillSection's copies have returned: the host bytes are free
@@ -78,12 +78,12 @@ func (dk *deviceKey) reserve(ctx context.Context, wait bool) error {
 	bytes := groth16.KeyBytes(dk.counts)
 	if wait {
 		if err := dk.job.Reserve(ctx, bytes); err != nil {
-			return fmt.Errorf("groth16: resident key: %w", err)
+			return fmt.Errorf("gpu: resident key: %w", err)
 		}
 		return nil
 	}
 	if ok, err := dk.job.TryReserve(bytes); err != nil {
-		return fmt.Errorf("groth16: resident key: %w", err)
+		return fmt.Errorf("gpu: resident key: %w", err)
 	} else if !ok {
 		return errNoRoom
 	}
@@ -101,7 +101,7 @@ func (dk *deviceKey) alloc() error {
 	for _, s := range sizes {
 		b, err := native.Alloc(dk.device, nil, s.bytes)
 		if err != nil {
-			return fmt.Errorf("groth16: resident key: %w", err)
+			return fmt.Errorf("gpu: resident key: %w", err)
 		}
 		*s.buf = b
 	}

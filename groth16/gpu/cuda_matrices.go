@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpuc2/gpuc2/groth16"
-
 	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/pce"
 )
@@ -67,7 +67,7 @@ func (p *Device) PreloadMatrices(ctx context.Context, pk *groth16.ProvingKey, ms
 	if err := p.usable(); err != nil {
 		return 0, err
 	}
-	var cfg groth16.Settings
+	var cfg prover.Settings
 	if p.Mode(pk) == ModeStreaming {
 		if kp := p.plan(pk); !kp.streamedMatricesFit() {
 			return 0, fmt.Errorf("%w: GPU %d: a streamed proof that evaluates a, b, c holds its witness, %d bytes against %d: "+
@@ -107,7 +107,7 @@ func (p *Device) EvictMatrices(ms *pce.Matrices) {
 // would then never find room), or has no room for it now: the proof then
 // evaluates a, b, c on the host. The matrices stay until EvictMatrices or
 // Close.
-func (p *Device) deviceMatricesFor(ctx context.Context, pk *groth16.ProvingKey, ms *pce.Matrices, cfg *groth16.Settings) (*deviceMatrices, func(), error) {
+func (p *Device) deviceMatricesFor(ctx context.Context, pk *groth16.ProvingKey, ms *pce.Matrices, cfg *prover.Settings) (*deviceMatrices, func(), error) {
 	if !p.plan(pk).residentMatricesFit(ms.Bytes()) {
 		return nil, nil, nil
 	}

@@ -6,22 +6,22 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/gpuc2/gpuc2/groth16"
-
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 )
 
 // proveResident proves w (its input rows already appended) with dk, a key
 // resident on p's device; vk supplies the proof's constant points. A w
-// without A, B, C (proofAssignment's ABCDevice) takes them from dm, its
+// without A, B, C (prover.ProofAssignment's ABCDevice) takes them from dm, its
 // circuit's matrices on the device. The proof equals the CPU prover's for
 // the same r and s.
-func (p *Device) proveResident(ctx context.Context, dk *deviceKey, dm *deviceMatrices, vk *groth16.VerifyingKey, w *synth.ProvingAssignment, cfg *groth16.Settings) (*groth16.Proof, error) {
-	m, err := groth16.CheckCounts(dk.counts, vk, w)
+func (p *Device) proveResident(ctx context.Context, dk *deviceKey, dm *deviceMatrices, vk *groth16.VerifyingKey, w *synth.ProvingAssignment, cfg *prover.Settings) (*groth16.Proof, error) {
+	m, err := checkCounts(dk.counts, vk, w)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func (p *Device) proveResident(ctx context.Context, dk *deviceKey, dm *deviceMat
 	}
 	rp := &residentProof{deviceJob: p.deviceJob(cfg), p: p, dk: dk, dm: dm, w: w, m: m}
 	defer rp.close()
-	return groth16.ProveWith(ctx, cfg, vk, dk.counts, rp, "device", p.device)
+	return proveWith(ctx, cfg, vk, dk.counts, rp, "device", p.device)
 }
 
 // residentProof is one proof on the resident path, a backend whose steps
@@ -57,7 +57,7 @@ type residentProof struct {
 }
 
 func (rp *residentProof) Prepare(ctx context.Context) error {
-	witness := witnessDeviceBytes(rp.dk.counts.L) // L is the aux count (CheckCounts)
+	witness := witnessDeviceBytes(rp.dk.counts.L) // L is the aux count (prover.CheckCounts)
 	rest := rp.dk.proofBytes - witness            // a, b, c and scratch; proofBytes is counted once per key
 	if rp.evaluated() {
 		if err := rp.reserveUpload(ctx, witness, rest); err != nil {
@@ -72,7 +72,7 @@ func (rp *residentProof) Prepare(ctx context.Context) error {
 	}
 	rp.st = st
 	if err := rp.job.Upload(rp.upload); err != nil {
-		return fmt.Errorf("groth16: upload: %w", err)
+		return fmt.Errorf("gpu: upload: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

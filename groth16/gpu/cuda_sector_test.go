@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
+	"github.com/gpuc2/gpuc2/msm/cuda"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
@@ -62,7 +63,7 @@ func BenchmarkCUDASector(b *testing.B) {
 	t0 := time.Now()
 	// Setup records the circuit (on one core), evaluates its QAP at τ and
 	// runs the fixed-base multiplications on the GPU.
-	pk, err := groth16.Setup(ctx, circuit, chachaReader{rand.NewChaCha8([32]byte{1})}, groth16.WithSetupGPU(0))
+	pk, err := groth16.Setup(ctx, circuit, chachaReader{rand.NewChaCha8([32]byte{1})}, groth16.WithSetupEngine(cuda.Engine{Device: 0}))
 	if err != nil {
 		b.Fatal(err)
 	}

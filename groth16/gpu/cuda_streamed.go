@@ -6,12 +6,12 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/gpuc2/gpuc2/groth16"
-
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/gpuc2/gpuc2/gpulock"
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
@@ -21,19 +21,19 @@ import (
 // streaming path. A witness-only w's a, b, c are evaluated on the device
 // from its matrices streamed from pinned host memory when that costs the
 // device none of its overlap (streamedMatricesFit), else on the host.
-func (p *Device) proveStreamingWitness(ctx context.Context, pk *groth16.ProvingKey, w *synth.ProvingAssignment, cfg *groth16.Settings) (*groth16.Proof, error) {
+func (p *Device) proveStreamingWitness(ctx context.Context, pk *groth16.ProvingKey, w *synth.ProvingAssignment, cfg *prover.Settings) (*groth16.Proof, error) {
 	var hm *pinnedMatrices
-	src := groth16.ABCHost
+	src := prover.ABCHost
 	if w.WitnessOnly() && p.plan(pk).streamedMatricesFit() {
 		var release func()
 		var err error
-		if hm, release, err = p.pinnedMatricesFor(ctx, cfg.Matrices(), cfg); err != nil {
+		if hm, release, err = p.pinnedMatricesFor(ctx, cfg.Matrices, cfg); err != nil {
 			return nil, err
 		}
 		defer release()
-		src = groth16.ABCDevice
+		src = prover.ABCDevice
 	}
-	w, err := groth16.ProofAssignment(ctx, w, cfg.Matrices(), src)
+	w, err := prover.ProofAssignment(ctx, w, cfg.Matrices, src)
 	if err != nil {
 		return nil, err
 	}
@@ -45,9 +45,9 @@ func (p *Device) proveStreamingWitness(ctx context.Context, pk *groth16.ProvingK
 // limit cannot hold the key. A witness-only w (its densities set) takes
 // its a, b, c from hm's matrices. The proof equals the CPU prover's for
 // the same r, s.
-func (p *Device) proveStreaming(ctx context.Context, pk *groth16.ProvingKey, w *synth.ProvingAssignment, hm *pinnedMatrices, cfg *groth16.Settings) (*groth16.Proof, error) {
+func (p *Device) proveStreaming(ctx context.Context, pk *groth16.ProvingKey, w *synth.ProvingAssignment, hm *pinnedMatrices, cfg *prover.Settings) (*groth16.Proof, error) {
 	c, vk := pk.Counts(), pk.VerifyingKey()
-	m, err := groth16.CheckCounts(c, vk, w)
+	m, err := checkCounts(c, vk, w)
 	if err != nil {
 		return nil, err
 	}
@@ -69,10 +69,10 @@ func (p *Device) proveStreaming(ctx context.Context, pk *groth16.ProvingKey, w *
 // proveStreamed proves w over domain m with hk (and hm's matrices when not
 // nil) as plan says: its reservation, its aux MSMs beside the h MSM or
 // after it.
-func (p *Device) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinnedMatrices, vk *groth16.VerifyingKey, w *synth.ProvingAssignment, m int, plan streamedPlan, cfg *groth16.Settings) (*groth16.Proof, error) {
+func (p *Device) proveStreamed(ctx context.Context, hk *pinnedKey, hm *pinnedMatrices, vk *groth16.VerifyingKey, w *synth.ProvingAssignment, m int, plan streamedPlan, cfg *prover.Settings) (*groth16.Proof, error) {
 	sp := &streamedProof{deviceJob: p.deviceJob(cfg), p: p, hk: hk, hm: hm, w: w, m: m, bytes: plan.bytes(), beside: plan.beside}
 	defer sp.close()
-	return groth16.ProveWith(ctx, cfg, vk, hk.counts, sp, "device", p.device, "mode", "streaming")
+	return proveWith(ctx, cfg, vk, hk.counts, sp, "device", p.device, "mode", "streaming")
 }
 
 // streamedProof is one proof on the streaming path, a backend over
@@ -142,7 +142,7 @@ func (sp *streamedProof) Prepare(ctx context.Context) error {
 		upload = sp.evalAB
 	}
 	if err := sp.job.Upload(upload); err != nil {
-		return fmt.Errorf("groth16: upload: %w", err)
+		return fmt.Errorf("gpu: upload: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

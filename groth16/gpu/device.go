@@ -32,7 +32,7 @@ func CUDAUnavailable() error { return native.Load() }
 func CUDADevices() ([]DeviceInfo, error) {
 	devs, err := native.Devices()
 	if err != nil {
-		return nil, fmt.Errorf("groth16: listing CUDA devices: %w", err)
+		return nil, fmt.Errorf("gpu: listing CUDA devices: %w", err)
 	}
 	out := make([]DeviceInfo, len(devs))
 	for i, d := range devs {
@@ -66,7 +66,7 @@ type deviceConfig struct {
 // workers; Close it when done.
 func openDevice(cfg deviceConfig, host *hostState) (*Device, error) {
 	if !native.Available() {
-		return nil, fmt.Errorf("groth16: CUDA prover: %w", ErrCUDAUnavailable)
+		return nil, fmt.Errorf("gpu: CUDA prover: %w", ErrCUDAUnavailable)
 	}
 	devs, err := CUDADevices()
 	if err != nil {
@@ -74,7 +74,7 @@ func openDevice(cfg deviceConfig, host *hostState) (*Device, error) {
 	}
 	i := slices.IndexFunc(devs, func(d DeviceInfo) bool { return d.Ordinal == cfg.Device })
 	if i < 0 {
-		return nil, fmt.Errorf("groth16: no CUDA device %d (%d visible)", cfg.Device, len(devs))
+		return nil, fmt.Errorf("gpu: no CUDA device %d (%d visible)", cfg.Device, len(devs))
 	}
 	limit, err := memoryLimit(cfg, devs[i].TotalBytes)
 	if err != nil {
@@ -83,7 +83,7 @@ func openDevice(cfg deviceConfig, host *hostState) (*Device, error) {
 	gate, err := gpulock.NewDevice(gpulock.Config{Ordinal: cfg.Device, MemoryLimit: limit,
 		ComputeWidth: cfg.ComputeWidth})
 	if err != nil {
-		return nil, fmt.Errorf("groth16: device %d: %w", cfg.Device, err)
+		return nil, fmt.Errorf("gpu: device %d: %w", cfg.Device, err)
 	}
 	return newDevice(cfg, gate, host), nil
 }
@@ -97,7 +97,7 @@ func DefaultMemoryLimit(device int) (int64, error) {
 	}
 	i := slices.IndexFunc(devs, func(d DeviceInfo) bool { return d.Ordinal == device })
 	if i < 0 {
-		return 0, fmt.Errorf("groth16: no CUDA device %d (%d visible)", device, len(devs))
+		return 0, fmt.Errorf("gpu: no CUDA device %d (%d visible)", device, len(devs))
 	}
 	return memoryLimit(deviceConfig{Device: device}, devs[i].TotalBytes)
 }
@@ -115,7 +115,7 @@ func memoryLimit(cfg deviceConfig, total int64) (int64, error) {
 	}
 	free, _, err := native.MemInfo(cfg.Device)
 	if err != nil {
-		return 0, fmt.Errorf("groth16: device %d: %w", cfg.Device, err)
+		return 0, fmt.Errorf("gpu: device %d: %w", cfg.Device, err)
 	}
 	limit := int64(free) - deviceMarginBytes(total)
 	if limit <= 0 {
@@ -173,7 +173,7 @@ func (p *Device) Mode(pk *groth16.ProvingKey) DeviceMode {
 	return ""
 }
 
-// Device returns the prover's CUDA ordinal.
+// Ordinal returns the prover's CUDA ordinal.
 func (p *Device) Ordinal() int { return p.device }
 
 // Metrics returns the device's ledger and compute-lock counters (zero for

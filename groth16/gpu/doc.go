@@ -1,7 +1,8 @@
 // Package gpu is the GPU side of Groth16: H and the five MSMs of a proof
 // on CUDA devices through the native library, with synthesis and the final
-// assembly on the CPU (groth16.ProveWith). Its proofs equal groth16's CPU
-// prover's for the same r and s.
+// assembly on the CPU (the skeleton groth16's CPU prover runs too, in
+// groth16/internal/prover). Its proofs equal groth16's CPU prover's for the
+// same r and s.
 //
 // # One owner
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
@@ -51,7 +52,7 @@ func (p *Device) ProveResident(ctx context.Context, dk *DeviceKey, vk *groth16.V
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
-	cfg := groth16.Configure(opts)
+	cfg := prover.Configure(opts)
 	proof, err := p.proveResident(ctx, dk, nil, vk, w, &cfg)
 	return proof, classifyDevice(err)
 }
@@ -109,8 +110,8 @@ func (p *Device) ProveStreamed(ctx context.Context, hk *PinnedKey, vk *groth16.V
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
-	cfg := groth16.Configure(opts)
-	m, err := groth16.CheckCounts(hk.counts, vk, w)
+	cfg := prover.Configure(opts)
+	m, err := checkCounts(hk.counts, vk, w)
 	if err != nil {
 		return nil, err
 	}

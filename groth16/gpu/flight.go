@@ -43,7 +43,7 @@ type slot[V any] struct {
 }
 
 // errEvicted reports a key evicted while the caller uploaded or waited for it.
-var errEvicted = errors.New("groth16: resident key evicted during its upload")
+var errEvicted = errors.New("gpu: resident key evicted during its upload")
 
 func newFlight[K comparable, V any](free func(V)) *flight[K, V] {
 	return &flight[K, V]{free: free, slots: map[K]*slot[V]{}}

@@ -86,7 +86,7 @@ func (p *Device) pinnedKeyFor(ctx context.Context, pk *groth16.ProvingKey) (*pin
 		return newPinnedKey(ctx, pk)
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("groth16: pinned key: %w", err)
+		return nil, nil, fmt.Errorf("gpu: pinned key: %w", err)
 	}
 	return hk, release, nil
 }
@@ -109,7 +109,7 @@ func newPinnedKey(ctx context.Context, pk *groth16.ProvingKey) (*pinnedKey, erro
 	}()
 	b := mem.Bytes()
 	for s := range groth16.NumSections {
-		n := groth16.SectionCount(c, s)
+		n := c.Section(s)
 		if n == 0 {
 			continue
 		}
@@ -133,7 +133,7 @@ func pinnedLayout(c groth16.SectionCounts) (hk *pinnedKey, size int64) {
 	hk = &pinnedKey{counts: c}
 	for s := range groth16.NumSections {
 		hk.off[s] = size
-		size += int64(groth16.SectionCount(c, s)) * sectionPointBytes(s)
+		size += int64(c.Section(s)) * sectionPointBytes(s)
 	}
 	return hk, size
 }

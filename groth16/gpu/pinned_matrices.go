@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuc2/gpuc2/groth16"
-
+	"github.com/gpuc2/gpuc2/groth16/internal/prover"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/pce"
@@ -36,13 +36,13 @@ type matrixChunk struct {
 
 // pinnedMatricesFor returns ms's pinned copy for p, making it on first
 // use, and the function that hands it back.
-func (p *Device) pinnedMatricesFor(ctx context.Context, ms *pce.Matrices, cfg *groth16.Settings) (*pinnedMatrices, func(), error) {
+func (p *Device) pinnedMatricesFor(ctx context.Context, ms *pce.Matrices, cfg *prover.Settings) (*pinnedMatrices, func(), error) {
 	begin := time.Now()
 	hm, release, made, err := p.host.matrices.acquire(ctx, p, ms.ID(), func(ctx context.Context) (*pinnedMatrices, error) {
 		return newPinnedMatrices(ctx, ms, spmvChunkRows, spmvChunkTerms)
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("groth16: pinned constraint matrices: %w", err)
+		return nil, nil, fmt.Errorf("gpu: pinned constraint matrices: %w", err)
 	}
 	if made {
 		cfg.Report("matrices_pin", begin, "device", p.device, "bytes", hm.mem.Size())

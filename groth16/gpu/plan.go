@@ -20,7 +20,8 @@ const (
 
 // Shape is what a plan needs of a proving key: its section counts and
 // its public inputs (ONE included: the verifying key's IC). Its proofs'
-// domain is H+1 and their aux variables L, as groth16.CheckCounts requires.
+// domain is H+1 and their aux variables L (a witness that differs fails
+// with groth16.ErrKeyMismatch).
 type Shape struct {
 	Counts groth16.SectionCounts
 	Inputs int

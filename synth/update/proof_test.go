@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
+	"github.com/gpuc2/gpuc2/msm/cuda"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
 
@@ -93,7 +94,7 @@ func TestGPUEqualsCPU(t *testing.T) {
 	ctx := context.Background()
 	p := params(t, size)
 	start := time.Now()
-	pk, err := groth16.Setup(ctx, &update.Circuit{Params: p}, rand.NewChaCha8([32]byte{48}), groth16.WithSetupGPU(0))
+	pk, err := groth16.Setup(ctx, &update.Circuit{Params: p}, rand.NewChaCha8([32]byte{48}), groth16.WithSetupEngine(cuda.Engine{Device: 0}))
 	require.NoError(t, err)
 	defer pk.Close()
 	t.Logf("%d-byte update circuit: TEST-ONLY setup on the GPU in %v", size, time.Since(start))

@@ -1,4 +1,4 @@
-package msm_test
+package cuda_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/internal/nativetest"
 	"github.com/gpuc2/gpuc2/msm"
+	"github.com/gpuc2/gpuc2/msm/cuda"
 	"github.com/gpuc2/gpuc2/native"
 )
 
@@ -181,7 +182,7 @@ func TestCUDAG1(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cpu: %v", err)
 			}
-			got, err := msm.CUDA{}.G1(ctx, c.bases, c.scalars, c.density)
+			got, err := cuda.Engine{}.G1(ctx, c.bases, c.scalars, c.density)
 			if err != nil {
 				t.Fatalf("cuda: %v", err)
 			}
@@ -241,7 +242,7 @@ func TestCUDAG2(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cpu: %v", err)
 			}
-			got, err := msm.CUDA{}.G2(ctx, c.bases, c.scalars, c.density)
+			got, err := cuda.Engine{}.G2(ctx, c.bases, c.scalars, c.density)
 			if err != nil {
 				t.Fatalf("cuda: %v", err)
 			}
@@ -259,11 +260,11 @@ func TestCUDALengthMismatch(t *testing.T) {
 	// Argument checks happen before the native call, so this runs everywhere.
 	ctx := context.Background()
 	bases := make([]bls12381.G1Affine, 3)
-	if _, err := (msm.CUDA{}).G1(ctx, bases, make([]fr.Element, 2), nil); err == nil {
+	if _, err := (cuda.Engine{}).G1(ctx, bases, make([]fr.Element, 2), nil); err == nil {
 		t.Fatal("want length mismatch error")
 	}
 	d := &msm.Density{Words: []uint64{0b101}, Len: 3}
-	if _, err := (msm.CUDA{}).G1(ctx, bases, make([]fr.Element, 3), d); err == nil {
+	if _, err := (cuda.Engine{}).G1(ctx, bases, make([]fr.Element, 3), d); err == nil {
 		t.Fatal("want density count error")
 	}
 }
@@ -273,8 +274,68 @@ func TestCUDANotAvailable(t *testing.T) {
 		t.Skip("CUDA backend available")
 	}
 	bases := make([]bls12381.G1Affine, 1)
-	if _, err := (msm.CUDA{}).G1(context.Background(), bases, make([]fr.Element, 1), nil); !errors.Is(err, native.ErrNotAvailable) {
+	if _, err := (cuda.Engine{}).G1(context.Background(), bases, make([]fr.Element, 1), nil); !errors.Is(err, native.ErrNotAvailable) {
 		t.Fatalf("got %v, want ErrNotAvailable", err)
+	}
+	_, _, g1, g2 := bls12381.Generators()
+	if _, err := (cuda.Engine{}).FixedBaseG1(context.Background(), &g1, make([]fr.Element, 1)); !errors.Is(err, native.ErrNotAvailable) {
+		t.Fatalf("fixed-base G1: got %v, want ErrNotAvailable", err)
+	}
+	if _, err := (cuda.Engine{}).FixedBaseG2(context.Background(), &g2, make([]fr.Element, 1)); !errors.Is(err, native.ErrNotAvailable) {
+		t.Fatalf("fixed-base G2: got %v, want ErrNotAvailable", err)
+	}
+}
+
+// A cancelled fixed-base batch stops before any native call, so this runs
+// everywhere.
+func TestCUDAFixedBaseCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, g1, g2 := bls12381.Generators()
+	if _, err := (cuda.Engine{}).FixedBaseG1(ctx, &g1, nativetest.Scalars(3)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("G1: got %v, want context.Canceled", err)
+	}
+	if _, err := (cuda.Engine{}).FixedBaseG2(ctx, &g2, nativetest.Scalars(3)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("G2: got %v, want context.Canceled", err)
+	}
+}
+
+// The GPU's fixed-base batches equal msm.CPU's, the edge scalars (0, 1,
+// r−1) among random ones.
+func TestCUDAFixedBaseEqualsCPU(t *testing.T) {
+	requireGPU(t)
+	ctx := context.Background()
+	_, _, g1, g2 := bls12381.Generators()
+	for _, n := range []int{1, 2, 1000, 4097} {
+		t.Run(fmt.Sprintf("%d", n), func(t *testing.T) {
+			s := nativetest.Scalars(n)
+			s[0].SetZero()
+			if n > 2 {
+				s[1].SetOne()
+				s[2] = rMinusOne()
+			}
+			want1, err := msm.CPU{}.FixedBaseG1(ctx, &g1, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got1, err := cuda.Engine{}.FixedBaseG1(ctx, &g1, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want2, err := msm.CPU{}.FixedBaseG2(ctx, &g2, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got2, err := cuda.Engine{}.FixedBaseG2(ctx, &g2, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range s {
+				if !got1[i].Equal(&want1[i]) || !got2[i].Equal(&want2[i]) {
+					t.Fatalf("scalar %d: GPU and CPU differ", i)
+				}
+			}
+		})
 	}
 }
 
@@ -348,11 +409,11 @@ func TestCUDADeviceEqualsCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got1, err := msm.CUDA{}.G1Device(ctx, st, parts(b1, g1Size, canonical)...)
+		got1, err := cuda.Engine{}.G1Device(ctx, st, parts(b1, g1Size, canonical)...)
 		if err != nil {
 			t.Fatalf("canonical %v: %v", canonical, err)
 		}
-		got2, err := msm.CUDA{}.G2Device(ctx, st, parts(b2, g2Size, canonical)...)
+		got2, err := cuda.Engine{}.G2Device(ctx, st, parts(b2, g2Size, canonical)...)
 		if err != nil {
 			t.Fatalf("canonical %v: %v", canonical, err)
 		}
@@ -360,22 +421,22 @@ func TestCUDADeviceEqualsCPU(t *testing.T) {
 			t.Fatalf("canonical %v: GPU and CPU differ (G1 %v, G2 %v)", canonical, got1.Equal(&want1), got2.Equal(&want2))
 		}
 	}
-	if got, err := (msm.CUDA{}).G1Device(ctx, st); err != nil || !got.Z.IsZero() {
+	if got, err := (cuda.Engine{}).G1Device(ctx, st); err != nil || !got.Z.IsZero() {
 		t.Fatalf("no parts: %v, %v; want the point at infinity", got, err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := (msm.CUDA{}).G1Device(cancelled, st, parts(b1, g1Size, true)...); !errors.Is(err, context.Canceled) {
+	if _, err := (cuda.Engine{}).G1Device(cancelled, st, parts(b1, g1Size, true)...); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: got %v", err)
 	}
 }
 
 func TestCUDADeviceNeedsItsStream(t *testing.T) {
 	// The stream is checked before any native call, so this runs everywhere.
-	if _, err := (msm.CUDA{}).G1Device(context.Background(), nil); !errors.Is(err, native.ErrInvalidArgument) {
+	if _, err := (cuda.Engine{}).G1Device(context.Background(), nil); !errors.Is(err, native.ErrInvalidArgument) {
 		t.Fatalf("G1Device without a stream: got %v, want ErrInvalidArgument", err)
 	}
-	if _, err := (msm.CUDA{Device: 1}).G2Device(context.Background(), nil); !errors.Is(err, native.ErrInvalidArgument) {
+	if _, err := (cuda.Engine{Device: 1}).G2Device(context.Background(), nil); !errors.Is(err, native.ErrInvalidArgument) {
 		t.Fatalf("G2Device without a stream: got %v, want ErrInvalidArgument", err)
 	}
 }
