@@ -6,7 +6,7 @@
 #   make -C native ARCHS="-gencode arch=compute_90,code=sm_90"     # or build there
 #   mkdir -p .dev && cp native/build/libgpuc2cuda.so .dev/
 #   CGO_ENABLED=1 go test -c -o .dev/native.test ./native
-#   CGO_ENABLED=1 go test -c -o .dev/msm.test ./msm
+#   CGO_ENABLED=1 go test -c -o .dev/msm.test ./msm/cuda
 #   CGO_ENABLED=1 go test -c -o .dev/gpu.test ./groth16/gpu      # for stream, partition, sector
 #   go test -c -o .dev/stacked.test ./synth/stacked; go test -c -o .dev/sha256.test ./synth/gadgets/sha256  # synth
 #   CGO_ENABLED=1 go test -c -o .dev/gpuc2.test .                 # for facade
