@@ -22,37 +22,51 @@ type Shape struct{ Base, Sub, Top int }
 
 // Arities returns the arity of each level, leaf to root, for n leaves.
 func (s Shape) Arities(n int) ([]int, error) {
-	if !pow2(s.Base) || s.Base < 2 || s.Sub != 0 && !pow2(s.Sub) || s.Top != 0 && !pow2(s.Top) {
-		return nil, fmt.Errorf("%w: arities %d-%d-%d", ErrShape, s.Base, s.Sub, s.Top)
+	base, err := s.BaseLevels(n)
+	if err != nil {
+		return nil, err
 	}
-	if s.Top != 0 && s.Sub == 0 {
-		return nil, fmt.Errorf("%w: a top arity needs a sub arity", ErrShape)
-	}
-	rest := n
-	var tail []int
+	out := repeat(s.Base, base)
 	if s.Sub != 0 {
-		tail = append(tail, s.Sub)
-		rest /= s.Sub
+		out = append(out, s.Sub)
 	}
 	if s.Top != 0 {
-		tail = append(tail, s.Top)
-		rest /= s.Top
-	}
-	var out []int
-	for rest > 1 {
-		out = append(out, s.Base)
-		rest /= s.Base
-	}
-	out = append(out, tail...)
-	prod := 1
-	for _, a := range out {
-		prod *= a
-	}
-	if n < 1 || prod != n || rest != 1 {
-		return nil, fmt.Errorf("%w: %d leaves, shape %d-%d-%d", ErrShape, n, s.Base, s.Sub, s.Top)
+		out = append(out, s.Top)
 	}
 	return out, nil
 }
+
+// BaseLevels returns the number of base levels of a tree of n leaves (the
+// sub and top levels, if any, follow them), or ErrShape where the shape
+// does not fit n.
+func (s Shape) BaseLevels(n int) (int, error) {
+	if !pow2(s.Base) || s.Base < 2 || s.Sub != 0 && !pow2(s.Sub) || s.Top != 0 && !pow2(s.Top) {
+		return 0, fmt.Errorf("%w: arities %d-%d-%d", ErrShape, s.Base, s.Sub, s.Top)
+	}
+	if s.Top != 0 && s.Sub == 0 {
+		return 0, fmt.Errorf("%w: a top arity needs a sub arity", ErrShape)
+	}
+	rest, prod := n, 1
+	for _, a := range [2]int{s.Sub, s.Top} {
+		if a != 0 {
+			rest /= a
+			prod *= a
+		}
+	}
+	levels := 0
+	for rest > 1 {
+		levels++
+		rest /= s.Base
+		prod *= s.Base
+	}
+	if n < 1 || prod != n || rest != 1 {
+		return 0, fmt.Errorf("%w: %d leaves, shape %d-%d-%d", ErrShape, n, s.Base, s.Sub, s.Top)
+	}
+	return levels, nil
+}
+
+// String is the shape as rust-fil-proofs names tree types: "8-8-0".
+func (s Shape) String() string { return fmt.Sprintf("%d-%d-%d", s.Base, s.Sub, s.Top) }
 
 func pow2(a int) bool { return a > 0 && a&(a-1) == 0 }
 

@@ -3,71 +3,14 @@ package porep
 import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/filecoin-project/go-state-types/abi"
+
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
-// Domain is the type of a Merkle tree value: fr.Element for the Poseidon
-// trees (R and C), [32]byte for the SHA-256 tree D.
-type Domain interface {
-	fr.Element | [32]byte
-}
-
-// ProofKind is the variant of a Merkle proof (storage-proofs-core ProofData).
-type ProofKind uint32
-
-// Merkle proof variants, with their bincode tags.
-const (
-	ProofSingle ProofKind = 0 // base levels only
-	ProofSub    ProofKind = 1 // base levels and one sub level
-	ProofTop    ProofKind = 2 // base, sub and top levels
-)
-
-func (k ProofKind) String() string {
-	switch k {
-	case ProofSingle:
-		return "Single"
-	case ProofSub:
-		return "Sub"
-	case ProofTop:
-		return "Top"
-	}
-	return "ProofKind(?)"
-}
-
-// PathElement is one level of a Merkle path: the arity−1 sibling hashes and
-// the position of the path's node among its arity siblings.
-type PathElement[T Domain] struct {
-	Hashes []T
-	Index  uint64
-}
-
-// MerkleProof is an inclusion proof of Leaf under Root. Base lists the base
-// levels leaf to root; Sub and Top hold the sub and top levels (one element
-// each) for Sub and Top proofs and are nil otherwise.
-type MerkleProof[T Domain] struct {
-	Kind ProofKind
-	Root T
-	Leaf T
-	Base []PathElement[T]
-	Sub  []PathElement[T]
-	Top  []PathElement[T]
-}
-
-// PathIndex returns the leaf index the path proves (index bits of all
-// levels, leaf level least significant).
-func (m *MerkleProof[T]) PathIndex(shape TreeShape) uint64 {
-	var idx uint64
-	levels := [3][]PathElement[T]{m.Base, m.Sub, m.Top}
-	arity := [3]int{shape.Base, shape.Sub, shape.Top}
-	var shift uint
-	for l, lv := range levels {
-		bits := uint(log2(uint64(arity[l])))
-		for _, e := range lv {
-			idx |= e.Index << shift
-			shift += bits
-		}
-	}
-	return idx
-}
+// The Merkle proofs inside (CommDProof, CommRLastProof, a column's
+// InclusionProof) are merkle.Proof, the format every vanilla proof shares:
+// merkle.Proof[[32]byte] for the SHA-256 tree D, merkle.Proof[fr.Element]
+// for the Poseidon trees R and C.
 
 // Column is the column of labels of one node: Rows[l] is layer l+1's label.
 type Column struct {
@@ -78,7 +21,7 @@ type Column struct {
 // ColumnProof opens a column in tree C.
 type ColumnProof struct {
 	Column         Column
-	InclusionProof MerkleProof[fr.Element]
+	InclusionProof merkle.Proof[fr.Element]
 }
 
 // ReplicaColumnProofs holds the challenged column and its 6 DRG and 8
@@ -100,8 +43,8 @@ type LabelingProof struct {
 
 // ChallengeProof is the vanilla proof of one challenge.
 type ChallengeProof struct {
-	CommDProof          MerkleProof[[32]byte]
-	CommRLastProof      MerkleProof[fr.Element]
+	CommDProof          merkle.Proof[[32]byte]
+	CommRLastProof      merkle.Proof[fr.Element]
 	ReplicaColumnProofs ReplicaColumnProofs
 	LabelingProofs      []LabelingProof
 	EncodingProof       LabelingProof
@@ -117,13 +60,4 @@ type C1 struct {
 	ReplicaID     fr.Element
 	Seed          [32]byte
 	Ticket        [32]byte
-}
-
-func log2(n uint64) int {
-	l := 0
-	for n > 1 {
-		n >>= 1
-		l++
-	}
-	return l
 }

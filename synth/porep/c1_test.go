@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpuc2/gpuc2/synth/merkle"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -183,7 +184,7 @@ func TestC1Errors(t *testing.T) {
 		}, field: "replica_column_proofs.c_x.inclusion_proof.data.Single.path.path[0].index"},
 		{name: "sub proof in 8-0-0", c1: func(c *porep.C1) {
 			m := &c.VanillaProofs[0][0].CommRLastProof
-			m.Kind = porep.ProofSub
+			m.Kind = merkle.ProofSub
 		}, field: "comm_r_last_proof.data"},
 		{name: "label parent not in field", json: func(s string) string {
 			i := strings.Index(s, `"labeling_proofs":[{"parents":[`) + len(`"labeling_proofs":[{"parents":[`)

@@ -5,6 +5,8 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/filecoin-project/go-state-types/abi"
+
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
 // Check runs CheckReplicaID and CheckChallenges, which need no hashing
@@ -67,7 +69,7 @@ func (c *C1) CheckChallenges() error {
 }
 
 func checkChallenge(sp *SealParams, g *Graph, p *ChallengeProof, ch uint64, commD *[32]byte, commC, commRLast *fr.Element) (string, string) {
-	treeD := TreeShape{2, 0, 0}
+	treeD := merkle.Shape{Base: 2}
 	if got := p.CommDProof.PathIndex(treeD); got != ch {
 		return "comm_d_proofs", fmt.Sprintf("path proves node %d, want challenge %d", got, ch)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/filecoin-project/go-state-types/abi"
 
-	"github.com/gpuc2/gpuc2/synth/merkle"
 	"github.com/gpuc2/gpuc2/synth/stacked"
 )
 
@@ -20,7 +19,7 @@ func CircuitParams(p abi.RegisteredSealProof) (stacked.Params, error) {
 		Layers:     sp.Layers,
 		Nodes:      sp.Nodes,
 		TreeDDepth: sp.TreeDDepth,
-		TreeShape:  merkle.Shape{Base: sp.Shape.Base, Sub: sp.Shape.Sub, Top: sp.Shape.Top},
+		TreeShape:  sp.Shape,
 		Challenges: sp.ChallengesPerPartition,
 	}, nil
 }
@@ -60,7 +59,7 @@ func (c *C1) Circuit(k int) (*stacked.Circuit, error) {
 		if err != nil {
 			return nil, &C1Error{Partition: k, Challenge: i, Field: "comm_d_proofs.leaf", Msg: err.Error()}
 		}
-		treeD, err := pathOf(&p.CommDProof, frFromBytes)
+		treeD, err := p.CommDProof.Path()
 		if err != nil {
 			return nil, &C1Error{Partition: k, Challenge: i, Field: "comm_d_proofs.path", Msg: err.Error()}
 		}
@@ -68,7 +67,7 @@ func (c *C1) Circuit(k int) (*stacked.Circuit, error) {
 		ch.Node = p.LabelingProofs[0].Node
 		ch.DataLeaf = leaf
 		ch.TreeD = treeD
-		ch.TreeR, _ = pathOf(&p.CommRLastProof, frIdentity)
+		ch.TreeR, _ = p.CommRLastProof.Path()
 		ch.ColumnC = columnOf(&p.ReplicaColumnProofs.CX)
 		for j := range ch.DRG {
 			ch.DRG[j] = columnOf(&p.ReplicaColumnProofs.DRGParents[j])
@@ -83,31 +82,10 @@ func (c *C1) Circuit(k int) (*stacked.Circuit, error) {
 	return &stacked.Circuit{Params: params, Witness: w}, nil
 }
 
-func frIdentity(x fr.Element) (fr.Element, error) { return x, nil }
-
 // frFromBytes reads a 32-byte little-endian value that must be below r.
 func frFromBytes(b [32]byte) (fr.Element, error) { return fr.LittleEndian.Element(&b) }
 
-// pathOf flattens a Merkle proof's base, sub and top levels, leaf to root.
-func pathOf[T Domain](m *MerkleProof[T], conv func(T) (fr.Element, error)) (merkle.Path, error) {
-	var out merkle.Path
-	for _, level := range [][]PathElement[T]{m.Base, m.Sub, m.Top} {
-		for _, e := range level {
-			pe := merkle.PathElement{Index: int(e.Index), Siblings: make([]fr.Element, len(e.Hashes))}
-			for j, h := range e.Hashes {
-				v, err := conv(h)
-				if err != nil {
-					return nil, err
-				}
-				pe.Siblings[j] = v
-			}
-			out = append(out, pe)
-		}
-	}
-	return out, nil
-}
-
 func columnOf(cp *ColumnProof) stacked.Column {
-	path, _ := pathOf(&cp.InclusionProof, frIdentity)
+	path, _ := cp.InclusionProof.Path()
 	return stacked.Column{Rows: cp.Column.Rows, Path: path}
 }

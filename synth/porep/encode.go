@@ -2,11 +2,13 @@ package porep
 
 import (
 	"encoding/base64"
-	"encoding/binary"
 	"strconv"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/filecoin-project/go-state-types/abi"
+
+	"github.com/gpuc2/gpuc2/synth/internal/codec"
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
 // MarshalJSON writes c as serde_json does (compact, fields in Rust order),
@@ -72,7 +74,7 @@ func (c *C1) estimateJSON() int {
 }
 
 func countValues(p *ChallengeProof) int {
-	path := func(ps ...[]PathElement[fr.Element]) (n int) {
+	path := func(ps ...[]merkle.ProofElement[fr.Element]) (n int) {
 		for _, l := range ps {
 			for _, e := range l {
 				n += len(e.Hashes)
@@ -138,7 +140,7 @@ func leBytes(v *fr.Element) [32]byte {
 	return b
 }
 
-func jsonValue[T Domain](e *jenc, v *T) {
+func jsonValue[T merkle.Domain](e *jenc, v *T) {
 	switch p := any(v).(type) {
 	case *fr.Element:
 		e.fe(p)
@@ -147,7 +149,7 @@ func jsonValue[T Domain](e *jenc, v *T) {
 	}
 }
 
-func jsonValues[T Domain](e *jenc, vs []T) {
+func jsonValues[T merkle.Domain](e *jenc, vs []T) {
 	e.s("[")
 	for k := range vs {
 		e.comma(k)
@@ -156,7 +158,7 @@ func jsonValues[T Domain](e *jenc, vs []T) {
 	e.s("]")
 }
 
-func jsonPath[T Domain](e *jenc, p []PathElement[T]) {
+func jsonPath[T merkle.Domain](e *jenc, p []merkle.ProofElement[T]) {
 	e.s(`{"path":[`)
 	for k := range p {
 		e.comma(k)
@@ -169,11 +171,11 @@ func jsonPath[T Domain](e *jenc, p []PathElement[T]) {
 	e.s("]}")
 }
 
-func jsonMerkle[T Domain](e *jenc, m *MerkleProof[T]) {
+func jsonMerkle[T merkle.Domain](e *jenc, m *merkle.Proof[T]) {
 	e.s(`{"data":{"`)
 	e.s(m.Kind.String())
 	e.s(`":{`)
-	if m.Kind == ProofSingle {
+	if m.Kind == merkle.ProofSingle {
 		e.s(`"root":`)
 		jsonValue(e, &m.Root)
 		e.s(`,"leaf":`)
@@ -185,7 +187,7 @@ func jsonMerkle[T Domain](e *jenc, m *MerkleProof[T]) {
 		jsonPath(e, m.Base)
 		e.s(`,"sub_proof":`)
 		jsonPath(e, m.Sub)
-		if m.Kind == ProofTop {
+		if m.Kind == merkle.ProofTop {
 			e.s(`,"top_proof":`)
 			jsonPath(e, m.Top)
 		}
@@ -272,99 +274,52 @@ func EncodeCommit2In(c *C1, sector abi.SectorNumber) ([]byte, error) {
 // SealCommitPhase1Output (as supraseal writes commit-phase1-output): no
 // registered proof, u64 LE lengths, u32 LE enum tags.
 func (c *C1) EncodeBincode() []byte {
-	e := benc{b: make([]byte, 0, c.estimateJSON()/3)}
-	e.u64(uint64(len(c.VanillaProofs)))
+	e := benc{codec.Writer{B: make([]byte, 0, c.estimateJSON()/3)}}
+	e.U64(uint64(len(c.VanillaProofs)))
 	for _, part := range c.VanillaProofs {
-		e.u64(uint64(len(part)))
+		e.U64(uint64(len(part)))
 		for i := range part {
 			e.challenge(&part[i])
 		}
 	}
-	e.fe(&c.CommR)
-	e.raw(c.CommD[:])
-	e.fe(&c.ReplicaID)
-	e.raw(c.Seed[:])
-	e.raw(c.Ticket[:])
-	return e.b
+	e.Felt(&c.CommR)
+	e.Raw(c.CommD[:])
+	e.Felt(&c.ReplicaID)
+	e.Raw(c.Seed[:])
+	e.Raw(c.Ticket[:])
+	return e.B
 }
 
-type benc struct{ b []byte }
-
-func (e *benc) u64(v uint64) { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
-func (e *benc) u32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
-func (e *benc) raw(x []byte) { e.b = append(e.b, x...) }
-func (e *benc) fe(v *fr.Element) {
-	b := leBytes(v)
-	e.b = append(e.b, b[:]...)
-}
-
-func binValue[T Domain](e *benc, v *T) {
-	switch p := any(v).(type) {
-	case *fr.Element:
-		e.fe(p)
-	case *[32]byte:
-		e.raw(p[:])
-	}
-}
-
-func binValues[T Domain](e *benc, vs []T) {
-	e.u64(uint64(len(vs)))
-	for k := range vs {
-		binValue(e, &vs[k])
-	}
-}
-
-func binPath[T Domain](e *benc, p []PathElement[T]) {
-	e.u64(uint64(len(p)))
-	for k := range p {
-		binValues(e, p[k].Hashes)
-		e.u64(p[k].Index)
-	}
-}
-
-func binMerkle[T Domain](e *benc, m *MerkleProof[T]) {
-	e.u32(uint32(m.Kind))
-	if m.Kind == ProofSingle {
-		binValue(e, &m.Root)
-		binValue(e, &m.Leaf)
-		binPath(e, m.Base)
-		return
-	}
-	binPath(e, m.Base)
-	binPath(e, m.Sub)
-	if m.Kind == ProofTop {
-		binPath(e, m.Top)
-	}
-	binValue(e, &m.Root)
-	binValue(e, &m.Leaf)
-}
+// benc writes the bincode form; the Merkle proofs inside through
+// merkle.AppendProofBincode.
+type benc struct{ codec.Writer }
 
 func (e *benc) columnProof(cp *ColumnProof) {
-	e.u32(cp.Column.Index)
-	binValues(e, cp.Column.Rows)
-	binMerkle(e, &cp.InclusionProof)
+	e.U32(cp.Column.Index)
+	e.Felts(cp.Column.Rows)
+	e.B = merkle.AppendProofBincode(e.B, &cp.InclusionProof)
 }
 
 func (e *benc) labeling(lp *LabelingProof) {
-	binValues(e, lp.Parents)
-	e.u32(lp.LayerIndex)
-	e.u64(lp.Node)
+	e.Felts(lp.Parents)
+	e.U32(lp.LayerIndex)
+	e.U64(lp.Node)
 }
 
 func (e *benc) challenge(p *ChallengeProof) {
-	binMerkle(e, &p.CommDProof)
-	binMerkle(e, &p.CommRLastProof)
+	e.B = merkle.AppendProofBincode(e.B, &p.CommDProof)
+	e.B = merkle.AppendProofBincode(e.B, &p.CommRLastProof)
 	rc := &p.ReplicaColumnProofs
 	e.columnProof(&rc.CX)
-	e.u64(uint64(len(rc.DRGParents)))
+	e.U64(uint64(len(rc.DRGParents)))
 	for j := range rc.DRGParents {
 		e.columnProof(&rc.DRGParents[j])
 	}
-	e.u64(uint64(len(rc.ExpParents)))
+	e.U64(uint64(len(rc.ExpParents)))
 	for j := range rc.ExpParents {
 		e.columnProof(&rc.ExpParents[j])
 	}
-	e.u64(uint64(len(p.LabelingProofs)))
+	e.U64(uint64(len(p.LabelingProofs)))
 	for l := range p.LabelingProofs {
 		e.labeling(&p.LabelingProofs[l])
 	}

@@ -3,6 +3,8 @@ package porep
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gpuc2/gpuc2/synth/internal/codec"
 )
 
 // ErrBadC1 is wrapped by every error about a malformed or inconsistent C1
@@ -20,30 +22,11 @@ type C1Error struct {
 }
 
 func (e *C1Error) Error() string {
-	s := "porep: bad C1: "
-	switch {
-	case e.Partition >= 0 && e.Challenge >= 0:
-		s += fmt.Sprintf("partition %d challenge %d: ", e.Partition, e.Challenge)
-	case e.Partition >= 0:
-		s += fmt.Sprintf("partition %d: ", e.Partition)
-	}
-	if e.Field != "" {
-		s += e.Field + ": "
-	}
-	s += e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
+	return codec.ErrorText("porep: bad C1: ", e.Partition, e.Challenge, e.Field, e.Msg, e.Err)
 }
 
 // Unwrap returns ErrBadC1 and the cause, if any.
-func (e *C1Error) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrBadC1, e.Err}
-	}
-	return []error{ErrBadC1}
-}
+func (e *C1Error) Unwrap() []error { return codec.Unwrap(ErrBadC1, e.Err) }
 
 func badC1(field, format string, args ...any) *C1Error {
 	return &C1Error{Partition: -1, Challenge: -1, Field: field, Msg: fmt.Sprintf(format, args...)}

@@ -2,10 +2,13 @@ package porep
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/filecoin-project/go-state-types/abi"
+
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
 // ShapeC1 builds a C1 of the right shape for p with random values (test
@@ -38,7 +41,7 @@ func ShapeC1(p abi.RegisteredSealProof, seed uint64, miner abi.ActorID, sector a
 		c.VanillaProofs[k] = make([]ChallengeProof, len(chals))
 		for i, ch := range chals {
 			cp := &c.VanillaProofs[k][i]
-			cp.CommDProof = shapeMerkle(r, TreeShape{2, 0, 0}, sp.TreeDDepth, ch, c.CommD, rnd32)
+			cp.CommDProof = shapeMerkle(r, merkle.Shape{Base: 2}, sp.TreeDDepth, ch, c.CommD, rnd32)
 			cp.CommRLastProof = shapeMerkle(r, sp.Shape, baseLevels(&sp), ch, commRLast, rndFr)
 			drg, exp, _ := g.Parents(ch)
 			col := func(n uint64) ColumnProof {
@@ -90,15 +93,14 @@ func baseLevels(sp *SealParams) int {
 	if sp.Shape.Top > 0 {
 		leaves /= uint64(sp.Shape.Top)
 	}
-	return log2(leaves) / 3
+	return (bits.Len64(leaves) - 1) / 3
 }
 
-func shapeMerkle[T Domain](r *rand.Rand, s TreeShape, base int, node uint64, root T, rv func(*rand.Rand) T) MerkleProof[T] {
-	m := MerkleProof[T]{Root: root, Leaf: rv(r)}
-	level := func(arity int) PathElement[T] {
-		bits := log2(uint64(arity))
-		e := PathElement[T]{Index: node & uint64(arity-1), Hashes: make([]T, arity-1)}
-		node >>= uint(bits)
+func shapeMerkle[T merkle.Domain](r *rand.Rand, s merkle.Shape, base int, node uint64, root T, rv func(*rand.Rand) T) merkle.Proof[T] {
+	m := merkle.Proof[T]{Root: root, Leaf: rv(r)}
+	level := func(arity int) merkle.ProofElement[T] {
+		e := merkle.ProofElement[T]{Index: node & uint64(arity-1), Hashes: make([]T, arity-1)}
+		node >>= uint(bits.Len(uint(arity)) - 1)
 		for j := range e.Hashes {
 			e.Hashes[j] = rv(r)
 		}
@@ -108,12 +110,12 @@ func shapeMerkle[T Domain](r *rand.Rand, s TreeShape, base int, node uint64, roo
 		m.Base = append(m.Base, level(s.Base))
 	}
 	if s.Sub > 0 {
-		m.Kind = ProofSub
-		m.Sub = []PathElement[T]{level(s.Sub)}
+		m.Kind = merkle.ProofSub
+		m.Sub = []merkle.ProofElement[T]{level(s.Sub)}
 	}
 	if s.Top > 0 {
-		m.Kind = ProofTop
-		m.Top = []PathElement[T]{level(s.Top)}
+		m.Kind = merkle.ProofTop
+		m.Top = []merkle.ProofElement[T]{level(s.Top)}
 	}
 	return m
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth/hash/poseidon"
 	"github.com/gpuc2/gpuc2/synth/hash/sha256"
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
 // labelInputBytes is the SHA-256 input of one SDR label: replica_id,
@@ -76,10 +77,10 @@ func (s *poseidonSet) hash(in []fr.Element) (fr.Element, error) {
 }
 
 // rootRC returns the root that m's leaf and path lead to in tree R or C.
-func (s *poseidonSet) rootRC(m *MerkleProof[fr.Element], shape TreeShape) (fr.Element, error) {
+func (s *poseidonSet) rootRC(m *merkle.Proof[fr.Element], shape merkle.Shape) (fr.Element, error) {
 	var buf [poseidon.MaxWidth]fr.Element
 	cur := m.Leaf
-	for l, lv := range [3][]PathElement[fr.Element]{m.Base, m.Sub, m.Top} {
+	for l, lv := range [3][]merkle.ProofElement[fr.Element]{m.Base, m.Sub, m.Top} {
 		arity := [3]int{shape.Base, shape.Sub, shape.Top}[l]
 		for _, e := range lv {
 			if len(e.Hashes) != arity-1 || e.Index >= uint64(arity) {
@@ -100,7 +101,7 @@ func (s *poseidonSet) rootRC(m *MerkleProof[fr.Element], shape TreeShape) (fr.El
 }
 
 // rootD returns the root that m's leaf and path lead to in tree D.
-func rootD(m *MerkleProof[[32]byte]) ([32]byte, error) {
+func rootD(m *merkle.Proof[[32]byte]) ([32]byte, error) {
 	cur := m.Leaf
 	for _, e := range m.Base {
 		if len(e.Hashes) != 1 || e.Index > 1 {
@@ -357,7 +358,7 @@ func (e *checkEnv) checkColumn(cp *ColumnProof) (string, string) {
 
 // checkPath checks a tree R or C proof: its root is want and its leaf and
 // path lead there.
-func (e *checkEnv) checkPath(m *MerkleProof[fr.Element], want *fr.Element, name string) (string, string) {
+func (e *checkEnv) checkPath(m *merkle.Proof[fr.Element], want *fr.Element, name string) (string, string) {
 	if m.Root != *want {
 		return ".data." + m.Kind.String() + ".root", "differs from " + name
 	}

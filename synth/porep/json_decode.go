@@ -10,16 +10,17 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/gpuc2/gpuc2/internal/errtext"
+	"github.com/gpuc2/gpuc2/synth/internal/codec"
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
 // Caps on JSON and bincode list lengths, far above any registered proof's
 // needs, so that a hostile input cannot make the parser allocate much more
-// than its own size.
+// than its own size. A Merkle proof's are merkle.MaxPathLen and
+// merkle.MaxHashes.
 const (
 	maxPartitions = 256
 	maxChallenges = 256
-	maxPathLen    = 64
-	maxHashes     = 16
 	maxRows       = 64
 	maxParents    = 64
 	maxLayers     = 64
@@ -32,45 +33,23 @@ const (
 type jdec struct {
 	b    []byte
 	i    int
-	part int // current partition, −1 outside
-	chal int // current challenge, −1 outside
-	path []seg
-	base int // path[base:] names fields inside the current challenge
-	fr   slab[fr.Element]
-	b32  slab[[32]byte]
+	part int          // current partition, −1 outside
+	chal int          // current challenge, −1 outside
+	path codec.Fields // errors name it from the current challenge on
+	fr   codec.Slab[fr.Element]
+	b32  codec.Slab[[32]byte]
 	tmpF []fr.Element
 	tmpB [][32]byte
 }
 
-type seg struct {
-	name string
-	idx  int // −1: none
-}
-
-func (d *jdec) push(name string)           { d.path = append(d.path, seg{name, -1}) }
-func (d *jdec) pushIdx(name string, i int) { d.path = append(d.path, seg{name, i}) }
-func (d *jdec) pop()                       { d.path = d.path[:len(d.path)-1] }
-
-func pathString(p []seg) string {
-	var sb strings.Builder
-	for k, s := range p {
-		if k > 0 && s.name != "" {
-			sb.WriteByte('.')
-		}
-		sb.WriteString(s.name)
-		if s.idx >= 0 {
-			sb.WriteByte('[')
-			sb.WriteString(strconv.Itoa(s.idx))
-			sb.WriteByte(']')
-		}
-	}
-	return sb.String()
-}
+func (d *jdec) push(name string)           { d.path.Push(name, -1) }
+func (d *jdec) pushIdx(name string, i int) { d.path.Push(name, i) }
+func (d *jdec) pop()                       { d.path.Pop() }
 
 func (d *jdec) errf(format string, args ...any) error {
 	return &C1Error{
 		Partition: d.part, Challenge: d.chal,
-		Field: pathString(d.path[min(d.base, len(d.path)):]),
+		Field: d.path.String(),
 		Msg:   fmt.Sprintf("JSON offset %d: ", d.i) + fmt.Sprintf(format, args...),
 	}
 }
@@ -451,14 +430,14 @@ func (d *jdec) field(f *fields, k int, dec func() error) error {
 }
 
 // values reads an array of domain values into an exact-size slice.
-func decodeValues[T Domain](d *jdec, max int, what string) ([]T, error) {
+func decodeValues[T merkle.Domain](d *jdec, max int, what string) ([]T, error) {
 	var zero T
 	switch any(zero).(type) {
 	case fr.Element:
 		d.tmpF = d.tmpF[:0]
 		_, err := d.array(max, what, func(i int) error {
 			d.tmpF = append(d.tmpF, fr.Element{})
-			d.path = append(d.path, seg{"", i})
+			d.pushIdx("", i)
 			err := d.felt(&d.tmpF[i])
 			d.pop()
 			return err
@@ -466,12 +445,12 @@ func decodeValues[T Domain](d *jdec, max int, what string) ([]T, error) {
 		if err != nil {
 			return nil, err
 		}
-		return any(d.fr.take(d.tmpF)).([]T), nil
+		return any(d.fr.Take(d.tmpF)).([]T), nil
 	default:
 		d.tmpB = d.tmpB[:0]
 		_, err := d.array(max, what, func(i int) error {
 			d.tmpB = append(d.tmpB, [32]byte{})
-			d.path = append(d.path, seg{"", i})
+			d.pushIdx("", i)
 			err := d.bytes32(&d.tmpB[i])
 			d.pop()
 			return err
@@ -479,11 +458,11 @@ func decodeValues[T Domain](d *jdec, max int, what string) ([]T, error) {
 		if err != nil {
 			return nil, err
 		}
-		return any(d.b32.take(d.tmpB)).([]T), nil
+		return any(d.b32.Take(d.tmpB)).([]T), nil
 	}
 }
 
-func decodeValue[T Domain](d *jdec, v *T) error {
+func decodeValue[T merkle.Domain](d *jdec, v *T) error {
 	switch p := any(v).(type) {
 	case *fr.Element:
 		return d.felt(p)
@@ -494,24 +473,24 @@ func decodeValue[T Domain](d *jdec, v *T) error {
 }
 
 // {"path":[{"hashes":[…],"index":i},…]}
-func decodeInclusionPath[T Domain](d *jdec) ([]PathElement[T], error) {
-	var out []PathElement[T]
+func decodeInclusionPath[T merkle.Domain](d *jdec) ([]merkle.ProofElement[T], error) {
+	var out []merkle.ProofElement[T]
 	f := fields{d: d, names: []string{"path"}}
 	err := d.object(func(key []byte) error {
 		if string(key) != "path" {
 			return d.skip(0)
 		}
 		return d.field(&f, 0, func() error {
-			_, err := d.array(maxPathLen, "path elements", func(i int) error {
+			_, err := d.array(merkle.MaxPathLen, "path elements", func(i int) error {
 				d.pushIdx("", i)
 				defer d.pop()
-				var pe PathElement[T]
+				var pe merkle.ProofElement[T]
 				ef := fields{d: d, names: []string{"hashes", "index"}}
 				err := d.object(func(key []byte) error {
 					switch string(key) {
 					case "hashes":
 						return d.field(&ef, 0, func() (err error) {
-							pe.Hashes, err = decodeValues[T](d, maxHashes, "hashes")
+							pe.Hashes, err = decodeValues[T](d, merkle.MaxHashes, "hashes")
 							return err
 						})
 					case "index":
@@ -538,7 +517,7 @@ func decodeInclusionPath[T Domain](d *jdec) ([]PathElement[T], error) {
 }
 
 // {"data":{"Single"|"Sub"|"Top":{…}}}
-func decodeMerkleProof[T Domain](d *jdec, m *MerkleProof[T]) error {
+func decodeMerkleProof[T merkle.Domain](d *jdec, m *merkle.Proof[T]) error {
 	f := fields{d: d, names: []string{"data"}}
 	err := d.object(func(key []byte) error {
 		if string(key) != "data" {
@@ -553,11 +532,11 @@ func decodeMerkleProof[T Domain](d *jdec, m *MerkleProof[T]) error {
 				}
 				switch string(key) {
 				case "Single":
-					m.Kind = ProofSingle
+					m.Kind = merkle.ProofSingle
 				case "Sub":
-					m.Kind = ProofSub
+					m.Kind = merkle.ProofSub
 				case "Top":
-					m.Kind = ProofTop
+					m.Kind = merkle.ProofTop
 				default:
 					return d.errf("unknown proof variant %s", errtext.Quote(key))
 				}
@@ -577,12 +556,12 @@ func decodeMerkleProof[T Domain](d *jdec, m *MerkleProof[T]) error {
 	return err
 }
 
-func decodeProofBody[T Domain](d *jdec, m *MerkleProof[T]) error {
+func decodeProofBody[T merkle.Domain](d *jdec, m *merkle.Proof[T]) error {
 	var names []string
 	switch m.Kind {
-	case ProofSingle:
+	case merkle.ProofSingle:
 		names = []string{"root", "leaf", "path"}
-	case ProofSub:
+	case merkle.ProofSub:
 		names = []string{"root", "leaf", "base_proof", "sub_proof"}
 	default:
 		names = []string{"root", "leaf", "base_proof", "sub_proof", "top_proof"}
@@ -777,13 +756,13 @@ func (d *jdec) vanillaProofs(c *C1) ([]byte, error) {
 			c.VanillaProofs = append(c.VanillaProofs, nil)
 			_, err := d.array(maxChallenges, "challenges", func(i int) error {
 				d.chal = i
-				d.base = len(d.path) // paths inside a challenge are relative to it
+				d.path.Rebase() // paths inside a challenge are relative to it
 				c.VanillaProofs[k] = append(c.VanillaProofs[k], ChallengeProof{})
 				return d.challengeProof(&c.VanillaProofs[k][i])
 			})
 			if err == nil {
 				d.chal = -1
-				d.base = 0
+				d.path.ClearBase()
 			}
 			return err
 		})
@@ -849,40 +828,4 @@ func decodeC1JSON(data []byte) (*C1, []byte, error) {
 		return nil, nil, err
 	}
 	return c, variant, nil
-}
-
-// slab hands out exact-size sub-slices of large blocks, so that a C1 costs
-// a few hundred allocations instead of hundreds of thousands.
-type slab[T any] struct {
-	buf   []T
-	chunk int
-}
-
-func (s *slab[T]) refill(n int) {
-	s.chunk = min(max(2*s.chunk, 256), 8192)
-	s.buf = make([]T, max(n, s.chunk))
-}
-
-func (s *slab[T]) take(vals []T) []T {
-	n := len(vals)
-	if n == 0 {
-		return nil
-	}
-	if n > len(s.buf) {
-		s.refill(n)
-	}
-	out := s.buf[:n:n]
-	copy(out, vals)
-	s.buf = s.buf[n:]
-	return out
-}
-
-// alloc returns n zero values.
-func (s *slab[T]) alloc(n int) []T {
-	if n > len(s.buf) {
-		s.refill(n)
-	}
-	out := s.buf[:n:n]
-	s.buf = s.buf[n:]
-	return out
 }

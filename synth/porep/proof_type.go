@@ -7,6 +7,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/internal/errtext"
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
 // APIVersion is the rust-fil-proofs API version a proof type runs under.
@@ -53,14 +54,6 @@ func (k ChallengeKind) String() string {
 	return fmt.Sprintf("ChallengeKind(%d)", int(k))
 }
 
-// TreeShape is the arity of the base, sub and top levels of tree R and
-// tree C (0 = level absent), e.g. 8-8-0 for 32 GiB.
-type TreeShape struct {
-	Base, Sub, Top int
-}
-
-func (s TreeShape) String() string { return fmt.Sprintf("%d-%d-%d", s.Base, s.Sub, s.Top) }
-
 // SealParams are the fixed parameters of one registered seal proof.
 type SealParams struct {
 	Proof                  abi.RegisteredSealProof
@@ -69,8 +62,8 @@ type SealParams struct {
 	Layers                 int
 	Partitions             int
 	ChallengesPerPartition int
-	Shape                  TreeShape
-	TreeDDepth             int // log2(Nodes)
+	Shape                  merkle.Shape // of trees R and C, e.g. 8-8-0 for 32 GiB
+	TreeDDepth             int          // log2(Nodes)
 	APIVersion             APIVersion
 	Challenges             ChallengeKind
 	PoRepID                [32]byte
@@ -88,15 +81,15 @@ type sizeClass struct {
 	partitions int // interactive
 	challenges int // per partition; NI-PoRep's too (its minimum over niParts, rounded up)
 	niParts    int
-	shape      TreeShape
+	shape      merkle.Shape
 }
 
 var sizeClasses = [5]sizeClass{
-	{"2KiB", 2, 1, 2, 13, TreeShape{8, 0, 0}},
-	{"8MiB", 2, 1, 2, 13, TreeShape{8, 0, 0}},
-	{"512MiB", 2, 1, 2, 13, TreeShape{8, 0, 0}},
-	{"32GiB", 11, 10, 18, 126, TreeShape{8, 8, 0}},
-	{"64GiB", 11, 10, 18, 126, TreeShape{8, 8, 2}},
+	{"2KiB", 2, 1, 2, 13, merkle.Shape{Base: 8}},
+	{"8MiB", 2, 1, 2, 13, merkle.Shape{Base: 8}},
+	{"512MiB", 2, 1, 2, 13, merkle.Shape{Base: 8}},
+	{"32GiB", 11, 10, 18, 126, merkle.Shape{Base: 8, Sub: 8}},
+	{"64GiB", 11, 10, 18, 126, merkle.Shape{Base: 8, Sub: 8, Top: 2}},
 }
 
 // The variants of a size, in abi's order: the value is 5·variant + size.

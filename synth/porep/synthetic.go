@@ -15,6 +15,7 @@ import (
 	"github.com/gpuc2/gpuc2/internal/par"
 
 	"github.com/gpuc2/gpuc2/synth/hash/sha256"
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
 // dataBlockLevels is log2 of the data block that tree D repeats.
@@ -413,9 +414,9 @@ func (t *blockTree) leaf(node uint64) [32]byte { return t.block[0][node&(1<<t.k-
 
 // proof opens node: below the block level the sibling is in the block,
 // above it every node of a level has the same value.
-func (t *blockTree) proof(node uint64) MerkleProof[[32]byte] {
+func (t *blockTree) proof(node uint64) merkle.Proof[[32]byte] {
 	depth := t.k + len(t.upper) - 1
-	m := MerkleProof[[32]byte]{Kind: ProofSingle, Root: t.root(), Leaf: t.leaf(node), Base: make([]PathElement[[32]byte], depth)}
+	m := merkle.Proof[[32]byte]{Kind: merkle.ProofSingle, Root: t.root(), Leaf: t.leaf(node), Base: make([]merkle.ProofElement[[32]byte], depth)}
 	for h := range depth {
 		var sib [32]byte
 		if h < t.k {
@@ -423,7 +424,7 @@ func (t *blockTree) proof(node uint64) MerkleProof[[32]byte] {
 		} else {
 			sib = t.upper[h-t.k]
 		}
-		m.Base[h] = PathElement[[32]byte]{Hashes: [][32]byte{sib}, Index: (node >> h) & 1}
+		m.Base[h] = merkle.ProofElement[[32]byte]{Hashes: [][32]byte{sib}, Index: (node >> h) & 1}
 	}
 	return m
 }
@@ -492,30 +493,21 @@ func (t *sparseTree) root() fr.Element { return t.nodes[len(t.arities)][0] }
 
 // proof opens leaf idx, which must be one of the tree's leaves, as a
 // Single, Sub or Top proof for shape.
-func (t *sparseTree) proof(idx uint64, shape TreeShape) MerkleProof[fr.Element] {
-	m := MerkleProof[fr.Element]{Root: t.root(), Leaf: t.nodes[0][idx]}
-	path := make([]PathElement[fr.Element], len(t.arities))
+func (t *sparseTree) proof(idx uint64, shape merkle.Shape) merkle.Proof[fr.Element] {
+	node := idx
+	path := make([]merkle.ProofElement[fr.Element], len(t.arities))
 	for h, a := range t.arities {
-		grp, pos := idx/uint64(a), idx%uint64(a)
-		e := PathElement[fr.Element]{Index: pos, Hashes: make([]fr.Element, 0, a-1)}
+		grp, pos := node/uint64(a), node%uint64(a)
+		e := merkle.ProofElement[fr.Element]{Index: pos, Hashes: make([]fr.Element, 0, a-1)}
 		for j := range uint64(a) {
 			if j != pos {
 				e.Hashes = append(e.Hashes, t.nodes[h][grp*uint64(a)+j])
 			}
 		}
 		path[h] = e
-		idx = grp
+		node = grp
 	}
-	n := len(path)
-	switch {
-	case shape.Top > 0:
-		m.Kind, m.Base, m.Sub, m.Top = ProofTop, path[:n-2:n-2], path[n-2:n-1:n-1], path[n-1:]
-	case shape.Sub > 0:
-		m.Kind, m.Base, m.Sub = ProofSub, path[:n-1:n-1], path[n-1:]
-	default:
-		m.Kind, m.Base = ProofSingle, path
-	}
-	return m
+	return merkle.NewProof(shape, t.root(), t.nodes[0][idx], path)
 }
 
 // parallelFor runs f over [0, n) in GOMAXPROCS contiguous chunks.

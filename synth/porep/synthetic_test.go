@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/synth/hash/poseidon"
+	"github.com/gpuc2/gpuc2/synth/merkle"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -226,7 +227,7 @@ func checkDense(t *testing.T, p abi.RegisteredSealProof) {
 	c := synthetic(t, p)
 	sp, err := porep.ParamsFor(p)
 	require.NoError(t, err)
-	require.Equal(t, porep.TreeShape{Base: 8}, sp.Shape)
+	require.Equal(t, merkle.Shape{Base: 8}, sp.Shape)
 	g, err := porep.NewGraph(p)
 	require.NoError(t, err)
 	var rid [32]byte

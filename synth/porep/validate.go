@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
 // Graph degrees and label parent slots (storage-proofs-porep).
@@ -120,72 +122,11 @@ func checkColumn(sp *SealParams, cp *ColumnProof) (string, string) {
 	return "", ""
 }
 
-func checkTreeD(sp *SealParams, m *MerkleProof[[32]byte]) (string, string) {
-	if m.Kind != ProofSingle {
-		return ".data", fmt.Sprintf("got a %v proof, want Single (binary tree D)", m.Kind)
-	}
-	if !canonical(&m.Root) {
-		return ".data.Single.root", "value is not a canonical field element (>= r)"
-	}
-	if !canonical(&m.Leaf) {
-		return ".data.Single.leaf", "value is not a canonical field element (>= r)"
-	}
-	if f, msg := checkLevels(m.Base, sp.TreeDDepth, 2, ".data.Single.path.path"); msg != "" {
-		return f, msg
-	}
-	for j := range m.Base {
-		if !canonical(&m.Base[j].Hashes[0]) {
-			return fmt.Sprintf(".data.Single.path.path[%d].hashes[0]", j), "value is not a canonical field element (>= r)"
-		}
-	}
-	return "", ""
+func checkTreeD(sp *SealParams, m *merkle.Proof[[32]byte]) (string, string) {
+	return m.CheckShape(merkle.Shape{Base: 2}, 1<<sp.TreeDDepth)
 }
 
 // checkTreeRC checks a tree R or tree C proof against the tree shape.
-func checkTreeRC(sp *SealParams, m *MerkleProof[fr.Element]) (string, string) {
-	s := sp.Shape
-	want, baseName := ProofSingle, "path"
-	baseLeaves := sp.Nodes
-	if s.Sub > 0 {
-		want, baseName = ProofSub, "base_proof"
-		baseLeaves /= uint64(s.Sub)
-	}
-	if s.Top > 0 {
-		want = ProofTop
-		baseLeaves /= uint64(s.Top)
-	}
-	if m.Kind != want {
-		return ".data", fmt.Sprintf("got a %v proof, want %v for tree shape %v", m.Kind, want, s)
-	}
-	pre := ".data." + want.String() + "."
-	baseLen := log2(baseLeaves) / log2(uint64(s.Base))
-	if f, msg := checkLevels(m.Base, baseLen, s.Base, pre+baseName+".path"); msg != "" {
-		return f, msg
-	}
-	if s.Sub > 0 {
-		if f, msg := checkLevels(m.Sub, 1, s.Sub, pre+"sub_proof.path"); msg != "" {
-			return f, msg
-		}
-	}
-	if s.Top > 0 {
-		if f, msg := checkLevels(m.Top, 1, s.Top, pre+"top_proof.path"); msg != "" {
-			return f, msg
-		}
-	}
-	return "", ""
-}
-
-func checkLevels[T Domain](levels []PathElement[T], n, arity int, name string) (string, string) {
-	if len(levels) != n {
-		return name, fmt.Sprintf("got %d path elements, want %d", len(levels), n)
-	}
-	for j, e := range levels {
-		if len(e.Hashes) != arity-1 {
-			return fmt.Sprintf("%s[%d].hashes", name, j), fmt.Sprintf("got %d hashes, want %d (arity %d)", len(e.Hashes), arity-1, arity)
-		}
-		if e.Index >= uint64(arity) {
-			return fmt.Sprintf("%s[%d].index", name, j), fmt.Sprintf("got %d, want < %d (arity %d)", e.Index, arity, arity)
-		}
-	}
-	return "", ""
+func checkTreeRC(sp *SealParams, m *merkle.Proof[fr.Element]) (string, string) {
+	return m.CheckShape(sp.Shape, int(sp.Nodes))
 }

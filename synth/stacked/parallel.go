@@ -3,13 +3,13 @@ package stacked
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/gadgets/num"
+	"github.com/gpuc2/gpuc2/synth/internal/forkjoin"
 )
 
 // SynthesizeParallel synthesizes the circuit into p on up to workers
@@ -30,7 +30,8 @@ import (
 //
 // The children write straight into p's buffers (synth.ForkN with the exact
 // part sizes), so joining copies nothing and the partition's assignment is
-// held once.
+// held once. The challenge level is forkjoin.Run, as in synth/update; the
+// levels below it are this circuit's.
 func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssignment, workers int) error {
 	w, ar, err := c.witness()
 	if err != nil {
@@ -44,34 +45,10 @@ func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssign
 	if err != nil {
 		return err
 	}
-	sizes := make([]synth.Sizes, len(w.Challenges))
-	for i := range sizes {
-		sizes[i] = parts.total()
-	}
-	children := p.ForkN(sizes)
 	r := &parallelRun{c: c, ar: ar, sh: sh, w: w, slots: make(chan struct{}, workerCount(workers)),
 		parts: parts}
-	var mu sync.Mutex
-	done := 0
-	g, gctx := errgroup.WithContext(ctx)
-	for i := range children {
-		g.Go(par.Guard(func() error {
-			if err := r.challenge(gctx, i, children[i]); err != nil {
-				return err
-			}
-			if c.Progress != nil {
-				mu.Lock()
-				done++
-				c.Progress(done, len(children))
-				mu.Unlock()
-			}
-			return nil
-		}))
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return p.Join(children...)
+	// no limit on challenges in flight: r.do bounds the parts running
+	return forkjoin.Run(ctx, p, len(w.Challenges), parts.total(), 0, c.Progress, r.challenge)
 }
 
 // parallelRun is one SynthesizeParallel call. Goroutines wait for their

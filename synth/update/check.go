@@ -11,7 +11,6 @@ import (
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth/hash/poseidon"
 	"github.com/gpuc2/gpuc2/synth/merkle"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // Validate checks that the partition proofs have exactly the shape p needs:
@@ -24,21 +23,19 @@ func Validate(p Params, proofs []*PartitionProof) error {
 	if len(proofs) != p.Partitions {
 		return badProof(-1, -1, "", "got %d partition proofs, want %d for %d-byte sectors", len(proofs), p.Partitions, p.SectorSize)
 	}
-	rLevels, err := p.TreeR.Arities(p.Nodes)
-	if err != nil {
+	if _, err := p.TreeR.Arities(p.Nodes); err != nil {
 		return badProof(-1, -1, "", "%v", err)
 	}
 	for k, pp := range proofs {
-		if err := validatePartition(&p, rLevels, k, pp); err != nil {
+		if err := validatePartition(&p, k, pp); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// validatePartition is Validate for partition k's proof alone; rLevels are
-// the arities of tree R's levels.
-func validatePartition(p *Params, rLevels []int, k int, pp *PartitionProof) error {
+// validatePartition is Validate for partition k's proof alone.
+func validatePartition(p *Params, k int, pp *PartitionProof) error {
 	if pp == nil {
 		return badProof(k, -1, "", "missing")
 	}
@@ -55,13 +52,13 @@ func validatePartition(p *Params, rLevels []int, k int, pp *PartitionProof) erro
 	}
 	for i := range pp.Challenges {
 		c := &pp.Challenges[i]
-		if f, m := checkShapeR(p.TreeR, rLevels, &c.ROld); m != "" {
+		if f, m := c.ROld.CheckShape(p.TreeR, p.Nodes); m != "" {
 			return badProof(k, i, "proof_r_old"+f, "%s", m)
 		}
-		if f, m := checkShapeD(p.ChallengeBits(), &c.DNew); m != "" {
+		if f, m := c.DNew.CheckShape(merkle.Shape{Base: 2}, 1<<p.ChallengeBits()); m != "" {
 			return badProof(k, i, "proof_d_new"+f, "%s", m)
 		}
-		if f, m := checkShapeR(p.TreeR, rLevels, &c.RNew); m != "" {
+		if f, m := c.RNew.CheckShape(p.TreeR, p.Nodes); m != "" {
 			return badProof(k, i, "proof_r_new"+f, "%s", m)
 		}
 	}
@@ -71,76 +68,6 @@ func validatePartition(p *Params, rLevels []int, k int, pp *PartitionProof) erro
 func canonical(b *[32]byte) bool {
 	_, err := fr.LittleEndian.Element(b)
 	return err == nil
-}
-
-// checkShapeR checks a tree-R proof's variant and levels against the shape
-// (arities: every level's arity, leaf to root).
-func checkShapeR(s merkle.Shape, arities []int, m *porep.MerkleProof[fr.Element]) (string, string) {
-	kind, base := porep.ProofSingle, len(arities)
-	if s.Sub != 0 {
-		kind, base = porep.ProofSub, base-1
-	}
-	if s.Top != 0 {
-		kind, base = porep.ProofTop, base-1
-	}
-	if m.Kind != kind {
-		return ".data", fmt.Sprintf("variant %v, want %v for tree shape %d-%d-%d", m.Kind, kind, s.Base, s.Sub, s.Top)
-	}
-	parts := []struct {
-		name string
-		p    []porep.PathElement[fr.Element]
-		n    int
-	}{{"base_proof", m.Base, base}, {"sub_proof", m.Sub, 0}, {"top_proof", m.Top, 0}}
-	if kind == porep.ProofSingle {
-		parts[0].name = "path"
-	}
-	if s.Sub != 0 {
-		parts[1].n = 1
-	}
-	if s.Top != 0 {
-		parts[2].n = 1
-	}
-	level := 0
-	for _, part := range parts {
-		if len(part.p) != part.n {
-			return fmt.Sprintf(".data.%v.%s", kind, part.name), fmt.Sprintf("%d levels, want %d", len(part.p), part.n)
-		}
-		for j, e := range part.p {
-			a := arities[level]
-			level++
-			if len(e.Hashes) != a-1 || e.Index >= uint64(a) {
-				return fmt.Sprintf(".data.%v.%s.path[%d]", kind, part.name, j),
-					fmt.Sprintf("%d hashes and index %d, want %d hashes and an index below %d", len(e.Hashes), e.Index, a-1, a)
-			}
-		}
-	}
-	return "", ""
-}
-
-// checkShapeD checks a tree-D proof: Single, depth levels of one hash each,
-// canonical values.
-func checkShapeD(depth int, m *porep.MerkleProof[[32]byte]) (string, string) {
-	if m.Kind != porep.ProofSingle {
-		return ".data", fmt.Sprintf("variant %v, want Single", m.Kind)
-	}
-	if len(m.Base) != depth {
-		return ".data.Single.path", fmt.Sprintf("%d levels, want %d", len(m.Base), depth)
-	}
-	if !canonical(&m.Root) {
-		return ".data.Single.root", "value is not a canonical field element (>= r)"
-	}
-	if !canonical(&m.Leaf) {
-		return ".data.Single.leaf", "value is not a canonical field element (>= r)"
-	}
-	for j, e := range m.Base {
-		if len(e.Hashes) != 1 || e.Index > 1 {
-			return fmt.Sprintf(".data.Single.path[%d]", j), fmt.Sprintf("%d hashes and index %d, want 1 hash and index 0 or 1", len(e.Hashes), e.Index)
-		}
-		if !canonical(&e.Hashes[0]) {
-			return fmt.Sprintf(".data.Single.path[%d].hashes[0]", j), "value is not a canonical field element (>= r)"
-		}
-	}
-	return "", ""
 }
 
 // Check checks the partition proofs completely against the sector's
@@ -243,18 +170,17 @@ type challengeEnv struct {
 	commDNew           [32]byte
 	apexLeaves         []fr.Element
 	apexRoot           fr.Element
-	top                []porep.PathElement[[32]byte] // challenge 0's partition path
+	top                []merkle.ProofElement[[32]byte] // challenge 0's partition path
 }
 
 func (e *challengeEnv) check(cp *ChallengeProof, c uint32) (field, msg string) {
 	p := e.p
-	shape := porep.TreeShape{Base: p.TreeR.Base, Sub: p.TreeR.Sub, Top: p.TreeR.Top}
 	for _, r := range []struct {
 		name string
-		m    *porep.MerkleProof[fr.Element]
+		m    *merkle.Proof[fr.Element]
 		root fr.Element
 	}{{"proof_r_old", &cp.ROld, e.rootROld}, {"proof_r_new", &cp.RNew, e.rootRNew}} {
-		if got := r.m.PathIndex(shape); got != uint64(c) {
+		if got := r.m.PathIndex(p.TreeR); got != uint64(c) {
 			return r.name, fmt.Sprintf("path proves node %d, want challenge %d", got, c)
 		}
 		if r.m.Root != r.root {
@@ -266,7 +192,7 @@ func (e *challengeEnv) check(cp *ChallengeProof, c uint32) (field, msg string) {
 	}
 
 	d := &cp.DNew
-	if got := d.PathIndex(porep.TreeShape{Base: 2}); got != uint64(c) {
+	if got := d.PathIndex(merkle.Shape{Base: 2}); got != uint64(c) {
 		return "proof_d_new", fmt.Sprintf("path proves node %d, want challenge %d", got, c)
 	}
 	if d.Root != e.commDNew {
@@ -304,24 +230,15 @@ func (e *challengeEnv) check(cp *ChallengeProof, c uint32) (field, msg string) {
 }
 
 // rPath is a tree-R proof's path, all levels leaf to root (shape checked).
-func rPath(m *porep.MerkleProof[fr.Element]) merkle.Path {
-	var out merkle.Path
-	for _, lv := range [3][]porep.PathElement[fr.Element]{m.Base, m.Sub, m.Top} {
-		for _, e := range lv {
-			out = append(out, merkle.PathElement{Siblings: e.Hashes, Index: int(e.Index)})
-		}
-	}
-	return out
+func rPath(m *merkle.Proof[fr.Element]) merkle.Path {
+	p, _ := m.Path() // fr.Element values: no error
+	return p
 }
 
 // dPath is a tree-D proof's path and leaf as field elements (canonical:
 // Validate).
-func dPath(m *porep.MerkleProof[[32]byte]) (merkle.Path, fr.Element) {
-	out := make(merkle.Path, len(m.Base))
-	for l, e := range m.Base {
-		s, _ := fr.LittleEndian.Element(&e.Hashes[0])
-		out[l] = merkle.PathElement{Siblings: []fr.Element{s}, Index: int(e.Index)}
-	}
-	leaf, _ := fr.LittleEndian.Element(&m.Leaf)
-	return out, leaf
+func dPath(m *merkle.Proof[[32]byte]) (merkle.Path, fr.Element) {
+	p, _ := m.Path()
+	leaf, _ := merkle.Element(m.Leaf)
+	return p, leaf
 }

@@ -38,12 +38,14 @@
 // byte strings (ParseVanillaProofsJSON), one per partition, each the
 // bincode PartitionProof {comm_c, apex_leafs, challenge_proofs: [{r_old,
 // d_new, r_new}]} that filecoin-proofs-api's generate_partition_proofs
-// returns (DecodeVanillaProofs; Merkle proofs in storage-proofs-core's
-// bincode form, decoded by synth/porep). Validate checks every count and
-// path shape; Check recomputes every hash and derivation against the
-// commitments (errors are *ProofError wrapping ErrBadVanillaProof, naming
-// partition, challenge and field); WitnessFor turns a partition proof into
-// the circuit's witness, and PublicInputs computes the inputs natively.
+// returns (DecodeVanillaProofs; the Merkle proofs inside are
+// merkle.Proof, in storage-proofs-core's bincode form, which synth/merkle
+// decodes). Validate checks every count and path shape
+// (merkle.Proof.CheckShape); Check recomputes every hash and derivation
+// against the commitments (errors are *ProofError wrapping
+// ErrBadVanillaProof, naming partition, challenge and field); WitnessFor
+// turns a partition proof into the circuit's witness, and PublicInputs
+// computes the inputs natively.
 //
 //	raw, err := update.ParseVanillaProofsJSON(data)
 //	proofs, err := update.DecodeVanillaProofs(p, raw)

@@ -3,6 +3,8 @@ package update
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gpuc2/gpuc2/synth/internal/codec"
 )
 
 // ErrBadVanillaProof is wrapped by every error about malformed or
@@ -20,30 +22,11 @@ type ProofError struct {
 }
 
 func (e *ProofError) Error() string {
-	s := "update: bad vanilla proof: "
-	switch {
-	case e.Partition >= 0 && e.Challenge >= 0:
-		s += fmt.Sprintf("partition %d challenge %d: ", e.Partition, e.Challenge)
-	case e.Partition >= 0:
-		s += fmt.Sprintf("partition %d: ", e.Partition)
-	}
-	if e.Field != "" {
-		s += e.Field + ": "
-	}
-	s += e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
+	return codec.ErrorText("update: bad vanilla proof: ", e.Partition, e.Challenge, e.Field, e.Msg, e.Err)
 }
 
 // Unwrap returns ErrBadVanillaProof and the cause, if any.
-func (e *ProofError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrBadVanillaProof, e.Err}
-	}
-	return []error{ErrBadVanillaProof}
-}
+func (e *ProofError) Unwrap() []error { return codec.Unwrap(ErrBadVanillaProof, e.Err) }
 
 func badProof(k, i int, field, format string, args ...any) *ProofError {
 	return &ProofError{Partition: k, Challenge: i, Field: field, Msg: fmt.Sprintf(format, args...)}

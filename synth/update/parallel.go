@@ -6,12 +6,11 @@ import (
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-	"golang.org/x/sync/errgroup"
 
-	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/gadgets/boolean"
 	"github.com/gpuc2/gpuc2/synth/gadgets/num"
+	"github.com/gpuc2/gpuc2/synth/internal/forkjoin"
 )
 
 // SynthesizeParallel synthesizes the circuit into p with its challenges on
@@ -21,7 +20,8 @@ import (
 // its own fork of p, which reads only the top level's variables. The forks
 // have the exact size of a challenge (challengeSize), so they write
 // straight into p's buffers, and joined in order they give the rows,
-// values and densities of sequential synthesis.
+// values and densities of sequential synthesis (forkjoin.Run, as in
+// synth/stacked, which also splits each challenge along its layers).
 func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssignment, workers int) error {
 	w, kh, err := c.witness()
 	if err != nil {
@@ -35,39 +35,13 @@ func (c *Circuit) SynthesizeParallel(ctx context.Context, p *synth.ProvingAssign
 	if err != nil {
 		return err
 	}
-	sizes := make([]synth.Sizes, len(w.Challenges))
-	for i := range sizes {
-		sizes[i] = size
-	}
-	children := p.ForkN(sizes)
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var mu sync.Mutex
-	done := 0
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for i := range children {
-		g.Go(par.Guard(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			if err := newSynthesizer(children[i], &c.Params).challenge(sh, i, &w.Challenges[i]); err != nil {
-				return err
-			}
-			if c.Progress != nil {
-				mu.Lock()
-				done++
-				c.Progress(done, len(children))
-				mu.Unlock()
-			}
-			return nil
-		}))
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return p.Join(children...)
+	return forkjoin.Run(ctx, p, len(w.Challenges), size, workers, c.Progress,
+		func(_ context.Context, i int, cs *synth.ProvingAssignment) error {
+			return newSynthesizer(cs, &c.Params).challenge(sh, i, &w.Challenges[i])
+		})
 }
 
 // challengeSizes caches challengeSize per Params.

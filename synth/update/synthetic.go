@@ -9,7 +9,6 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/gpuc2/gpuc2/synth/merkle"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // Synthetic is a made-up sector update, deterministic from a seed: an old
@@ -237,38 +236,28 @@ func apexNodes(p Params, data []fr.Element, treeD tree, structured bool) ([]fr.E
 }
 
 // rProof opens leaf i of a tree R as storage-proofs-core's MerkleProof.
-func rProof(s merkle.Shape, t tree, i int, leaf fr.Element) (porep.MerkleProof[fr.Element], error) {
+func rProof(s merkle.Shape, t tree, i int, leaf fr.Element) (merkle.Proof[fr.Element], error) {
 	path, err := t.Path(i)
 	if err != nil {
-		return porep.MerkleProof[fr.Element]{}, err
+		return merkle.Proof[fr.Element]{}, err
 	}
-	elems := make([]porep.PathElement[fr.Element], len(path))
+	elems := make([]merkle.ProofElement[fr.Element], len(path))
 	for l, e := range path {
-		elems[l] = porep.PathElement[fr.Element]{Hashes: e.Siblings, Index: uint64(e.Index)}
+		elems[l] = merkle.ProofElement[fr.Element]{Hashes: e.Siblings, Index: uint64(e.Index)}
 	}
-	m := porep.MerkleProof[fr.Element]{Kind: porep.ProofSingle, Root: t.Root(), Leaf: leaf}
-	n := len(elems)
-	switch {
-	case s.Top != 0:
-		m.Kind, m.Base, m.Sub, m.Top = porep.ProofTop, elems[:n-2], elems[n-2:n-1], elems[n-1:]
-	case s.Sub != 0:
-		m.Kind, m.Base, m.Sub = porep.ProofSub, elems[:n-1], elems[n-1:]
-	default:
-		m.Base = elems
-	}
-	return m, nil
+	return merkle.NewProof(s, t.Root(), leaf, elems), nil
 }
 
 // dProof opens leaf i of tree D as a Single MerkleProof of 32-byte values.
-func dProof(t tree, i int, leaf fr.Element) (porep.MerkleProof[[32]byte], error) {
+func dProof(t tree, i int, leaf fr.Element) (merkle.Proof[[32]byte], error) {
 	path, err := t.Path(i)
 	if err != nil {
-		return porep.MerkleProof[[32]byte]{}, err
+		return merkle.Proof[[32]byte]{}, err
 	}
 	root := t.Root()
-	m := porep.MerkleProof[[32]byte]{Kind: porep.ProofSingle, Root: leBytes(&root), Leaf: leBytes(&leaf)}
+	m := merkle.Proof[[32]byte]{Kind: merkle.ProofSingle, Root: leBytes(&root), Leaf: leBytes(&leaf)}
 	for _, e := range path {
-		m.Base = append(m.Base, porep.PathElement[[32]byte]{Hashes: [][32]byte{leBytes(&e.Siblings[0])}, Index: uint64(e.Index)})
+		m.Base = append(m.Base, merkle.ProofElement[[32]byte]{Hashes: [][32]byte{leBytes(&e.Siblings[0])}, Index: uint64(e.Index)})
 	}
 	return m, nil
 }

@@ -1,14 +1,13 @@
 package update
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/internal/codec"
+	"github.com/gpuc2/gpuc2/synth/merkle"
 )
 
 // PartitionProof is one vanilla partition proof (vanilla.rs
@@ -22,9 +21,9 @@ type PartitionProof struct {
 // ChallengeProof opens one challenged node in tree R old, tree D new and
 // tree R new (vanilla.rs ChallengeProof).
 type ChallengeProof struct {
-	ROld porep.MerkleProof[fr.Element]
-	DNew porep.MerkleProof[[32]byte]
-	RNew porep.MerkleProof[fr.Element]
+	ROld merkle.Proof[fr.Element]
+	DNew merkle.Proof[[32]byte]
+	RNew merkle.Proof[fr.Element]
 }
 
 // Caps on counts read from input, checked before allocation; the largest
@@ -73,123 +72,90 @@ func DecodeVanillaProofs(p Params, proofs [][]byte) ([]*PartitionProof, error) {
 	return out, Validate(p, out)
 }
 
-// pdec reads the fields of a PartitionProof around the Merkle proofs,
-// which porep decodes.
-type pdec struct {
-	b []byte
-	i int
-}
-
-func (d *pdec) errf(field, format string, args ...any) *ProofError {
-	return badProof(-1, -1, field, "bincode offset %d: "+format, append([]any{d.i}, args...)...)
-}
-
-func (d *pdec) length(field string, max, minSize int) (int, error) {
-	if len(d.b)-d.i < 8 {
-		return 0, d.errf(field, "unexpected end of input")
-	}
-	v := binary.LittleEndian.Uint64(d.b[d.i:])
-	if v > uint64(max) {
-		return 0, d.errf(field, "length %d, more than the cap of %d", v, max)
-	}
-	d.i += 8
-	if uint64(len(d.b)-d.i) < v*uint64(minSize) {
-		return 0, d.errf(field, "length %d does not fit the %d bytes left", v, len(d.b)-d.i)
-	}
-	return int(v), nil
-}
-
-func (d *pdec) raw32(field string, out *[32]byte) error {
-	if len(d.b)-d.i < 32 {
-		return d.errf(field, "unexpected end of input")
-	}
-	copy(out[:], d.b[d.i:])
-	d.i += 32
-	return nil
-}
-
-func merkleAt[T porep.Domain](d *pdec, field string, m *porep.MerkleProof[T]) error {
-	v, n, err := porep.DecodeMerkleProofBincode[T](d.b[d.i:])
-	if err != nil {
-		pe := &ProofError{Partition: -1, Challenge: -1, Field: field, Msg: err.Error()}
-		var ce *porep.C1Error
-		if errors.As(err, &ce) {
-			pe.Field, pe.Msg = field+"."+ce.Field, fmt.Sprintf("bincode offset %d: %s", d.i, ce.Msg)
-		}
-		return pe
-	}
-	*m = v
-	d.i += n
-	return nil
-}
-
 // DecodePartitionProof decodes one bincode PartitionProof: comm_c (32
 // bytes), apex_leafs (u64 count, 32 bytes each), challenge_proofs (u64
-// count, each three MerkleProofs: r_old, d_new, r_new). Values read as
-// field elements must be canonical; the whole input must be used.
+// count, each three Merkle proofs in merkle's bincode: r_old, d_new,
+// r_new). Values read as field elements must be canonical; the whole input
+// must be used.
 func DecodePartitionProof(b []byte) (*PartitionProof, error) {
-	d := &pdec{b: b}
-	pp := &PartitionProof{}
-	var raw [32]byte
-	if err := d.raw32("comm_c", &raw); err != nil {
+	r := codec.NewReader(b)
+	chal := -1
+	pp, err := decodePartitionProof(r, &chal)
+	if err != nil {
+		var ce *codec.Error
+		if errors.As(err, &ce) {
+			return nil, &ProofError{Partition: -1, Challenge: chal, Field: ce.Field, Msg: ce.Detail()}
+		}
 		return nil, err
 	}
-	var err error
-	if pp.CommC, err = fr.LittleEndian.Element(&raw); err != nil {
-		return nil, badProof(-1, -1, "comm_c", "value is not a canonical field element (>= r)")
-	}
-	n, err := d.length("apex_leafs", maxApexLeaves, 32)
+	return pp, nil
+}
+
+// decodePartitionProof is DecodePartitionProof's reading; *chal is the
+// challenge being read (−1 outside).
+func decodePartitionProof(r *codec.Reader, chal *int) (*PartitionProof, error) {
+	pp := &PartitionProof{}
+	r.Push("comm_c", -1)
+	err := r.Felt(&pp.CommC)
+	r.Pop()
 	if err != nil {
 		return nil, err
 	}
-	pp.ApexLeaves = make([][32]byte, n)
-	for j := range pp.ApexLeaves {
-		if err := d.raw32(fmt.Sprintf("apex_leafs[%d]", j), &pp.ApexLeaves[j]); err != nil {
-			return nil, err
-		}
+	r.Push("apex_leafs", -1)
+	pp.ApexLeaves, err = r.Raw32s(maxApexLeaves, "apex leaves")
+	r.Pop()
+	if err != nil {
+		return nil, err
 	}
+	r.Push("challenge_proofs", -1)
 	// a challenge proof takes at least three Single proofs of 4 + 64 + 8 bytes
-	if n, err = d.length("challenge_proofs", maxChallenges, 3*76); err != nil {
+	n, err := r.Len(maxChallenges, 3*76, "challenge proofs")
+	r.Pop()
+	if err != nil {
 		return nil, err
 	}
 	pp.Challenges = make([]ChallengeProof, n)
 	for i := range pp.Challenges {
+		*chal = i
 		c := &pp.Challenges[i]
-		err := merkleAt(d, "proof_r_old", &c.ROld)
+		err := readProof(r, "proof_r_old", &c.ROld)
 		if err == nil {
-			err = merkleAt(d, "proof_d_new", &c.DNew)
+			err = readProof(r, "proof_d_new", &c.DNew)
 		}
 		if err == nil {
-			err = merkleAt(d, "proof_r_new", &c.RNew)
+			err = readProof(r, "proof_r_new", &c.RNew)
 		}
 		if err != nil {
-			err.(*ProofError).Challenge = i
 			return nil, err
 		}
 	}
-	if d.i != len(b) {
-		return nil, d.errf("", "%d trailing bytes", len(b)-d.i)
-	}
-	return pp, nil
+	*chal = -1
+	return pp, r.End()
+}
+
+func readProof[T merkle.Domain](r *codec.Reader, field string, m *merkle.Proof[T]) error {
+	r.Push(field, -1)
+	defer r.Pop()
+	return merkle.ReadProofBincode(r, m)
 }
 
 // AppendBincode appends pp's bincode form (the inverse of
 // DecodePartitionProof) to b.
 func (pp *PartitionProof) AppendBincode(b []byte) []byte {
-	c := leBytes(&pp.CommC)
-	b = append(b, c[:]...)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(pp.ApexLeaves)))
+	w := codec.Writer{B: b}
+	w.Felt(&pp.CommC)
+	w.U64(uint64(len(pp.ApexLeaves)))
 	for j := range pp.ApexLeaves {
-		b = append(b, pp.ApexLeaves[j][:]...)
+		w.Raw(pp.ApexLeaves[j][:])
 	}
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(pp.Challenges)))
+	w.U64(uint64(len(pp.Challenges)))
 	for i := range pp.Challenges {
 		c := &pp.Challenges[i]
-		b = porep.AppendMerkleProofBincode(b, &c.ROld)
-		b = porep.AppendMerkleProofBincode(b, &c.DNew)
-		b = porep.AppendMerkleProofBincode(b, &c.RNew)
+		w.B = merkle.AppendProofBincode(w.B, &c.ROld)
+		w.B = merkle.AppendProofBincode(w.B, &c.DNew)
+		w.B = merkle.AppendProofBincode(w.B, &c.RNew)
 	}
-	return b
+	return w.B
 }
 
 // EncodeVanillaProofsJSON writes partition proofs in Curio's form (the

@@ -73,7 +73,9 @@ func TestVanillaProofsErrors(t *testing.T) {
 	assert.ErrorIs(t, err, update.ErrBadVanillaProof)
 }
 
-// Shape faults Validate catches after a clean decode.
+// Shape faults Validate catches after a clean decode, named as serde (and
+// the decoder, and porep) name the field: a path's levels are under
+// "path.path" (InclusionPath { path }).
 func TestValidateShape(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -83,15 +85,15 @@ func TestValidateShape(t *testing.T) {
 		{"too few challenges", func(pp *update.PartitionProof) { pp.Challenges = pp.Challenges[:9] }, "challenge_proofs"},
 		{"tree R level missing", func(pp *update.PartitionProof) {
 			pp.Challenges[2].RNew.Base = pp.Challenges[2].RNew.Base[:1]
-		}, "proof_r_new.data.Single.path"},
+		}, "proof_r_new.data.Single.path.path"},
 		{"tree R sibling missing", func(pp *update.PartitionProof) {
 			e := &pp.Challenges[2].ROld.Base[1]
 			e.Hashes = e.Hashes[:6]
-		}, "proof_r_old.data.Single.path.path[1]"},
-		{"tree D index 2", func(pp *update.PartitionProof) { pp.Challenges[4].DNew.Base[0].Index = 2 }, "proof_d_new.data.Single.path[0]"},
+		}, "proof_r_old.data.Single.path.path[1].hashes"},
+		{"tree D index 2", func(pp *update.PartitionProof) { pp.Challenges[4].DNew.Base[0].Index = 2 }, "proof_d_new.data.Single.path.path[0].index"},
 		{"tree D value not canonical", func(pp *update.PartitionProof) {
 			copy(pp.Challenges[4].DNew.Base[3].Hashes[0][:], bytesFF(32))
-		}, "proof_d_new.data.Single.path[3].hashes[0]"},
+		}, "proof_d_new.data.Single.path.path[3].hashes[0]"},
 		{"apex leaf not canonical", func(pp *update.PartitionProof) { copy(pp.ApexLeaves[1][:], bytesFF(32)) }, "apex_leafs[1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

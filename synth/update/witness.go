@@ -16,11 +16,10 @@ func WitnessFor(p Params, k, h int, pp *PartitionProof, commROld, commDNew, comm
 	if _, err := KAndHSelect(p, k, h); err != nil {
 		return nil, err
 	}
-	rLevels, err := p.TreeR.Arities(p.Nodes)
-	if err != nil {
+	if _, err := p.TreeR.Arities(p.Nodes); err != nil {
 		return nil, err
 	}
-	if err := validatePartition(&p, rLevels, k, pp); err != nil {
+	if err := validatePartition(&p, k, pp); err != nil {
 		return nil, err
 	}
 	toApex := p.ChallengeBits() - p.PartitionBits() - p.ApexBits()
