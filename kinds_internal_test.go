@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/synth"
 )
 
@@ -41,14 +42,14 @@ func large(k string) bool {
 	return strings.HasPrefix(k, "update ") && k != "update StackedDrg2KiBV1"
 }
 
-func factsOf(k proofKind) kindFacts {
+func factsOf(k circuits.Type) kindFacts {
 	f := kindFacts{str: k.String()}
 	f.missing = missingParamsHint(fmt.Errorf("%w: x", ErrParamsMissing), k).Error()
 	_, _, err := findParams("/params", k)
 	f.find = errOr("", err)
 	f.test = filepath.Base(testParamsPath("/c", k))
 	f.matrices = filepath.Base(matricesCacheFile("/m", k, synth.Sizes{Inputs: 1, Aux: 2, Rows: 3}))
-	blank, err := k.blankCircuit()
+	blank, err := k.BlankCircuit()
 	f.blank = errOr(fmt.Sprintf("%T", blank), err)
 	if testing.Short() && large(f.str) {
 		return f
@@ -86,7 +87,7 @@ func TestKindFacts(t *testing.T) {
 // kindFactsWant are the facts the facade gave before the table of circuit
 // kinds (the code of proofKind's isUpdate branches), recorded by factsOf.
 var kindFactsWant = []struct {
-	k    proofKind
+	k    circuits.Type
 	want kindFacts
 }{
 	{sealKind(-1), kindFacts{
