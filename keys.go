@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
+	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
@@ -59,13 +60,13 @@ type keyCache struct {
 
 	loadMu sync.Mutex // one load at a time
 	mu     sync.Mutex
-	byType map[proofKind]*keyEntry // each type's entry of byFile
-	byFile map[string]*keyEntry    // by the file's path
+	byType map[circuits.Type]*keyEntry // each type's entry of byFile
+	byFile map[string]*keyEntry        // by the file's path
 }
 
 func newKeyCache(cfg Config, devices *gpu.Devices, closing <-chan struct{}) *keyCache {
 	return &keyCache{paramsDir: cfg.ParamsDir, testParamsDir: cfg.TestParamsDir, log: cfg.Logger, devices: devices,
-		closing: closing, byType: map[proofKind]*keyEntry{}, byFile: map[string]*keyEntry{}}
+		closing: closing, byType: map[circuits.Type]*keyEntry{}, byFile: map[string]*keyEntry{}}
 }
 
 func (c *keyCache) closed() bool {
@@ -80,7 +81,7 @@ func (c *keyCache) closed() bool {
 // acquire returns t's parameters, loading them on first use, and counts
 // a user until release. A type whose file is already loaded for another
 // type (V1 and V1_1) shares that load.
-func (c *keyCache) acquire(ctx context.Context, t proofKind) (*keyEntry, error) {
+func (c *keyCache) acquire(ctx context.Context, t circuits.Type) (*keyEntry, error) {
 	if e, err := c.cached(t); e != nil || err != nil {
 		return e, err // loaded: no wait behind another type's load
 	}
@@ -135,7 +136,7 @@ func (c *keyCache) acquire(ctx context.Context, t proofKind) (*keyEntry, error) 
 }
 
 // cached returns t's loaded parameters with a user counted, or nil.
-func (c *keyCache) cached(t proofKind) (*keyEntry, error) {
+func (c *keyCache) cached(t circuits.Type) (*keyEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed() {
@@ -148,7 +149,7 @@ func (c *keyCache) cached(t proofKind) (*keyEntry, error) {
 	return e, nil
 }
 
-func (c *keyCache) release(t proofKind) {
+func (c *keyCache) release(t circuits.Type) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.byType[t]; e != nil {
@@ -157,7 +158,7 @@ func (c *keyCache) release(t proofKind) {
 }
 
 // loaded returns t's parameters if they are loaded, without counting a user.
-func (c *keyCache) loaded(t proofKind) *keyEntry {
+func (c *keyCache) loaded(t circuits.Type) *keyEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.byType[t]
@@ -168,8 +169,8 @@ func (c *keyCache) sealTypes() []abi.RegisteredSealProof {
 	c.mu.Lock()
 	var out []abi.RegisteredSealProof
 	for t := range c.byType {
-		if !t.isUpdate {
-			out = append(out, t.seal)
+		if s, ok := sealType(t); ok {
+			out = append(out, s)
 		}
 	}
 	c.mu.Unlock()
@@ -201,12 +202,8 @@ func (c *keyCache) status() []KeyStatus {
 	for path, e := range c.byFile {
 		ks := KeyStatus{Path: path, Bytes: e.bytes, InUse: e.refs, Tier: KeyHost}
 		for t, bound := range c.byType {
-			switch {
-			case bound != e:
-			case t.isUpdate:
-				ks.UpdateTypes = append(ks.UpdateTypes, t.update)
-			default:
-				ks.Types = append(ks.Types, t.seal)
+			if bound == e {
+				addKeyType(&ks, t)
 			}
 		}
 		slices.Sort(ks.Types)
@@ -264,7 +261,7 @@ type keySource struct {
 // size, or the path where one is created for a test size. A larger size
 // without either is an error wrapping ErrParamsMissing that says how to
 // make a TEST-ONLY file.
-func (c *keyCache) find(t proofKind) (keySource, error) {
+func (c *keyCache) find(t circuits.Type) (keySource, error) {
 	params, vk, err := findParams(c.paramsDir, t)
 	if err == nil {
 		return keySource{params: params, vk: vk}, nil
@@ -277,13 +274,13 @@ func (c *keyCache) find(t proofKind) (keySource, error) {
 	if statErr != nil {
 		return keySource{}, statErr
 	}
-	if present || t.isTestSize() { // what is there, TestParams opens or names; else it creates a setup
+	if present || t.OnDemandSetup() { // what is there, TestParams opens or names; else it creates a setup
 		return keySource{params: path}, nil
 	}
 	return keySource{}, fmt.Errorf("%w; and no TEST-ONLY setup at %s: %s", err, path, testSetupHint(t, c.testParamsDir))
 }
 
-func (c *keyCache) open(ctx context.Context, t proofKind, src keySource) (*keyEntry, error) {
+func (c *keyCache) open(ctx context.Context, t circuits.Type, src keySource) (*keyEntry, error) {
 	if src.vk != "" {
 		pk, err := OpenParamsContext(ctx, src.params, src.vk)
 		if err != nil {
@@ -303,7 +300,7 @@ func (c *keyCache) open(ctx context.Context, t proofKind, src keySource) (*keyEn
 // preload loads t's parameters and decodes every section now, with prepare
 // also the prepared verifying key, and uploads them to every GPU. Once
 // every GPU holds them, their host sections are dropped.
-func (c *keyCache) preload(ctx context.Context, t proofKind, prepare bool) error {
+func (c *keyCache) preload(ctx context.Context, t circuits.Type, prepare bool) error {
 	e, err := c.acquire(ctx, t)
 	if err != nil {
 		return err
@@ -355,7 +352,7 @@ func (c *keyCache) preload(ctx context.Context, t proofKind, prepare bool) error
 // evict releases t's parameters (those of its file): unused ones leave
 // the GPUs, are unmapped and forgotten; ones in use drop their decoded host
 // sections, which are decoded again on demand.
-func (c *keyCache) evict(t proofKind) error {
+func (c *keyCache) evict(t circuits.Type) error {
 	c.loadMu.Lock()
 	defer c.loadMu.Unlock()
 	c.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpuc2/gpuc2/groth16/gpu"
+	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
@@ -207,7 +208,7 @@ func (p *Prover) matricesCachePath(a *admission) string {
 
 // matricesCacheFile is the cache file of the matrices of t's circuit of
 // sizes sz under dir (Config.MatricesCacheDir); "" when there is no cache.
-func matricesCacheFile(dir string, t proofKind, sz synth.Sizes) string {
+func matricesCacheFile(dir string, t circuits.Type, sz synth.Sizes) string {
 	switch dir {
 	case "none":
 		return ""
@@ -218,7 +219,7 @@ func matricesCacheFile(dir string, t proofKind, sz synth.Sizes) string {
 		}
 		dir = filepath.Join(cache, "gpuc2", "matrices")
 	}
-	return filepath.Join(dir, fmt.Sprintf("%s-%d-%d-%d.pce", t.matricesName(), sz.Inputs, sz.Aux, sz.Rows))
+	return filepath.Join(dir, fmt.Sprintf("%s-%d-%d-%d.pce", t.MatricesName(), sz.Inputs, sz.Aux, sz.Rows))
 }
 
 // checkMatrices checks matrices read from a file: their sizes against the

@@ -12,10 +12,11 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/dustin/go-humanize"
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2/groth16"
-	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/internal/circuits"
 )
 
 // EnvParamsDir names the directory of Filecoin's parameter files.
@@ -37,24 +38,6 @@ func DefaultParamsDir() string {
 // is wrong, wraps ErrParamsCorrupt.
 var ErrParamsMissing = errors.New("gpuc2: parameters missing")
 
-// paramsPrefix is the start of the v28 PoRep parameter file names; the
-// leading digits of each shape's hash tell the sizes apart (FILECOIN-C2-FACTS §5).
-func paramsPrefix(p abi.RegisteredSealProof) (string, error) {
-	sp, err := porep.ParamsFor(p)
-	if err != nil {
-		return "", err
-	}
-	hash := map[uint64]string{
-		2 << 10: "032d3138", 8 << 20: "ecd68364", 512 << 20: "6babf46c",
-		32 << 30: "82a357d2", 64 << 30: "96f1b4a0",
-	}[sp.SectorSize]
-	if hash == "" {
-		return "", fmt.Errorf("gpuc2: no parameter file known for %v", porep.ProofName(p))
-	}
-	return fmt.Sprintf("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-%d-%d-%d-sha256_hasher-%s",
-		sp.Shape.Base, sp.Shape.Sub, sp.Shape.Top, hash), nil
-}
-
 // FindParams returns the paths of p's real Filecoin .params and .vk files in
 // dir, or ErrParamsMissing naming the file it looked for.
 func FindParams(dir string, p abi.RegisteredSealProof) (params, vk string, err error) {
@@ -65,8 +48,8 @@ func FindParams(dir string, p abi.RegisteredSealProof) (params, vk string, err e
 	return params, vk, err
 }
 
-func findParams(dir string, k proofKind) (params, vk string, err error) {
-	prefix, err := k.paramsPrefix()
+func findParams(dir string, k circuits.Type) (params, vk string, err error) {
+	prefix, err := k.ParamsPrefix()
 	if err != nil {
 		return "", "", err
 	}
@@ -88,8 +71,8 @@ func FindVerifyingKey(dir string, p abi.RegisteredSealProof) (string, error) {
 	return findVerifyingKey(dir, sealKind(p))
 }
 
-func findVerifyingKey(dir string, k proofKind) (string, error) {
-	prefix, err := k.paramsPrefix()
+func findVerifyingKey(dir string, k circuits.Type) (string, error) {
+	prefix, err := k.ParamsPrefix()
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
@@ -112,14 +95,15 @@ func paramsFileName(prefix, ext string) string {
 // missingParamsHint completes a lookup's ErrParamsMissing for a Prover
 // without Config.TestParamsDir: where the real files come from, and the
 // TEST-ONLY alternative.
-func missingParamsHint(err error, k proofKind) error {
-	size, serr := k.sectorSizeName()
+func missingParamsHint(err error, k circuits.Type) error {
+	size, serr := k.SectorSizeName()
 	if serr != nil || !errors.Is(err, ErrParamsMissing) {
 		return err
 	}
 	return fmt.Errorf("%w (fetch Filecoin's files with `curio fetch-params %s` or `lotus fetch-params %s`, into $%s; "+
-		"or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, "+
-		"beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)", err, size, size, EnvParamsDir)
+		"or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to %s sectors, "+
+		"beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		err, size, size, EnvParamsDir, humanize.IBytes(k.Kind().OnDemandSetupMax))
 }
 
 // OpenParams is OpenParamsContext without cancellation.
@@ -151,7 +135,7 @@ func OpenParamsContext(ctx context.Context, paramsPath, vkPath string) (*groth16
 // IsTestSize reports whether p's circuit is small enough for a local test
 // setup to be made on demand (2 KiB, 8 MiB and 512 MiB sectors). Larger
 // sizes can use a TEST-ONLY file made beforehand (examples/testsetup).
-func IsTestSize(p abi.RegisteredSealProof) bool { return sealKind(p).isTestSize() }
+func IsTestSize(p abi.RegisteredSealProof) bool { return sealKind(p).OnDemandSetup() }
 
 // TestParamsPath is where TestParams keeps p's test setup under cacheDir.
 // The name says TEST: these keys come from local toxic waste and prove
@@ -162,8 +146,8 @@ func TestParamsPath(cacheDir string, p abi.RegisteredSealProof) string {
 	return testParamsPath(cacheDir, sealKind(p))
 }
 
-func testParamsPath(cacheDir string, k proofKind) string {
-	return filepath.Join(cacheDir, "gpuc2", "test-params", k.testParamsName())
+func testParamsPath(cacheDir string, k circuits.Type) string {
+	return filepath.Join(cacheDir, "gpuc2", "test-params", k.TestParamsName())
 }
 
 // TestParams loads p's local TEST-ONLY setup from cacheDir. An existing file
@@ -181,8 +165,8 @@ func TestParams(ctx context.Context, cacheDir string, p abi.RegisteredSealProof)
 	return testParams(ctx, cacheDir, sealKind(p))
 }
 
-func testParams(ctx context.Context, cacheDir string, k proofKind) (pk *groth16.ProvingKey, path string, created bool, err error) {
-	blank, err := k.blankCircuit() // the blank circuit (nil witness) has the shape of every real one
+func testParams(ctx context.Context, cacheDir string, k circuits.Type) (pk *groth16.ProvingKey, path string, created bool, err error) {
+	blank, err := k.BlankCircuit() // the blank circuit (nil witness) has the shape of every real one
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -202,7 +186,7 @@ func testParams(ctx context.Context, cacheDir string, k proofKind) (pk *groth16.
 		}
 		return pk, path, false, nil
 	}
-	if !k.isTestSize() {
+	if !k.OnDemandSetup() {
 		return nil, path, false, fmt.Errorf("%w: no TEST-ONLY setup for %v at %s: %s", ErrParamsMissing, k, path, testSetupHint(k, cacheDir))
 	}
 	pk, err = groth16.Setup(ctx, blank, rand.Reader)
@@ -234,22 +218,19 @@ func testParamsExist(path string) (bool, error) {
 
 // testSetupHint says how to make a TEST-ONLY file under cacheDir for a size
 // that is not set up on demand.
-func testSetupHint(k proofKind, cacheDir string) string {
-	size, err := k.sectorSizeName()
+func testSetupHint(k circuits.Type, cacheDir string) string {
+	size, err := k.SectorSizeName()
 	if err != nil {
 		return err.Error()
 	}
-	disk, flag := "", ""
+	disk := ""
 	if sh, err := newShape(k); err == nil {
 		_, _, bytes := estimatedKeyShape(k, sh)
 		disk = fmt.Sprintf(" and about %.0f GB of disk", float64(bytes)/1e9)
 	}
-	if k.isUpdate {
-		flag = "-update "
-	}
-	return fmt.Sprintf("test setups are made on demand only up to 512 MiB sectors; make this one beforehand with "+
+	return fmt.Sprintf("test setups are made on demand only up to %s sectors; make this one beforehand with "+
 		"`go run ./examples/testsetup %s-sector-size %s -cache %s` (it needs a GPU — about 3 minutes on an H200 at 32 GiB —%s)",
-		flag, size, cacheDir, disk)
+		humanize.IBytes(k.Kind().OnDemandSetupMax), k.Kind().SetupFlag, size, cacheDir, disk)
 }
 
 // paramsError classifies an error of opening, reading or creating the

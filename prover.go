@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
+	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/internal/pipeline"
 	"github.com/gpuc2/gpuc2/trace"
 )
@@ -162,7 +163,7 @@ func (p *Prover) Preload(ctx context.Context, t abi.RegisteredSealProof) error {
 	return p.preload(ctx, "Preload", sealKind(t))
 }
 
-func (p *Prover) preload(ctx context.Context, what string, k proofKind) error {
+func (p *Prover) preload(ctx context.Context, what string, k circuits.Type) error {
 	return guard(p.log, what, func() error {
 		if err := p.enter(); err != nil {
 			return err
@@ -183,7 +184,7 @@ func (p *Prover) Evict(t abi.RegisteredSealProof) error {
 	return p.evict("Evict", sealKind(t))
 }
 
-func (p *Prover) evict(what string, k proofKind) error {
+func (p *Prover) evict(what string, k circuits.Type) error {
 	return guard(p.log, what, func() error {
 		if err := p.enter(); err != nil {
 			return err

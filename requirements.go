@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
+	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
@@ -142,7 +143,7 @@ func oneGPU(Config) (int, error) { return 1, nil }
 
 // requirements is Requirements, returning also cfg with the defaults it
 // resolved.
-func requirements(t proofKind, cfg Config) (Resources, Config, error) {
+func requirements(t circuits.Type, cfg Config) (Resources, Config, error) {
 	sh, err := newShape(t)
 	if err != nil {
 		return Resources{}, Config{}, err
@@ -341,7 +342,7 @@ func leastDeviceMemory() (int64, error) {
 // paramsShape returns t's key section counts, public inputs and .params
 // size: from the file when cfg's directories hold it, else from the circuit.
 // cfg has its defaults resolved (withDefaults).
-func paramsShape(t proofKind, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
+func paramsShape(t circuits.Type, cfg Config, sh *shape) (c groth16.SectionCounts, ic int, size int64, exact bool, err error) {
 	path, _, ferr := findParams(cfg.ParamsDir, t)
 	if ferr != nil && cfg.TestParamsDir != "" { // an existing TEST-ONLY file, of any size
 		path = testParamsPath(cfg.TestParamsDir, t)

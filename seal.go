@@ -10,6 +10,7 @@ import (
 	"github.com/filecoin-project/go-state-types/proof"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/internal/pipeline"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
@@ -199,7 +200,7 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 // circuit's shape, its parameters (with a user counted until
 // keys.release) and its partitions' circuits.
 type admission struct {
-	kind       proofKind
+	kind       circuits.Type
 	shape      *shape
 	key        *keyEntry
 	partitions int

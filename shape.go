@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/synth"
 )
 
@@ -20,8 +21,8 @@ type shape struct {
 }
 
 // newShape is k's shape, from the circuit's formulas (cheap).
-func newShape(k proofKind) (*shape, error) {
-	sizes, partitions, err := k.circuitSizes()
+func newShape(k circuits.Type) (*shape, error) {
+	sizes, partitions, err := k.CircuitSizes()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
@@ -38,7 +39,7 @@ func newShape(k proofKind) (*shape, error) {
 
 // checkKeyShape checks the section counts a key must have for k's circuit,
 // so a key of another circuit is refused before any synthesis.
-func checkKeyShape(pk *groth16.ProvingKey, k proofKind) error {
+func checkKeyShape(pk *groth16.ProvingKey, k circuits.Type) error {
 	s, err := newShape(k)
 	if err != nil {
 		return err
@@ -58,29 +59,15 @@ func checkKeyShape(pk *groth16.ProvingKey, k proofKind) error {
 	return nil
 }
 
-// The published section counts of the 32 GiB circuit (FILECOIN-C2-FACTS §5).
-var counts32GiB = groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282}
-
-// The 32 GiB update circuit's section counts, from its synthesis
-// (`circuitinfo -update -sector-size 32GiB`: aux 80,978,488, a's aux
-// density 80,743,581, b's 20,983,607 and 1 of the inputs): a key has a
-// point per input and per aux column of A with a term, b per column of B
-// (groth16.Setup; checked against a TEST-ONLY 8 MiB update key's).
-var countsUpdate32GiB = groth16.SectionCounts{H: 134_217_727, L: 80_978_488, A: 80_743_586, B: 20_983_608}
-
 // estimatedKeyShape is k's key section counts, public inputs and .params
-// size from its circuit: the counts of the 32 GiB circuits, upper bounds on
-// the a and b sections for the others.
-func estimatedKeyShape(k proofKind, sh *shape) (c groth16.SectionCounts, ic int, size int64) {
+// size from its circuit: the counts the table of circuit kinds knows (the
+// 32 GiB circuits'), upper bounds on the a and b sections for the others.
+func estimatedKeyShape(k circuits.Type, sh *shape) (c groth16.SectionCounts, ic int, size int64) {
 	ic = sh.sizes.Inputs
 	vars := sh.sizes.Inputs + sh.sizes.Aux
 	c = groth16.SectionCounts{H: int(sh.domain - 1), L: sh.sizes.Aux, A: vars, B: vars}
-	switch size, _ := k.sectorSize(); {
-	case size != 32<<30:
-	case !k.isUpdate && counts32GiB.L == sh.sizes.Aux:
-		c = counts32GiB
-	case k.isUpdate && countsUpdate32GiB.L == sh.sizes.Aux:
-		c = countsUpdate32GiB
+	if known, ok := k.KnownCounts(); ok && known.L == sh.sizes.Aux {
+		c = known
 	}
 	return c, ic, groth16.ParamsFileBytes(c, ic)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/filecoin-project/go-state-types/proof"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -53,7 +54,7 @@ func (p *Prover) verifySeal(info proof.SealVerifyInfo) (bool, error) {
 
 // verifyingKey returns t's verifying key: the loaded key's, the real .vk
 // file's, or an existing TEST-ONLY setup's. It never creates a setup.
-func (p *Prover) verifyingKey(t proofKind) (*groth16.VerifyingKey, error) {
+func (p *Prover) verifyingKey(t circuits.Type) (*groth16.VerifyingKey, error) {
 	if e := p.keys.loaded(t); e != nil {
 		return e.pk.VerifyingKey(), nil
 	}
