@@ -32,6 +32,14 @@
 // Each circuit has its own parameters and constraint matrices, on the same
 // GPUs.
 //
+// A proving daemon (Curio's cuzk protocol) names circuits, not proof
+// types: Circuits lists them ("porep-32g", "snap-32g", …) with their kind
+// and sector size, and PreloadCircuit, EvictCircuit, FindCircuitParams,
+// CircuitTestParamsPath and KeyStatus.Circuits take or give their ids, so
+// it serves every kind without a branch per kind.
+// SplitUpdateVanillaProofsJSON reads the SnapDeals vanilla proofs as Curio
+// stores them.
+//
 // Parameters are Filecoin's .params/.vk files (ParamsDir), each loaded once
 // and shared by the proof types that use it. Where they are missing,
 // Config.TestParamsDir allows a TEST-ONLY setup from local toxic waste

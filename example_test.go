@@ -132,3 +132,23 @@ func ExampleConfig_progress() {
 	// [queued scheduled synthesis proving failed]
 	// cancelled: true
 }
+
+// A proving daemon lists the circuits it serves by their cuzk ids, and
+// loads, evicts and looks up each by its id alone (PreloadCircuit,
+// EvictCircuit, FindCircuitParams), whatever its kind.
+func ExampleCircuits() {
+	for _, c := range gpuc2.Circuits() {
+		fmt.Println(c.ID, c.ProofKind, c.Kind, c.SectorSize.ShortString())
+	}
+	// Output:
+	// porep-2k POREP_SEAL_COMMIT PoRep 2KiB
+	// porep-8m POREP_SEAL_COMMIT PoRep 8MiB
+	// porep-512m POREP_SEAL_COMMIT PoRep 512MiB
+	// porep-32g POREP_SEAL_COMMIT PoRep 32GiB
+	// porep-64g POREP_SEAL_COMMIT PoRep 64GiB
+	// snap-2k SNAP_DEALS_UPDATE SnapDeals 2KiB
+	// snap-8m SNAP_DEALS_UPDATE SnapDeals 8MiB
+	// snap-512m SNAP_DEALS_UPDATE SnapDeals 512MiB
+	// snap-32g SNAP_DEALS_UPDATE SnapDeals 32GiB
+	// snap-64g SNAP_DEALS_UPDATE SnapDeals 64GiB
+}

@@ -164,6 +164,19 @@ func (c *keyCache) loaded(t circuits.Type) *keyEntry {
 	return c.byType[t]
 }
 
+// boundTypes are the types bound to a loaded file that match, in no order.
+func (c *keyCache) boundTypes(match func(circuits.Type) bool) []circuits.Type {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []circuits.Type
+	for t := range c.byType {
+		if match(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // sealTypes are the seal proof types whose parameters are loaded, in order.
 func (c *keyCache) sealTypes() []abi.RegisteredSealProof {
 	c.mu.Lock()
@@ -201,13 +214,16 @@ func (c *keyCache) status() []KeyStatus {
 	var out []KeyStatus
 	for path, e := range c.byFile {
 		ks := KeyStatus{Path: path, Bytes: e.bytes, InUse: e.refs, Tier: KeyHost}
+		var types []circuits.Type
 		for t, bound := range c.byType {
 			if bound == e {
 				addKeyType(&ks, t)
+				types = append(types, t)
 			}
 		}
 		slices.Sort(ks.Types)
 		slices.Sort(ks.UpdateTypes)
+		ks.Circuits = keyCircuits(types)
 		var onAll, pinned bool
 		if c.devices != nil {
 			onAll, pinned = c.devices.KeyHeld(e.pk)

@@ -181,21 +181,30 @@ func (p *Prover) preload(ctx context.Context, what string, k circuits.Type) erro
 // in use by a proof drop their decoded host sections, which are decoded
 // again on demand. Cached proving assignments of t's shape are freed too.
 func (p *Prover) Evict(t abi.RegisteredSealProof) error {
-	return p.evict("Evict", sealKind(t))
+	return p.evict("Evict", sealKind(t), nil)
 }
 
-func (p *Prover) evict(what string, k circuits.Type) error {
+// evict releases k's parameters and those of every loaded type that also
+// matches (nil: none), with their cached proving assignments.
+func (p *Prover) evict(what string, k circuits.Type, also func(circuits.Type) bool) error {
 	return guard(p.log, what, func() error {
 		if err := p.enter(); err != nil {
 			return err
 		}
 		defer p.leave()
-		err := p.keys.evict(k)
-		if sh, shapeErr := newShape(k); shapeErr == nil {
-			p.pipe.Budget().DropSpares(&sh.hint)
-			p.pipe.Budget().DropSpares(&sh.witness)
+		types := []circuits.Type{k}
+		if also != nil {
+			types = append(types, p.keys.boundTypes(also)...)
 		}
-		return err
+		var errs []error
+		for _, t := range types {
+			errs = append(errs, p.keys.evict(t)) // a type whose file went with another's is no longer bound: nil
+			if sh, shapeErr := newShape(t); shapeErr == nil {
+				p.pipe.Budget().DropSpares(&sh.hint)
+				p.pipe.Budget().DropSpares(&sh.witness)
+			}
+		}
+		return errors.Join(errs...)
 	})
 }
 

@@ -80,6 +80,9 @@ type KeyStatus struct {
 	Bytes       int64 // the file's size: its decoded sections take as much
 	Tier        KeyTier
 	InUse       int // proofs using it now
+	// Circuits are the ids of the circuits (Circuits) of the types bound to
+	// it, in Circuits' order: one, as a file is one circuit's ("porep-32g").
+	Circuits []string
 }
 
 // KeyTier says where a loaded key is held, fastest first.

@@ -44,6 +44,28 @@ type UpdateResult struct {
 	Timings          ProofTimings // Parse covers the vanilla proofs' decode and check
 }
 
+// SplitUpdateVanillaProofsJSON splits the vanilla proofs of a sector update
+// as Curio stores them (the snap-vproof JSON array, base64 byte strings)
+// into the partition proofs UpdateRequest.VanillaProofs takes, one bincode
+// PartitionProof per partition. It does not decode them (ProveUpdate
+// does). A malformed array, an empty one and more partitions than any
+// update has are errors wrapping ErrBadInput.
+func SplitUpdateVanillaProofsJSON(data []byte) (proofs [][]byte, err error) {
+	err = guard(slog.Default(), "SplitUpdateVanillaProofsJSON", func() error {
+		if proofs, err = update.ParseVanillaProofsJSON(data); err != nil {
+			return fmt.Errorf("vanilla proofs JSON (%d bytes): %w", len(data), err)
+		}
+		if len(proofs) == 0 {
+			return fmt.Errorf("%w: vanilla proofs JSON (%d bytes) holds no partition proof", ErrBadInput, len(data))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return proofs, nil
+}
+
 // GenerateUpdateProofWithVanilla proves a sector update from its vanilla
 // partition proofs and returns the concatenated partition proofs, 192
 // bytes each: filecoin-ffi's SectorUpdate.GenerateUpdateProofWithVanilla,
@@ -266,7 +288,7 @@ func (p *Prover) PreloadUpdate(ctx context.Context, t abi.RegisteredUpdateProof)
 
 // EvictUpdate is Evict for an update proof type's parameters.
 func (p *Prover) EvictUpdate(t abi.RegisteredUpdateProof) error {
-	return p.evict("EvictUpdate", updateKind(t))
+	return p.evict("EvictUpdate", updateKind(t), nil)
 }
 
 // UpdateRequirements is Requirements for an update proof type: the same

@@ -2,6 +2,7 @@ package gpuc2_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -272,4 +273,27 @@ func TestUpdateRequirements32GiBKey(t *testing.T) {
 	assert.False(t, r.ParamsExact)
 	want := groth16.ParamsFileBytes(groth16.SectionCounts{H: 134_217_727, L: 80_978_488, A: 80_743_586, B: 20_983_608}, 5)
 	assert.Equal(t, want, r.ParamsBytes)
+}
+
+// Curio's stored JSON array splits into its partition proofs as
+// synth/update reads it; what is no such array, or an empty one, is bad
+// input.
+func TestSplitUpdateVanillaProofsJSON(t *testing.T) {
+	parts := [][]byte{{1, 2, 3}, {4}, make([]byte, 100)}
+	data, err := json.Marshal(parts)
+	require.NoError(t, err)
+	got, err := gpuc2.SplitUpdateVanillaProofsJSON(data)
+	require.NoError(t, err)
+	assert.Equal(t, parts, got)
+	want, err := update.ParseVanillaProofsJSON(data)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+
+	tooMany, err := json.Marshal(make([][]byte, 65))
+	require.NoError(t, err)
+	for _, bad := range []string{``, `{"a":1}`, `["not base64!"]`, `[]`, `null`, `[1]`, string(tooMany)} {
+		got, err := gpuc2.SplitUpdateVanillaProofsJSON([]byte(bad))
+		assert.ErrorIs(t, err, gpuc2.ErrBadInput, "%.20s", bad)
+		assert.Nil(t, got)
+	}
 }
