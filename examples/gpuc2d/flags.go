@@ -74,7 +74,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (0: gpuc2's default)")
 	fs.IntVar(&o.maxPending, "max-pending", 0, "refuse SubmitProof (ResourceExhausted) while this many proofs are queued or running; 0: no limit")
 	fs.DurationVar(&o.drain, "drain", 60*time.Second, "on SIGTERM or SIGINT, how long running proofs may finish before they are cancelled")
-	fs.DurationVar(&o.retain, "retain", provingengine.DefaultRetain, "how long a finished job's outcome is kept for AwaitProof and for a repeated request_id (completed jobs only)")
+	fs.DurationVar(&o.retain, "retain", provingengine.DefaultRetain, "how long a finished job's outcome is kept for AwaitProof and for a repeated request (same request_id and content; completed jobs only)")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	if err := cli.Parse(fs, args); err != nil {

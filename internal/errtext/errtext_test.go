@@ -1,11 +1,13 @@
 package errtext_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/internal/errtext"
 )
@@ -29,6 +31,32 @@ func TestQuote(t *testing.T) {
 			assert.Equal(t, tc.want, errtext.Quote([]byte(tc.in)))
 		})
 	}
+}
+
+// A cut never splits a character: for characters of 2, 3 and 4 bytes at
+// every offset across the bound, the quoted head, unquoted, is valid UTF-8,
+// a prefix of the input, and leaves out less than one character; Cut's
+// head is the same, unquoted.
+func TestCutAtCharacters(t *testing.T) {
+	for _, r := range []string{"é", "€", "𝄞"} {
+		for pad := range errtext.MaxBytes + 1 {
+			s := strings.Repeat("a", pad) + strings.Repeat(r, errtext.MaxBytes)
+			q := errtext.Quote(s)
+			suffix := "… (" + strconv.Itoa(len(s)) + " bytes)"
+			require.True(t, strings.HasSuffix(q, suffix), "%q", q)
+			head, err := strconv.Unquote(strings.TrimSuffix(q, suffix))
+			require.NoError(t, err, "%q", q)
+			assert.True(t, utf8.ValidString(head), "%d × a, then %q: %q", pad, r, head)
+			assert.NotContains(t, q, `\x`, "a character split")
+			assert.True(t, strings.HasPrefix(s, head))
+			assert.Greater(t, len(head), errtext.MaxBytes-len(r))
+			assert.LessOrEqual(t, len(head), errtext.MaxBytes)
+			assert.Equal(t, head+suffix, errtext.Cut(s))
+			assert.Equal(t, head+suffix, errtext.Cut([]byte(s)))
+		}
+	}
+	assert.Equal(t, "short", errtext.Cut("short"))
+	assert.Equal(t, "a\x00", errtext.Cut("a\x00"), "unquoted")
 }
 
 // Whatever the input, the quote holds at most MaxBytes of it, valid UTF-8

@@ -8,6 +8,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/internal/errtext"
 	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 )
 
@@ -50,7 +51,7 @@ func circuitByID(id string) (circuit, error) {
 			return c, nil
 		}
 	}
-	return circuit{}, fmt.Errorf("unknown circuit id %s: gpuc2d serves %s", clip(id), circuitIDs())
+	return circuit{}, fmt.Errorf("unknown circuit id %s: gpuc2d serves %s", errtext.Quote(id), circuitIDs())
 }
 
 // circuitOf returns the PoRep circuit of a seal proof type's sector size.
@@ -134,16 +135,6 @@ func CircuitIDs() []string {
 }
 
 func circuitIDs() string { return fmt.Sprint(CircuitIDs()) }
-
-// clip quotes a caller's string for an error, cut to 64 bytes with its
-// full length said: an error never carries more than that of it.
-func clip(s string) string {
-	const keep = 64
-	if len(s) <= keep {
-		return fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%q… (%d bytes)", s[:keep], len(s))
-}
 
 // CircuitProof is the seal proof type whose parameters stand for PoRep
 // circuit id (Prover.Preload takes it); a SnapDeals id is refused: Preload

@@ -21,9 +21,10 @@ type job struct {
 	kind      pb.ProofKind
 	priority  gpuc2.Priority
 	submitted time.Time
-	// what names the proof asked for: a request id reused for another is
-	// refused.
-	what string
+	// content is what the job proves: a request of its id joins it only
+	// for the same content. what names the proof, for messages.
+	content content
+	what    string
 	// prove makes the proof; dropped once the job ends, with the inputs it
 	// holds (a C1 is tens of MB).
 	prove proveFunc
@@ -39,10 +40,11 @@ type job struct {
 	timings  gpuc2.ProofTimings
 	finished time.Time
 
-	// byProve: made by a Prove call, so the last Prove caller to hang up
-	// cancels it (one made by SubmitProof lives until awaited or cancelled).
-	byProve bool
 	// Guarded by the table's mu.
+	// byProve: made by a Prove call and joined by no SubmitProof, so the
+	// last Prove caller to hang up cancels it (one made or joined by
+	// SubmitProof lives until it ends or is cancelled).
+	byProve bool
 	provers int // Prove calls waiting on it
 }
 
@@ -78,8 +80,9 @@ func (j *job) response() *pb.AwaitProofResponse {
 
 func ms(d time.Duration) uint64 { return uint64(max(0, d.Milliseconds())) }
 
-// table holds the jobs: by id, and by request id while a second submit
-// must get the same job (queued, running, or completed and retained).
+// table holds the jobs: by id, and by request id while a second submit of
+// the same content must get the same job (queued, running, or completed
+// and retained).
 type table struct {
 	mu        sync.Mutex
 	byID      map[string]*job
@@ -102,30 +105,56 @@ func (e errFull) Error() string {
 	return fmt.Sprintf("gpuc2d has %d proofs pending or running, its limit (-max-pending %d)", e.pending, e.max)
 }
 
-// add returns the job of req's request id if one is kept (found), else
-// makes one with newJob, unless the daemon is draining or maxPending jobs
-// are unfinished.
-func (t *table) add(requestID string, maxPending int, newJob func(id string) *job) (j *job, found bool, err error) {
+// errConflict refuses a request whose id is held by an unfinished job of
+// other content.
+type errConflict struct{ held *job }
+
+func (errConflict) Error() string { return "request id held by a job for other content" }
+
+// add returns the job that answers a request for c: the one holding its
+// request id if that is for the same content (joined), else a new one
+// made by newJob, unless the daemon is draining or maxPending jobs are
+// unfinished. An id held by an unfinished job of other content is refused
+// (errConflict); one held by a job that has ended passes to the new job
+// (replaced: the old one answers by its job id until forgotten). A Prove
+// call (byProve) is counted as waiting on the job returned; a SubmitProof
+// that joins a job made by Prove makes it its own: it then lives until it
+// ends or is cancelled, whoever hangs up.
+func (t *table) add(requestID string, c content, byProve bool, maxPending int, newJob func(id string) *job) (
+	j *job, joined bool, replaced *job, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if requestID != "" {
-		if j := t.byRequest[requestID]; j != nil {
-			return j, true, nil
+	if held := t.byRequest[requestID]; requestID != "" && held != nil {
+		switch {
+		case held.content.sum == c.sum:
+			if byProve {
+				held.provers++
+			} else {
+				held.byProve = false
+			}
+			return held, true, nil, nil
+		case !held.ended():
+			return nil, false, nil, errConflict{held}
 		}
+		replaced = held
 	}
 	if t.closed {
-		return nil, false, errDraining
+		return nil, false, nil, errDraining
 	}
 	if n := t.unfinishedLocked(); maxPending > 0 && n >= maxPending {
-		return nil, false, errFull{n, maxPending}
+		return nil, false, nil, errFull{n, maxPending}
 	}
 	t.seq++
 	j = newJob("gpuc2-" + strconv.FormatUint(t.seq, 10))
+	j.byProve = byProve
+	if byProve {
+		j.provers = 1
+	}
 	t.byID[j.id] = j
 	if requestID != "" {
 		t.byRequest[requestID] = j
 	}
-	return j, false, nil
+	return j, false, replaced, nil
 }
 
 func (t *table) unfinishedLocked() int {
@@ -194,17 +223,27 @@ func (t *table) close() {
 	t.mu.Unlock()
 }
 
-// attach counts a Prove call waiting on j; detach ends it and reports
-// whether it was the last.
-func (t *table) attach(j *job) {
+// provers is how many Prove calls wait on j.
+func (t *table) provers(j *job) int {
 	t.mu.Lock()
-	j.provers++
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	return j.provers
 }
 
-func (t *table) detach(j *job) (last bool) {
+// leave ends a Prove call's wait on j. When the last caller to leave a job
+// made by Prove (and joined by no SubmitProof) hung up before it ended, it
+// cancels the job and frees its request id at once, so that a submit of
+// the id from now on makes a new job rather than join one being cancelled.
+func (t *table) leave(j *job, hungUp bool) (cancelled bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	j.provers--
-	return j.provers == 0
+	if j.provers > 0 || !j.byProve || !hungUp || j.ended() {
+		return false
+	}
+	j.cancel(errCancelled)
+	if t.byRequest[j.requestID] == j {
+		delete(t.byRequest, j.requestID)
+	}
+	return true
 }

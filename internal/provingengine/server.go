@@ -14,7 +14,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/internal/errtext"
 	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // MaxMessageBytes is the gRPC message limit each way: Curio's client's.
@@ -37,8 +39,8 @@ type Config struct {
 	// jobs are queued or running; 0: no limit.
 	MaxPending int
 	// Retain is how long a job's outcome is kept after it ends, for
-	// AwaitProof and for a second submit of its request id (a completed
-	// job only); default DefaultRetain.
+	// AwaitProof and for a second submit of its request id and content (a
+	// completed job only); default DefaultRetain.
 	Retain time.Duration
 	Log    *slog.Logger
 }
@@ -56,6 +58,10 @@ type Server struct {
 	running sync.WaitGroup // job goroutines
 	stop    chan struct{}  // closed by Shutdown: the reaper returns
 	once    sync.Once
+
+	// testProve, set by tests only, proves every job in place of the
+	// Prover.
+	testProve func(req *pb.SubmitProofRequest, label string) proveFunc
 }
 
 // New returns a Server over cfg.Prover; Register serves it on a gRPC
@@ -125,6 +131,23 @@ func (s *Server) Shutdown(ctx context.Context) {
 }
 
 // SubmitProof queues a proof and returns its job id at once.
+//
+// A request id names one request: a submit of an id already held by a job
+// joins that job only when the whole request is the same, every field
+// that changes the proof (content: the kind, registered_proof, sector,
+// miner, the vanilla proof(s) and SnapDeals' commitments; not priority)
+// compared by its SHA-256. Otherwise:
+//   - the job holding the id is queued or running: the request is refused
+//     (InvalidArgument, naming the job, both contents' digests and the
+//     fields that differ); await or cancel the job, or use another id;
+//   - the job has completed and is retained: the request takes the id over
+//     (a sector sealed again, with another ticket and seed, under Curio's
+//     porep-<miner>-<sector>): a new job proves it, and the old one still
+//     answers AwaitProof by its job id until forgotten.
+//
+// A failed or cancelled job gives its id up when it ends: a retry is a new
+// job. A SubmitProof that joins a job made by Prove keeps it alive when
+// the Prove caller hangs up.
 func (s *Server) SubmitProof(ctx context.Context, req *pb.SubmitProofRequest) (*pb.SubmitProofResponse, error) {
 	j, err := s.submit(req, false)
 	if err != nil {
@@ -138,7 +161,7 @@ func (s *Server) SubmitProof(ctx context.Context, req *pb.SubmitProofRequest) (*
 func (s *Server) AwaitProof(ctx context.Context, req *pb.AwaitProofRequest) (*pb.AwaitProofResponse, error) {
 	j := s.jobs.get(req.GetJobId())
 	if j == nil {
-		return nil, status.Errorf(codes.NotFound, "no job %s (unknown, or forgotten %v after it ended)", clip(req.GetJobId()), s.cfg.Retain)
+		return nil, status.Errorf(codes.NotFound, "no job %s (unknown, or forgotten %v after it ended)", errtext.Quote(req.GetJobId()), s.cfg.Retain)
 	}
 	var timeout <-chan time.Time
 	if req.GetTimeoutMs() > 0 {
@@ -158,17 +181,17 @@ func (s *Server) AwaitProof(ctx context.Context, req *pb.AwaitProofRequest) (*pb
 	}
 }
 
-// Prove is SubmitProof and AwaitProof in one call. A caller that hangs up
-// cancels the job it made, unless another Prove call still waits on it.
+// Prove is SubmitProof and AwaitProof in one call (SubmitProof's policy on
+// request ids). A caller that hangs up cancels the job it made, unless
+// another Prove call still waits on it or a SubmitProof joined it.
 func (s *Server) Prove(ctx context.Context, req *pb.ProveRequest) (*pb.ProveResponse, error) {
 	j, err := s.submit(req.GetSubmit(), true)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if s.jobs.detach(j) && j.byProve && ctx.Err() != nil && !j.ended() {
-			s.log.Info("gpuc2d: caller hung up; cancelling its job", "job", j.id, "request", j.requestID)
-			j.cancel(errCancelled)
+		if s.jobs.leave(j, ctx.Err() != nil) {
+			s.log.Info("gpuc2d: caller hung up; cancelling its job", "job", j.id, "request", errtext.Cut(j.requestID))
 		}
 	}()
 	select {
@@ -183,7 +206,7 @@ func (s *Server) Prove(ctx context.Context, req *pb.ProveRequest) (*pb.ProveResp
 func (s *Server) CancelProof(ctx context.Context, req *pb.CancelProofRequest) (*pb.CancelProofResponse, error) {
 	j := s.jobs.get(req.GetJobId())
 	if j == nil {
-		return nil, status.Errorf(codes.NotFound, "no job %s", clip(req.GetJobId()))
+		return nil, status.Errorf(codes.NotFound, "no job %s", errtext.Quote(req.GetJobId()))
 	}
 	if j.ended() {
 		return &pb.CancelProofResponse{}, nil
@@ -201,8 +224,8 @@ func (s *Server) CancelProof(ctx context.Context, req *pb.CancelProofRequest) (*
 	return &pb.CancelProofResponse{WasRunning: running}, nil
 }
 
-// submit checks req, then returns the job of its request id if one is
-// kept, else starts a new one.
+// submit checks req, then returns the job of its request id if that is
+// for the same content, else starts a new one (SubmitProof's policy).
 func (s *Server) submit(req *pb.SubmitProofRequest, byProve bool) (*job, error) {
 	if req == nil {
 		return nil, status.Error(codes.InvalidArgument, "no request")
@@ -211,14 +234,27 @@ func (s *Server) submit(req *pb.SubmitProofRequest, byProve bool) (*job, error) 
 	if err != nil {
 		return nil, err
 	}
-	j, found, err := s.jobs.add(req.GetRequestId(), s.cfg.MaxPending, func(id string) *job {
+	j, joined, replaced, err := s.jobs.add(req.GetRequestId(), sp.content, byProve, s.cfg.MaxPending, func(id string) *job {
 		ctx, cancel := context.WithCancelCause(context.Background())
+		prove := sp.prove(id)
+		if s.testProve != nil {
+			prove = s.testProve(req, id)
+		}
 		return &job{id: id, requestID: req.GetRequestId(), kind: req.GetProofKind(), priority: sp.priority,
-			submitted: time.Now(), what: sp.what, prove: sp.prove(id), ctx: ctx, cancel: cancel, done: make(chan struct{}),
-			byProve: byProve}
+			submitted: time.Now(), content: sp.content, what: sp.what, prove: prove, ctx: ctx, cancel: cancel,
+			done: make(chan struct{})}
 	})
-	var full errFull
+	var (
+		full     errFull
+		conflict errConflict
+	)
 	switch {
+	case errors.As(err, &conflict):
+		held := conflict.held
+		return nil, status.Errorf(codes.InvalidArgument,
+			"request_id %s is job %s (%s), still queued or running, for other content: %s (the job's %s, this request's %s); "+
+				"await or cancel it, or use another request id",
+			errtext.Quote(req.GetRequestId()), held.id, held.what, sp.content.differs(held.content), held.content.short(), sp.content.short())
 	case errors.Is(err, errDraining):
 		return nil, status.Error(codes.Unavailable, err.Error())
 	case errors.As(err, &full):
@@ -226,23 +262,18 @@ func (s *Server) submit(req *pb.SubmitProofRequest, byProve bool) (*job, error) 
 	case err != nil:
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	if byProve {
-		s.jobs.attach(j)
-	}
-	if found {
-		if j.kind != req.GetProofKind() || j.what != sp.what {
-			if byProve {
-				s.jobs.detach(j)
-			}
-			return nil, status.Errorf(codes.InvalidArgument, "request_id %s is job %s, for another proof (%v %s)",
-				clip(req.GetRequestId()), j.id, j.kind, j.what)
-		}
-		s.log.Info("gpuc2d: request id seen again; same job", "request", j.requestID, "job", j.id)
+	if joined {
+		s.log.Info("gpuc2d: request id seen again; same job", "request", errtext.Cut(j.requestID), "job", j.id, "content", j.content.short())
 		return j, nil
 	}
+	if replaced != nil {
+		s.log.Info("gpuc2d: request id reused with new content: a new job holds it", "request", errtext.Cut(j.requestID),
+			"job", j.id, "content", j.content.short(), "previous_job", replaced.id, "previous_content", replaced.content.short(),
+			"previous_status", replaced.status, "what_differs", j.content.differs(replaced.content))
+	}
 	s.metrics.submitted(j)
-	s.log.Info("gpuc2d: proof queued", append([]any{"job", j.id, "request", j.requestID, "kind", j.kind,
-		"priority", req.GetPriority()}, sp.attrs...)...)
+	s.log.Info("gpuc2d: proof queued", append([]any{"job", j.id, "request", errtext.Cut(j.requestID), "kind", j.kind,
+		"priority", req.GetPriority(), "content", j.content.short()}, sp.attrs...)...)
 	s.running.Add(1)
 	go s.run(j)
 	return j, nil
@@ -250,6 +281,7 @@ func (s *Server) submit(req *pb.SubmitProofRequest, byProve bool) (*job, error) 
 
 // proofSpec is a checked request: what it proves and how.
 type proofSpec struct {
+	content  content
 	what     string
 	priority gpuc2.Priority
 	// prove binds the facade's call to the job's id (its label in Status).
@@ -280,8 +312,12 @@ func (s *Server) sealSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 	if err != nil {
 		return proofSpec{}, err
 	}
+	size, _ := sreq.ProofType.SectorSize() // sealRequest checked it
 	return proofSpec{
-		what:     fmt.Sprintf("%v sector %d of miner %d", *sreq.ProofType, sreq.Sector, sreq.Miner),
+		content: contentOf(uintField(fieldKind, uint64(req.GetProofKind())), uintField("registered_proof", uint64(*sreq.ProofType)),
+			uintField("sector_size", uint64(size)), uintField("sector_number", uint64(sreq.Sector)),
+			uintField("miner_id", uint64(sreq.Miner)), bytesField("vanilla_proof", sreq.C1)),
+		what:     fmt.Sprintf("%s sector %d of miner %d", porep.ProofName(*sreq.ProofType), sreq.Sector, sreq.Miner),
 		priority: sreq.Priority,
 		prove: func(label string) proveFunc {
 			sreq.Label = label
@@ -355,7 +391,7 @@ func (s *Server) run(j *job) {
 	close(j.done)
 	s.jobs.ended(j)
 	s.metrics.ended(j)
-	s.log.Info("gpuc2d: proof ended", "job", j.id, "request", j.requestID, "kind", j.kind, "status", j.status,
+	s.log.Info("gpuc2d: proof ended", "job", j.id, "request", errtext.Cut(j.requestID), "kind", j.kind, "status", j.status,
 		"total", j.finished.Sub(j.submitted).Round(time.Millisecond), "error", j.errText)
 }
 

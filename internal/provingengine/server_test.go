@@ -154,7 +154,14 @@ func (w testWriter) Write(b []byte) (int, error) {
 // envelope) when envelope, else filecoin-ffi's JSON.
 func c1(t *testing.T, sector abi.SectorNumber, envelope bool) []byte {
 	t.Helper()
-	c, err := porep.SyntheticC1(context.Background(), spt, miner, sector, sha256.Sum256([]byte("gpuc2d test")))
+	return sealedC1(t, sector, envelope, "gpuc2d test")
+}
+
+// sealedC1 is c1 of the sector sealed with seed (its ticket, seed and
+// commitments follow from it): another seed, the sector sealed again.
+func sealedC1(t *testing.T, sector abi.SectorNumber, envelope bool, seed string) []byte {
+	t.Helper()
+	c, err := porep.SyntheticC1(context.Background(), spt, miner, sector, sha256.Sum256([]byte(seed)))
 	require.NoError(t, err)
 	var raw []byte
 	if envelope {
@@ -184,11 +191,17 @@ func porepRequest(t *testing.T, sector abi.SectorNumber) *pb.SubmitProofRequest 
 // (VerifySeal with the sector's commitments, ticket and seed).
 func verify(t *testing.T, d *daemon, sector abi.SectorNumber, proof []byte) {
 	t.Helper()
-	info, err := gpuc2.NewSealVerifyInfo(c1(t, sector, true), proof, sector, miner)
+	assert.True(t, verifies(t, d, c1(t, sector, true), sector, proof), "VerifySeal of sector %d", sector)
+}
+
+// verifies reports whether proof is valid for the C1 of sector.
+func verifies(t *testing.T, d *daemon, c1 []byte, sector abi.SectorNumber, proof []byte) bool {
+	t.Helper()
+	info, err := gpuc2.NewSealVerifyInfo(c1, proof, sector, miner)
 	require.NoError(t, err)
 	ok, err := d.prover.VerifySeal(info)
 	require.NoError(t, err)
-	assert.True(t, ok, "VerifySeal of sector %d", sector)
+	return ok
 }
 
 // Prove of a synthetic 2 KiB sector, as Curio sends it, gives the proof
@@ -235,8 +248,9 @@ func TestProveVerifies(t *testing.T) {
 
 // One request id submitted twice is one job, one proof; AwaitProof with a
 // short timeout answers TIMEOUT and the job goes on; a completed job answers
-// for its request id while retained; an id reused for another proof is
-// refused.
+// for its request id while retained; the id of a completed job reused for
+// the sector sealed again (Curio's porep-<miner>-<sector>, another C1) is a
+// new job whose proof is the new C1's.
 func TestRequestIDAndAwaitTimeout(t *testing.T) {
 	d := shared(t)
 	ctx := context.Background()
@@ -260,10 +274,17 @@ func TestRequestIDAndAwaitTimeout(t *testing.T) {
 	assert.Equal(t, r.GetProof(), again.GetResult().GetProof())
 	assert.Equal(t, submitted+1, metric(t, d, "gpuc2d_proofs_submitted_total", nil), "one proof made")
 
-	other := porepRequest(t, 21)
-	other.RequestId = req.RequestId
-	_, err = d.client.SubmitProof(ctx, other)
-	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	resealed := porepRequest(t, 20)
+	resealed.VanillaProof = sealedC1(t, 20, true, "sealed again")
+	again, err = d.client.Prove(ctx, &pb.ProveRequest{Submit: resealed})
+	require.NoError(t, err)
+	r2 := again.GetResult()
+	require.Equal(t, pb.AwaitProofResponse_COMPLETED, r2.GetStatus(), r2.GetErrorMessage())
+	assert.NotEqual(t, a.GetJobId(), r2.GetJobId(), "a new job for the new C1")
+	assert.True(t, verifies(t, d, resealed.VanillaProof, 20, r2.GetProof()), "the proof is the new C1's")
+	assert.False(t, verifies(t, d, req.VanillaProof, 20, r2.GetProof()), "not the old C1's")
+	assert.False(t, verifies(t, d, resealed.VanillaProof, 20, r.GetProof()), "the old proof is no proof of the new C1")
+	assert.Equal(t, submitted+2, metric(t, d, "gpuc2d_proofs_submitted_total", nil), "one proof made for each C1")
 	_, err = d.client.AwaitProof(ctx, &pb.AwaitProofRequest{JobId: "nope"})
 	assert.Equal(t, codes.NotFound, status.Code(err))
 	_, err = d.client.CancelProof(ctx, &pb.CancelProofRequest{JobId: "nope"})
@@ -353,6 +374,69 @@ func TestHangUpCancels(t *testing.T) {
 	r, err := d.client.AwaitProof(context.Background(), &pb.AwaitProofRequest{JobId: retry.GetJobId()})
 	require.NoError(t, err)
 	assert.Equal(t, pb.AwaitProofResponse_CANCELLED, r.GetStatus(), "a new job for the retry, cancelled in turn")
+}
+
+// EvictSRS of a key a running proof holds says what it frees: nothing
+// (freed_bytes 0): the key stays loaded, as GetStatus lists it, until an
+// EvictSRS once no proof holds it, which frees its bytes.
+func TestEvictHeldKey(t *testing.T) {
+	d := shared(t)
+	ctx := context.Background()
+	srs := func() *pb.SRSStatus {
+		st, err := d.client.GetStatus(ctx, &pb.GetStatusRequest{})
+		require.NoError(t, err)
+		for _, k := range st.GetLoadedSrs() {
+			if k.GetCircuitId() == "porep-2k" {
+				return k
+			}
+		}
+		return nil
+	}
+	held := func() bool {
+		for _, k := range d.prover.Status().Keys {
+			if k.InUse > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for attempt := 0; ; attempt++ {
+		require.Less(t, attempt, 5, "no proof was caught holding the key in 5 attempts")
+		s, err := d.client.SubmitProof(ctx, porepRequest(t, abi.SectorNumber(80+attempt)))
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return held() || ended(d, s.GetJobId()) }, time.Minute, time.Millisecond)
+		ev, err := d.client.EvictSRS(ctx, &pb.EvictSrsRequest{CircuitId: "porep-2k"})
+		require.NoError(t, err)
+		k := srs()
+		stillHeld := held()
+		_, err = d.client.CancelProof(ctx, &pb.CancelProofRequest{JobId: s.GetJobId()})
+		require.NoError(t, err)
+		if !stillHeld {
+			// the proof ended first: the key was free, and evicted
+			_, err = d.client.PreloadSRS(ctx, &pb.PreloadSrsRequest{CircuitId: "porep-2k"})
+			require.NoError(t, err)
+			continue
+		}
+		assert.True(t, ev.GetWasLoaded())
+		assert.Zero(t, ev.GetFreedBytes(), "a held key is not freed")
+		require.NotNil(t, k, "GetStatus lists the held key")
+		assert.Equal(t, pb.SRSStatus_WARM, k.GetTier())
+		assert.Positive(t, k.GetRefCount())
+		break
+	}
+	require.Eventually(t, func() bool { return !held() }, 10*time.Second, time.Millisecond)
+	k := srs()
+	require.NotNil(t, k, "still loaded once the proof has ended")
+	assert.Equal(t, pb.SRSStatus_WARM, k.GetTier())
+	ev, err := d.client.EvictSRS(ctx, &pb.EvictSrsRequest{CircuitId: "porep-2k"})
+	require.NoError(t, err)
+	assert.True(t, ev.GetWasLoaded())
+	assert.Equal(t, k.GetSizeBytes(), ev.GetFreedBytes(), "no proof holds it: freed")
+	if k := srs(); assert.NotNil(t, k) {
+		assert.Equal(t, pb.SRSStatus_COLD, k.GetTier(), "on disk only")
+	}
+	_, err = d.client.PreloadSRS(ctx, &pb.PreloadSrsRequest{CircuitId: "porep-2k"})
+	require.NoError(t, err, "loaded again for the tests after")
 }
 
 // Bad input of every kind is refused by name, no partial proof is

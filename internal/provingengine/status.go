@@ -128,7 +128,13 @@ func (s *Server) PreloadSRS(ctx context.Context, req *pb.PreloadSrsRequest) (*pb
 	return &pb.PreloadSrsResponse{AlreadyLoaded: already, LoadTimeMs: loadMs}, nil
 }
 
-// EvictSRS releases a circuit's parameters.
+// EvictSRS releases a circuit's parameters. A key no proof holds is
+// unloaded (off the GPUs, unmapped): was_loaded, freed_bytes its size. One
+// a proof holds stays loaded (the facade only drops its decoded host
+// copies, decoded again on demand, whose memory returns once the proofs
+// holding them end): was_loaded, freed_bytes 0, GetStatus still lists it,
+// and it stays loaded after those proofs end, until an EvictSRS once no
+// proof holds it.
 func (s *Server) EvictSRS(ctx context.Context, req *pb.EvictSrsRequest) (*pb.EvictSrsResponse, error) {
 	c, err := circuitByID(req.GetCircuitId())
 	if err != nil {
@@ -140,6 +146,16 @@ func (s *Server) EvictSRS(ctx context.Context, req *pb.EvictSrsRequest) (*pb.Evi
 	}
 	if err := c.evict(s.prover); err != nil {
 		return nil, status.Errorf(code(err), "evict %s: %v", c.id, err)
+	}
+	// What the facade did is read back, not assumed from the InUse read
+	// before: a proof may have taken the key in between. (A key unloaded,
+	// then loaded again at once by a new proof, reads as kept: freed_bytes
+	// may say too little, never too much.)
+	if still, ok := keyOf(s.prover.Status().Keys, c); ok {
+		s.log.Info("gpuc2d: parameters in use, not evicted: they stay loaded (their decoded host copies dropped, "+
+			"decoded again on demand); evict again once no proof holds them", "circuit", c.id, "proofs", still.InUse,
+			"bytes", still.Bytes)
+		return &pb.EvictSrsResponse{WasLoaded: true}, nil
 	}
 	s.log.Info("gpuc2d: parameters evicted", "circuit", c.id, "bytes", k.Bytes)
 	return &pb.EvictSrsResponse{WasLoaded: true, FreedBytes: uint64(k.Bytes)}, nil

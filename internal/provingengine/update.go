@@ -9,6 +9,7 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/internal/errtext"
 	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
@@ -25,9 +26,16 @@ func (s *Server) updateSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 		vanillaBytes += len(v)
 	}
 	name := update.ProofName(ureq.ProofType)
+	c, _ := updateCircuitOf(ureq.ProofType) // updateRequest checked it
 	return proofSpec{
-		// The sector and miner are Curio's, for the log only: the proof
-		// binds the commitments.
+		// The proof binds the commitments and the partition proofs; the
+		// sector and miner do not enter it, but a request naming another
+		// sector is another request.
+		content: contentOf(uintField(fieldKind, uint64(req.GetProofKind())), uintField("registered_proof", uint64(ureq.ProofType)),
+			uintField("sector_size", uint64(c.size)), uintField("sector_number", req.GetSectorNumber()),
+			uintField("miner_id", req.GetMinerId()), bytesField("vanilla_proofs", ureq.VanillaProofs...),
+			bytesField("comm_r_old", ureq.OldSealed.Bytes()), bytesField("comm_r_new", ureq.NewSealed.Bytes()),
+			bytesField("comm_d_new", ureq.NewUnsealed.Bytes())),
 		what: fmt.Sprintf("%s update %s → %s (data %s), sector %d of miner %d", name, ureq.OldSealed, ureq.NewSealed,
 			ureq.NewUnsealed, req.GetSectorNumber(), req.GetMinerId()),
 		priority: ureq.Priority,
@@ -135,7 +143,7 @@ func commitment(field string, b []byte, replica bool) (cid.Cid, error) {
 		return cid.Undef, invalid("%s (%d bytes) is neither a 32-byte commitment nor a CID: %v", field, len(b), err)
 	}
 	if _, err := check(c); err != nil {
-		return cid.Undef, invalid("%s %s is no %s CID: %v", field, clip(c.String()), kind, err)
+		return cid.Undef, invalid("%s %s is no %s CID: %v", field, errtext.Quote(c.String()), kind, err)
 	}
 	return c, nil
 }

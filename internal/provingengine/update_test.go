@@ -181,7 +181,7 @@ func metricCount(t *testing.T, d *daemon, name string, match map[string]string) 
 }
 
 // A request id of a running PoRep job reused for a sector update is
-// refused.
+// refused, naming the job and the kind as what differs.
 func TestSnapRequestIDOfAnotherKind(t *testing.T) {
 	d := shared(t)
 	ctx := context.Background()
@@ -196,7 +196,8 @@ func TestSnapRequestIDOfAnotherKind(t *testing.T) {
 		t.Skip("the PoRep job ended before the update was submitted")
 	}
 	require.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
-	assert.Contains(t, err.Error(), "for another proof (POREP_SEAL_COMMIT")
+	assert.Contains(t, err.Error(), "is job "+a.GetJobId()+" (StackedDrg2KiBV1_1 sector 70 of miner 1000), still queued or running")
+	assert.Contains(t, err.Error(), "proof_kind differs")
 }
 
 // GetStatus lists the SnapDeals circuits whose parameters are found (COLD)

@@ -2,6 +2,7 @@ package porep_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,6 +101,67 @@ func TestParseC1Whitespace(t *testing.T) {
 	got, err := porep.ParseC1(buf.Bytes())
 	require.NoError(t, err)
 	assert.Equal(t, c, got)
+}
+
+// Bytes after a valid envelope or JSON C1, NULs included (a NUL once read
+// as the end of the input), are refused, wrapping ErrBadC1 and naming
+// their offset and count; whitespace may follow. The same inside the
+// envelope: Phase1Out's JSON followed by a NUL.
+func TestTrailingBytes(t *testing.T) {
+	c := porep.ShapeC1(abi.RegisteredSealProof_StackedDrg2KiBV1_1, 5, testMiner, testSector)
+	js, err := c.EncodeJSON()
+	require.NoError(t, err)
+	env, err := porep.EncodeCommit2In(c, testSector)
+	require.NoError(t, err)
+	for _, form := range []struct {
+		name  string
+		data  []byte
+		parse func([]byte) (*porep.C1, error)
+	}{
+		{"envelope", env, func(b []byte) (*porep.C1, error) {
+			in, err := porep.ParseCommit2In(b)
+			if err != nil {
+				return nil, err
+			}
+			return in.C1, nil
+		}},
+		{"envelope via ParseC1", env, porep.ParseC1},
+		{"envelope via ParseC1ForSector", env, func(b []byte) (*porep.C1, error) { return porep.ParseC1ForSector(b, testSector) }},
+		{"JSON", js, porep.ParseC1},
+	} {
+		for _, tail := range []struct {
+			name string
+			b    []byte
+		}{
+			{"one NUL", []byte{0}},
+			{"16 MiB of NULs", make([]byte, 16<<20)},
+			{"NUL after whitespace", []byte(" \n\x00")},
+			{"a byte", []byte("x")},
+			{"a second object", []byte(" {}")},
+		} {
+			t.Run(form.name+"/"+tail.name, func(t *testing.T) {
+				data := append(append([]byte(nil), form.data...), tail.b...)
+				_, err := form.parse(data)
+				require.ErrorIs(t, err, porep.ErrBadC1)
+				n := len(bytes.TrimLeft(tail.b, " \n")) // the bytes after the whitespace
+				assert.ErrorContains(t, err, fmt.Sprintf("%d trailing bytes", n))
+				assert.ErrorContains(t, err, fmt.Sprintf("JSON offset %d:", len(data)-n))
+				assert.Less(t, len(err.Error()), 300)
+			})
+		}
+		t.Run(form.name+"/whitespace", func(t *testing.T) {
+			got, err := form.parse(append(append([]byte(nil), form.data...), " \t\r\n"...))
+			require.NoError(t, err)
+			assert.Equal(t, c, got)
+		})
+	}
+
+	inner := append(append([]byte(nil), js...), 0)
+	nested := fmt.Appendf(nil, `{"SectorNum":%d,"Phase1Out":%q,"SectorSize":2048}`, testSector, base64.StdEncoding.EncodeToString(inner))
+	_, err = porep.ParseCommit2In(nested)
+	require.ErrorIs(t, err, porep.ErrBadC1)
+	assert.ErrorContains(t, err, "Phase1Out")
+	assert.ErrorContains(t, err, "1 trailing bytes after the C1 object")
 }
 
 func TestCommit2InBincodePhase1Out(t *testing.T) {

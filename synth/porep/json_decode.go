@@ -77,13 +77,24 @@ func (d *jdec) expect(c byte) error {
 	return nil
 }
 
-// peek returns the next non-space byte, or 0 at the end.
+// peek returns the next non-space byte, or 0 at the end (or for a NUL byte:
+// a 0 does not say the input has ended; end does).
 func (d *jdec) peek() byte {
 	d.ws()
 	if d.i >= len(d.b) {
 		return 0
 	}
 	return d.b[d.i]
+}
+
+// end checks that only whitespace follows the top-level value (what): any
+// other byte, a NUL among them, is refused with the count of bytes left.
+func (d *jdec) end(what string) error {
+	d.ws()
+	if n := len(d.b) - d.i; n > 0 {
+		return d.errf("%d trailing bytes after %s (the first %q)", n, what, d.b[d.i])
+	}
+	return nil
 }
 
 // str reads a JSON string. The result aliases the input when it has no
@@ -820,9 +831,7 @@ func decodeC1JSON(data []byte) (*C1, []byte, error) {
 		err = f.done()
 	}
 	if err == nil {
-		if d.peek() != 0 {
-			err = d.errf("trailing data after C1 object")
-		}
+		err = d.end("the C1 object")
 	}
 	if err != nil {
 		return nil, nil, err

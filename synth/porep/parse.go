@@ -111,8 +111,8 @@ func ParseCommit2In(data []byte) (*Commit2In, error) {
 	if err == nil {
 		err = f.done()
 	}
-	if err == nil && d.peek() != 0 {
-		err = d.errf("trailing data after envelope")
+	if err == nil {
+		err = d.end("the envelope")
 	}
 	if err != nil {
 		return nil, err

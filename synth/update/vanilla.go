@@ -1,6 +1,7 @@
 package update
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 
@@ -42,8 +43,15 @@ const (
 // decode the partitions: DecodeVanillaProofs does.
 func ParseVanillaProofsJSON(data []byte) ([][]byte, error) {
 	var out [][]byte
-	if err := json.Unmarshal(data, &out); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&out); err != nil {
 		return nil, &ProofError{Partition: -1, Challenge: -1, Msg: "not a JSON array of base64 byte strings", Err: err}
+	}
+	// Only whitespace may follow the array: a NUL or anything else is
+	// refused, its offset and count said.
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, badProof(-1, -1, "", "JSON offset %d: %d trailing bytes after the array (the first %q)",
+			len(data)-len(rest), len(rest), rest[0])
 	}
 	if len(out) > maxPartitions {
 		return nil, badProof(-1, -1, "", "%d partitions, more than the cap of %d", len(out), maxPartitions)

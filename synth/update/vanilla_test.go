@@ -1,9 +1,11 @@
 package update_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,6 +73,33 @@ func TestVanillaProofsErrors(t *testing.T) {
 	assert.ErrorIs(t, err, update.ErrBadVanillaProof)
 	_, err = update.ParseVanillaProofsJSON([]byte(`["not base64!"]`))
 	assert.ErrorIs(t, err, update.ErrBadVanillaProof)
+}
+
+// Bytes after Curio's JSON array, NULs included, or after a partition's
+// bincode, are refused wrapping ErrBadVanillaProof, their offset and count
+// said; whitespace may follow the array.
+func TestVanillaProofsTrailingBytes(t *testing.T) {
+	s := synthetic(t, 2<<10, 3)
+	data, err := update.EncodeVanillaProofsJSON(s.Proofs)
+	require.NoError(t, err)
+	for name, tail := range map[string][]byte{"one NUL": {0}, "16 MiB of NULs": make([]byte, 16<<20), "NUL after whitespace": []byte("\n\x00"),
+		"a second array": []byte(" []")} {
+		t.Run(name, func(t *testing.T) {
+			_, err := update.ParseVanillaProofsJSON(append(append([]byte(nil), data...), tail...))
+			require.ErrorIs(t, err, update.ErrBadVanillaProof)
+			n := len(bytes.TrimLeft(tail, " \n"))
+			assert.ErrorContains(t, err, fmt.Sprintf("JSON offset %d: %d trailing bytes", len(data)+len(tail)-n, n))
+			assert.Less(t, len(err.Error()), 300)
+		})
+	}
+	raw, err := update.ParseVanillaProofsJSON(append(append([]byte(nil), data...), " \t\r\n"...))
+	require.NoError(t, err)
+	assert.Len(t, raw, 1)
+
+	good := s.Proofs[0].AppendBincode(nil)
+	_, err = update.DecodePartitionProof(append(good, 0))
+	require.ErrorIs(t, err, update.ErrBadVanillaProof)
+	assert.ErrorContains(t, err, fmt.Sprintf("bincode offset %d: 1 trailing bytes", len(good)))
 }
 
 // Shape faults Validate catches after a clean decode, named as serde (and
