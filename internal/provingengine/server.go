@@ -17,9 +17,6 @@ import (
 	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 )
 
-// MaxMessageBytes is the gRPC message limit each way: Curio's client's.
-const MaxMessageBytes = 256 << 20
-
 // DefaultRetain is how long a finished job is kept by default.
 const DefaultRetain = 10 * time.Minute
 
@@ -78,12 +75,6 @@ func New(cfg Config) (*Server, error) {
 
 // Register adds the service to g.
 func (s *Server) Register(g *grpc.Server) { pb.RegisterProvingEngineServer(g, s) }
-
-// ServerOptions are the options a gRPC server for this service needs:
-// Curio's message limits.
-func ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes)}
-}
 
 // reap forgets jobs Retain after they end.
 func (s *Server) reap() {
