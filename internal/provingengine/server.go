@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuc2/gpuc2"
 	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // DefaultRetain is how long a finished job is kept by default.
@@ -272,19 +273,19 @@ func (s *Server) sealSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 		return proofSpec{}, err
 	}
 	return proofSpec{
-		what:     fmt.Sprintf("%v sector %d of miner %d", *sreq.ProofType, sreq.Sector, sreq.Miner),
+		what:     fmt.Sprintf("%s sector %d of miner %d", porep.ProofName(*sreq.ProofType), sreq.Sector, sreq.Miner),
 		priority: sreq.Priority,
 		prove: func(label string) proveFunc {
 			sreq.Label = label
 			return func(ctx context.Context) ([]byte, gpuc2.ProofTimings, error) {
 				res, err := s.prover.ProveSeal(ctx, sreq)
 				if err != nil {
-					return nil, gpuc2.ProofTimings{}, err
+					return nil, gpuc2.ProofTimings{}, c1FormHint(sreq.C1, err)
 				}
 				return res.Proof, res.Timings, nil
 			}
 		},
-		attrs: []any{"proof", *sreq.ProofType, "sector", sreq.Sector, "miner", sreq.Miner, "c1_bytes", len(sreq.C1)},
+		attrs: []any{"proof", porep.ProofName(*sreq.ProofType), "sector", sreq.Sector, "miner", sreq.Miner, "c1_bytes", len(sreq.C1)},
 	}, nil
 }
 
