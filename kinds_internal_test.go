@@ -106,7 +106,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: porep: unknown registered seal proof: -1"}},
 	{sealKind(0), kindFacts{
 		str:      "StackedDrg2KiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params in /params",
 		test:     "TEST-ONLY-StackedDrg2KiBV1_1.params",
 		matrices: "StackedDrg2KiBV1-1-2-3.pce",
@@ -117,7 +117,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg2KiBV1_1.params "}},
 	{sealKind(1), kindFacts{
 		str:      "StackedDrg8MiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-ecd683648512ab1765faa2a5f14bab48f676e633467f0aa8aad4b55dcb0652bb.params in /params",
 		test:     "TEST-ONLY-StackedDrg8MiBV1_1.params",
 		matrices: "StackedDrg8MiBV1-1-2-3.pce",
@@ -128,7 +128,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg8MiBV1_1.params "}},
 	{sealKind(2), kindFacts{
 		str:      "StackedDrg512MiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472.params in /params",
 		test:     "TEST-ONLY-StackedDrg512MiBV1_1.params",
 		matrices: "StackedDrg512MiBV1-1-2-3.pce",
@@ -139,7 +139,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg512MiBV1_1.params "}},
 	{sealKind(3), kindFacts{
 		str:      "StackedDrg32GiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params in /params",
 		test:     "TEST-ONLY-StackedDrg32GiBV1_1.params",
 		matrices: "StackedDrg32GiBV1-1-2-3.pce",
@@ -150,7 +150,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params in /params; and no TEST-ONLY setup at /c/gpuc2/test-params/TEST-ONLY-StackedDrg32GiBV1_1.params: test setups are made on demand only up to 512 MiB sectors; make this one beforehand with `go run ./examples/testsetup -sector-size 32GiB -cache /c` (it needs a GPU — about 3 minutes on an H200 at 32 GiB — and about 47 GB of disk)"}},
 	{sealKind(4), kindFacts{
 		str:      "StackedDrg64GiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.params in /params",
 		test:     "TEST-ONLY-StackedDrg64GiBV1_1.params",
 		matrices: "StackedDrg64GiBV1-1-2-3.pce",
@@ -161,7 +161,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.params in /params; and no TEST-ONLY setup at /c/gpuc2/test-params/TEST-ONLY-StackedDrg64GiBV1_1.params: test setups are made on demand only up to 512 MiB sectors; make this one beforehand with `go run ./examples/testsetup -sector-size 64GiB -cache /c` (it needs a GPU — about 3 minutes on an H200 at 32 GiB — and about 76 GB of disk)"}},
 	{sealKind(5), kindFacts{
 		str:      "StackedDrg2KiBV1_1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params in /params",
 		test:     "TEST-ONLY-StackedDrg2KiBV1_1.params",
 		matrices: "StackedDrg2KiBV1_1-1-2-3.pce",
@@ -172,7 +172,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg2KiBV1_1.params "}},
 	{sealKind(6), kindFacts{
 		str:      "StackedDrg8MiBV1_1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-ecd683648512ab1765faa2a5f14bab48f676e633467f0aa8aad4b55dcb0652bb.params in /params",
 		test:     "TEST-ONLY-StackedDrg8MiBV1_1.params",
 		matrices: "StackedDrg8MiBV1_1-1-2-3.pce",
@@ -183,7 +183,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg8MiBV1_1.params "}},
 	{sealKind(7), kindFacts{
 		str:      "StackedDrg512MiBV1_1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472.params in /params",
 		test:     "TEST-ONLY-StackedDrg512MiBV1_1.params",
 		matrices: "StackedDrg512MiBV1_1-1-2-3.pce",
@@ -194,7 +194,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg512MiBV1_1.params "}},
 	{sealKind(8), kindFacts{
 		str:      "StackedDrg32GiBV1_1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params in /params",
 		test:     "TEST-ONLY-StackedDrg32GiBV1_1.params",
 		matrices: "StackedDrg32GiBV1_1-1-2-3.pce",
@@ -205,7 +205,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params in /params; and no TEST-ONLY setup at /c/gpuc2/test-params/TEST-ONLY-StackedDrg32GiBV1_1.params: test setups are made on demand only up to 512 MiB sectors; make this one beforehand with `go run ./examples/testsetup -sector-size 32GiB -cache /c` (it needs a GPU — about 3 minutes on an H200 at 32 GiB — and about 47 GB of disk)"}},
 	{sealKind(9), kindFacts{
 		str:      "StackedDrg64GiBV1_1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.params in /params",
 		test:     "TEST-ONLY-StackedDrg64GiBV1_1.params",
 		matrices: "StackedDrg64GiBV1_1-1-2-3.pce",
@@ -216,7 +216,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.params in /params; and no TEST-ONLY setup at /c/gpuc2/test-params/TEST-ONLY-StackedDrg64GiBV1_1.params: test setups are made on demand only up to 512 MiB sectors; make this one beforehand with `go run ./examples/testsetup -sector-size 64GiB -cache /c` (it needs a GPU — about 3 minutes on an H200 at 32 GiB — and about 76 GB of disk)"}},
 	{sealKind(10), kindFacts{
 		str:      "StackedDrg2KiBV1_1_Feat_SyntheticPoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params in /params",
 		test:     "TEST-ONLY-StackedDrg2KiBV1_1.params",
 		matrices: "StackedDrg2KiBV1_1_Feat_SyntheticPoRep-1-2-3.pce",
@@ -227,7 +227,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg2KiBV1_1.params "}},
 	{sealKind(11), kindFacts{
 		str:      "StackedDrg8MiBV1_1_Feat_SyntheticPoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-ecd683648512ab1765faa2a5f14bab48f676e633467f0aa8aad4b55dcb0652bb.params in /params",
 		test:     "TEST-ONLY-StackedDrg8MiBV1_1.params",
 		matrices: "StackedDrg8MiBV1_1_Feat_SyntheticPoRep-1-2-3.pce",
@@ -238,7 +238,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg8MiBV1_1.params "}},
 	{sealKind(12), kindFacts{
 		str:      "StackedDrg512MiBV1_1_Feat_SyntheticPoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472.params in /params",
 		test:     "TEST-ONLY-StackedDrg512MiBV1_1.params",
 		matrices: "StackedDrg512MiBV1_1_Feat_SyntheticPoRep-1-2-3.pce",
@@ -249,7 +249,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg512MiBV1_1.params "}},
 	{sealKind(13), kindFacts{
 		str:      "StackedDrg32GiBV1_1_Feat_SyntheticPoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params in /params",
 		test:     "TEST-ONLY-StackedDrg32GiBV1_1.params",
 		matrices: "StackedDrg32GiBV1_1_Feat_SyntheticPoRep-1-2-3.pce",
@@ -260,7 +260,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params in /params; and no TEST-ONLY setup at /c/gpuc2/test-params/TEST-ONLY-StackedDrg32GiBV1_1.params: test setups are made on demand only up to 512 MiB sectors; make this one beforehand with `go run ./examples/testsetup -sector-size 32GiB -cache /c` (it needs a GPU — about 3 minutes on an H200 at 32 GiB — and about 47 GB of disk)"}},
 	{sealKind(14), kindFacts{
 		str:      "StackedDrg64GiBV1_1_Feat_SyntheticPoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.params in /params",
 		test:     "TEST-ONLY-StackedDrg64GiBV1_1.params",
 		matrices: "StackedDrg64GiBV1_1_Feat_SyntheticPoRep-1-2-3.pce",
@@ -271,7 +271,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.params in /params; and no TEST-ONLY setup at /c/gpuc2/test-params/TEST-ONLY-StackedDrg64GiBV1_1.params: test setups are made on demand only up to 512 MiB sectors; make this one beforehand with `go run ./examples/testsetup -sector-size 64GiB -cache /c` (it needs a GPU — about 3 minutes on an H200 at 32 GiB — and about 76 GB of disk)"}},
 	{sealKind(15), kindFacts{
 		str:      "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params in /params",
 		test:     "TEST-ONLY-StackedDrg2KiBV1_1.params",
 		matrices: "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep-1-2-3.pce",
@@ -282,7 +282,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg2KiBV1_1.params "}},
 	{sealKind(16), kindFacts{
 		str:      "StackedDrg8MiBV1_2_Feat_NonInteractivePoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-ecd683648512ab1765faa2a5f14bab48f676e633467f0aa8aad4b55dcb0652bb.params in /params",
 		test:     "TEST-ONLY-StackedDrg8MiBV1_1.params",
 		matrices: "StackedDrg8MiBV1_2_Feat_NonInteractivePoRep-1-2-3.pce",
@@ -293,7 +293,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg8MiBV1_1.params "}},
 	{sealKind(17), kindFacts{
 		str:      "StackedDrg512MiBV1_2_Feat_NonInteractivePoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472.params in /params",
 		test:     "TEST-ONLY-StackedDrg512MiBV1_1.params",
 		matrices: "StackedDrg512MiBV1_2_Feat_NonInteractivePoRep-1-2-3.pce",
@@ -304,7 +304,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-StackedDrg512MiBV1_1.params "}},
 	{sealKind(18), kindFacts{
 		str:      "StackedDrg32GiBV1_2_Feat_NonInteractivePoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params in /params",
 		test:     "TEST-ONLY-StackedDrg32GiBV1_1.params",
 		matrices: "StackedDrg32GiBV1_2_Feat_NonInteractivePoRep-1-2-3.pce",
@@ -315,7 +315,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params in /params; and no TEST-ONLY setup at /c/gpuc2/test-params/TEST-ONLY-StackedDrg32GiBV1_1.params: test setups are made on demand only up to 512 MiB sectors; make this one beforehand with `go run ./examples/testsetup -sector-size 32GiB -cache /c` (it needs a GPU — about 3 minutes on an H200 at 32 GiB — and about 47 GB of disk)"}},
 	{sealKind(19), kindFacts{
 		str:      "StackedDrg64GiBV1_2_Feat_NonInteractivePoRep",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.params in /params",
 		test:     "TEST-ONLY-StackedDrg64GiBV1_1.params",
 		matrices: "StackedDrg64GiBV1_2_Feat_NonInteractivePoRep-1-2-3.pce",
@@ -348,7 +348,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: update: unsupported parameters: unknown update proof type -1"}},
 	{updateKind(0), kindFacts{
 		str:      "update StackedDrg2KiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 2KiB` or `lotus fetch-params 2KiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194.params in /params",
 		test:     "TEST-ONLY-EmptySectorUpdate-StackedDrg2KiBV1.params",
 		matrices: "EmptySectorUpdate-StackedDrg2KiBV1-1-2-3.pce",
@@ -359,7 +359,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-EmptySectorUpdate-StackedDrg2KiBV1.params "}},
 	{updateKind(1), kindFacts{
 		str:      "update StackedDrg8MiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 8MiB` or `lotus fetch-params 8MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-92180959e1918d26350b8e6cfe217bbdd0a2d8de51ebec269078b364b715ad63.params in /params",
 		test:     "TEST-ONLY-EmptySectorUpdate-StackedDrg8MiBV1.params",
 		matrices: "EmptySectorUpdate-StackedDrg8MiBV1-1-2-3.pce",
@@ -370,7 +370,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-EmptySectorUpdate-StackedDrg8MiBV1.params "}},
 	{updateKind(2), kindFacts{
 		str:      "update StackedDrg512MiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 512MiB` or `lotus fetch-params 512MiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-61fa69f38b9cc771ba27b670124714b4ea77fbeae05e377fb859c4a43b73a30c.params in /params",
 		test:     "TEST-ONLY-EmptySectorUpdate-StackedDrg512MiBV1.params",
 		matrices: "EmptySectorUpdate-StackedDrg512MiBV1-1-2-3.pce",
@@ -381,7 +381,7 @@ var kindFactsWant = []struct {
 		onDemand: "/c/gpuc2/test-params/TEST-ONLY-EmptySectorUpdate-StackedDrg512MiBV1.params "}},
 	{updateKind(3), kindFacts{
 		str:      "update StackedDrg32GiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 32GiB` or `lotus fetch-params 32GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18.params in /params",
 		test:     "TEST-ONLY-EmptySectorUpdate-StackedDrg32GiBV1.params",
 		matrices: "EmptySectorUpdate-StackedDrg32GiBV1-1-2-3.pce",
@@ -392,7 +392,7 @@ var kindFactsWant = []struct {
 		onDemand: "error: gpuc2: parameters missing: no v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18.params in /params; and no TEST-ONLY setup at /c/gpuc2/test-params/TEST-ONLY-EmptySectorUpdate-StackedDrg32GiBV1.params: test setups are made on demand only up to 512 MiB sectors; make this one beforehand with `go run ./examples/testsetup -update -sector-size 32GiB -cache /c` (it needs a GPU — about 3 minutes on an H200 at 32 GiB — and about 34 GB of disk)"}},
 	{updateKind(4), kindFacts{
 		str:      "update StackedDrg64GiBV1",
-		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
+		missing:  "gpuc2: parameters missing: x (fetch Filecoin's files with `curio fetch-params 64GiB` or `lotus fetch-params 64GiB`, into $FIL_PROOFS_PARAMETER_CACHE; or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on first use up to 512 MiB sectors, beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
 		find:     "error: gpuc2: parameters missing: no v28-empty-sector-update-merkletree-poseidon_hasher-8-8-2-102e1444a7e9a97ebf1e3d6855dcc77e66c011ea66f936d9b2c508f87f2f83a7.params in /params",
 		test:     "TEST-ONLY-EmptySectorUpdate-StackedDrg64GiBV1.params",
 		matrices: "EmptySectorUpdate-StackedDrg64GiBV1-1-2-3.pce",

@@ -101,9 +101,9 @@ func missingParamsHint(err error, k circuits.Type) error {
 		return err
 	}
 	return fmt.Errorf("%w (fetch Filecoin's files with `curio fetch-params %s` or `lotus fetch-params %s`, into $%s; "+
-		"or, for tests, set Config.TestParamsDir for a TEST-ONLY setup: made on first use up to %s sectors, "+
-		"beforehand with examples/testsetup for larger ones; its proofs verify only against its own key)",
-		err, size, size, EnvParamsDir, humanize.IBytes(k.Kind().OnDemandSetupMax))
+		"or, for tests, allow a TEST-ONLY setup (Config.TestParamsDir; gpuc2d's and c2prove's -test-params): made on "+
+		"first use up to %s sectors, beforehand with examples/testsetup for larger ones; its proofs verify only "+
+		"against its own key)", err, size, size, EnvParamsDir, humanize.IBytes(k.Kind().OnDemandSetupMax))
 }
 
 // OpenParams is OpenParamsContext without cancellation.

@@ -259,7 +259,7 @@ func prove(ctx context.Context, client pb.ProvingEngineClient, reqs []*pb.Submit
 			continue
 		}
 		r := o.r
-		fmt.Fprintf(w, "proof %d (%s, sector %d): %d bytes sent in %.3f s; done at %.1f s; daemon: total %.1f s = queue_wait %.1f, srs_load %.1f, synthesis %.1f, gpu %.1f (partition sums); %d bytes\n",
+		fmt.Fprintf(w, "proof %d (%s, sector %d): %d bytes sent in %.3f s; done at %.1f s; daemon: total %.1f s = queue_wait %.1f, srs_load %.1f, synthesis %.1f, prove %.1f (partition sums); %d bytes\n",
 			i+1, reqs[i].GetProofKind(), reqs[i].GetSectorNumber(), inputBytes(reqs[i]), o.send.Seconds(), o.done.Seconds(), secs(r.GetTotalMs()),
 			secs(r.GetQueueWaitMs()), secs(r.GetSrsLoadMs()), secs(r.GetSynthesisMs()), secs(r.GetGpuComputeMs()), len(r.GetProof()))
 		if first == 0 || o.done < first {

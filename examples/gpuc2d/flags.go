@@ -7,12 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
@@ -27,9 +29,12 @@ type options struct {
 	listen        string
 	metricsListen string
 	paramsDir     string
-	testParams    string
+	testParams    string // the cache root of TEST-ONLY setups (testParamsRoot)
+	testParamsArg string // -test-params as given
 	preload       []string
-	backend       string
+	backend       string // "cpu" or "cuda", once checked
+	backendAuto   bool   // -backend auto chose it
+	backendWhy    string // why (cli.Backend)
 	devices       []int
 	deviceMem     int64
 	hostMem       int64
@@ -50,15 +55,16 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.SetOutput(output)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: gpuc2d [flags]\n\n"+
-			"Serves Curio's proving-daemon protocol (cuzk.v1.ProvingEngine, gRPC) over gpuc2: PoRep C2 on the GPUs\n"+
-			"(or the CPU), with the parameters kept loaded. Every flag can also be set in the -config TOML file.\n\n")
+			"Serves Curio's proving-daemon protocol (cuzk.v1.ProvingEngine, gRPC) over gpuc2: PoRep C2 and SnapDeals\n"+
+			"update proofs on the GPUs (or the CPU), with the parameters kept loaded. WindowPoSt and WinningPoSt are not\n"+
+			"served yet: a Curio node pointed here must not run them. Every flag can also be set in the -config TOML file.\n\n")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.config, "config", "", "TOML file setting any of these flags by name (the command line wins)")
 	fs.StringVar(&o.listen, "listen", DefaultListen, "gRPC address: host:port, or unix:///path/to.sock (created mode 0660); no authentication: keep it on localhost, a unix socket or a private network")
 	fs.StringVar(&o.metricsListen, "metrics-listen", "", "host:port to serve Prometheus metrics at /metrics over HTTP; empty: off (GetMetrics serves them over gRPC)")
 	fs.StringVar(&o.paramsDir, "params", gpuc2.DefaultParamsDir(), "directory of Filecoin's parameter files")
-	fs.StringVar(&o.testParams, "test-params", "", "directory of TEST-ONLY setups, used where -params has no real files: created on first use up to 512 MiB, made beforehand with examples/testsetup for 32/64 GiB; their proofs never verify on chain. Empty: none")
+	fs.StringVar(&o.testParams, "test-params", "", "cache directory of TEST-ONLY setups, kept in its gpuc2/test-params (that folder is taken too), used where -params has no real files: created on first use up to 512 MiB, made beforehand with examples/testsetup for 32/64 GiB; their proofs never verify on chain. Empty: none")
 	fs.Func("preload", "circuits to load at start, comma-separated ("+strings.Join(provingengine.CircuitIDs(), ", ")+"); gpuc2d refuses to start when one's parameters are missing", func(s string) error {
 		for _, id := range strings.Split(s, ",") {
 			if id = strings.TrimSpace(id); id != "" {
@@ -149,7 +155,8 @@ func (o *options) check() error {
 	if err != nil {
 		return err
 	}
-	o.backend = backend
+	o.backendAuto = o.backend == "auto"
+	o.backend, o.backendWhy = backend, why
 	if backend != "cuda" {
 		switch {
 		case len(o.devices) > 0:
@@ -158,10 +165,45 @@ func (o *options) check() error {
 			return cli.Usagef("-device-memory needs the cuda backend; the backend is cpu (%s)", why)
 		}
 	}
-	if st, err := os.Stat(o.testParams); o.testParams != "" && err == nil && !st.IsDir() {
-		return cli.Usagef("-test-params %s is not a directory", o.testParams)
+	o.testParamsArg = o.testParams
+	if o.testParams != "" {
+		if o.testParams, err = testParamsRoot(o.testParams); err != nil {
+			return err
+		}
 	}
 	return cli.Devices("devices", o.devices...)
+}
+
+// testParamsRoot is the cache root that -test-params dir names: dir, or
+// the root above it where dir is the setups' folder itself
+// (<root>/gpuc2/test-params, testSetupsDir) with none beneath it. A folder
+// that holds setups but is no such folder is refused: they would not be
+// found there, and a new one would be made beneath it.
+func testParamsRoot(dir string) (string, error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return "", cli.Usagef("-test-params %s is not a directory", dir)
+	}
+	clean := filepath.Clean(dir)
+	if root := filepath.Dir(filepath.Dir(clean)); testSetupsDir(root) == clean {
+		if _, err := os.Stat(testSetupsDir(clean)); err != nil {
+			return root, nil
+		}
+	}
+	entries, _ := os.ReadDir(clean)
+	for _, e := range entries {
+		if name := e.Name(); strings.HasPrefix(name, "TEST-ONLY-") && strings.HasSuffix(name, ".params") {
+			return "", cli.Usagef("-test-params %s holds a TEST-ONLY setup itself (%s), but it names the cache directory: "+
+				"setups are looked for in %s. Name the directory whose gpuc2/test-params holds them, or move them there",
+				dir, name, testSetupsDir(clean))
+		}
+	}
+	return clean, nil
+}
+
+// testSetupsDir is the folder of the TEST-ONLY setups under the cache root
+// (gpuc2.TestParamsPath's, the same for every proof type).
+func testSetupsDir(root string) string {
+	return filepath.Dir(gpuc2.TestParamsPath(root, abi.RegisteredSealProof_StackedDrg2KiBV1_1))
 }
 
 // address is a parsed -listen: a network and its address.

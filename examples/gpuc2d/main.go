@@ -24,11 +24,11 @@
 // Every flag may also be set in a TOML file (-config) under the flag's
 // name (preload and devices as a string or an array); the command line
 // wins. SIGTERM or SIGINT: no new proofs, queued ones cancelled, running
-// ones given -drain to finish, then cancelled; exit 0.
+// ones given -drain to finish, then cancelled; exit 0. A second one cancels
+// them at once.
 package main
 
 import (
-	"context"
 	"os"
 	"os/signal"
 	"syscall"
@@ -37,8 +37,9 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stderr, nil)
-	stop()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	err := run(sigs, os.Args[1:], os.Stderr, nil)
+	signal.Stop(sigs)
 	cli.Exit("gpuc2d", err)
 }

@@ -32,7 +32,9 @@ func TestMain(m *testing.M) {
 	if args := os.Getenv("GPUC2D_TEST_ARGS"); args != "" {
 		main2(strings.Split(args, "\n"))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	sharedTestParams.remove()
+	os.Exit(code)
 }
 
 func main2(args []string) {
@@ -47,6 +49,9 @@ func TestFlags(t *testing.T) {
 	for _, name := range []string{"listen", "params", "test-params", "preload", "devices", "device-memory", "host-memory",
 		"workers", "max-pending", "drain", "log-format", "metrics-listen", "config", "backend", "retain", "log-level"} {
 		assert.Contains(t, out.String(), "  -"+name+" ", "-h lists -%s", name)
+	}
+	for _, want := range []string{"PoRep C2 and SnapDeals", "WindowPoSt and WinningPoSt are not\nserved"} {
+		assert.Contains(t, out.String(), want, "-h says what is served")
 	}
 	for _, bad := range [][]string{
 		{"-preload", "porep-1t"}, {"-listen", "nowhere"}, {"-log-format", "xml"}, {"-max-pending", "-1"},
@@ -74,19 +79,20 @@ func TestFlags(t *testing.T) {
 // naming the file.
 func TestPreloadMissingRefusesToStart(t *testing.T) {
 	var stderr bytes.Buffer
-	err := run(context.Background(), []string{"-backend", "cpu", "-params", t.TempDir(), "-preload", "porep-32g",
+	err := run(nil, []string{"-backend", "cpu", "-params", t.TempDir(), "-preload", "porep-32g",
 		"-listen", "127.0.0.1:0"}, &stderr, func(string) { t.Error("served") })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "-preload porep-32g")
 	assert.Contains(t, err.Error(), "parameters missing")
 	assert.Contains(t, err.Error(), ".params")
+	assert.Contains(t, err.Error(), "-test-params", "the TEST-ONLY alternative, named as gpuc2d's flag")
 }
 
 // -preload takes the SnapDeals circuits too: one whose parameters are
 // missing stops the daemon before it serves, naming the circuit.
 func TestPreloadSnapMissingRefusesToStart(t *testing.T) {
 	var stderr bytes.Buffer
-	err := run(context.Background(), []string{"-backend", "cpu", "-params", t.TempDir(), "-preload", "snap-32g",
+	err := run(nil, []string{"-backend", "cpu", "-params", t.TempDir(), "-preload", "snap-32g",
 		"-listen", "127.0.0.1:0"}, &stderr, func(string) { t.Error("served") })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "-preload snap-32g")
@@ -102,7 +108,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	require.NoError(t, err)
 	defer os.RemoveAll(sockDir)
 	sock := filepath.Join(sockDir, "d.sock")
-	args := []string{"-backend", "cpu", "-params", t.TempDir(), "-test-params", t.TempDir(), "-preload", "porep-2k",
+	args := []string{"-backend", "cpu", "-params", t.TempDir(), "-test-params", sharedTestParams.get(t), "-preload", "porep-2k",
 		"-listen", "unix://" + sock, "-workers", "1", "-drain", "5m"}
 	cmd := exec.Command(os.Args[0], "-test.run", "^$")
 	cmd.Env = append(os.Environ(), "GPUC2D_TEST_ARGS="+strings.Join(args, "\n"))

@@ -19,25 +19,53 @@ import (
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/internal/provingengine"
+	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	"github.com/gpuc2/gpuc2/native"
 )
 
 // socketMode lets the daemon's user and group (Curio's) use a unix socket.
 const socketMode = 0o660
 
-// run parses args, starts the Prover and the gRPC server, serves until ctx
-// ends (a signal), then drains and stops. ready, if set, is told the
-// address served once the daemon accepts calls (tests).
-func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr string)) error {
+// run parses args, opens the listen addresses, starts the Prover and the
+// gRPC server, and serves until the first signal on sigs; then it drains
+// (no new proofs, running ones given -drain) and stops. A second signal
+// cuts the drain: running proofs are cancelled and it stops at once. ready,
+// if set, is told the address served once the daemon accepts calls (tests).
+func run(sigs <-chan os.Signal, args []string, stderr io.Writer, ready func(addr string)) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
 	log := newLogger(stderr, o)
-	if o.testParams != "" {
-		log.Warn("gpuc2d: TEST-ONLY parameters allowed: where " + o.paramsDir + " has no real files, proofs use a local " +
-			"TEST-ONLY setup under " + o.testParams + " (made on first use up to 512 MiB). Their proofs verify only against " +
-			"that local key, never on chain.")
+	ctx, stop := context.WithCancel(context.Background()) // the first signal: stop serving, drain
+	defer stop()
+	cut, cutDrain := context.WithCancel(context.Background()) // the second: cancel what runs, stop now
+	defer cutDrain()
+	done := make(chan struct{})
+	defer close(done)
+	go watchSignals(sigs, done, log, stop, cutDrain)
+
+	// The addresses first: a second daemon on an address served stops here,
+	// before minutes of preloading. Calls made meanwhile wait in the
+	// listener's backlog until the preloads are done.
+	lis, err := listen(o.listen)
+	if err != nil {
+		return fmt.Errorf("-listen %s: %w", o.listen, err)
 	}
+	defer lis.Close()
+	var metricsLis net.Listener
+	if o.metricsListen != "" {
+		if metricsLis, err = net.Listen("tcp", o.metricsListen); err != nil {
+			return fmt.Errorf("-metrics-listen %s: %w", o.metricsListen, err)
+		}
+		defer metricsLis.Close()
+	}
+	warnReachable(log, "-listen", o.listen, lis.Addr(), "submit, cancel and read proofs and load or evict parameters")
+	if metricsLis != nil {
+		warnReachable(log, "-metrics-listen", o.metricsListen, metricsLis.Addr(), "read the metrics")
+	}
+	startNotes(log, o)
+
 	prover, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: o.paramsDir, TestParamsDir: o.testParams,
 		Backend: gpuc2.Backend(o.backend), Devices: o.devices, DeviceMemoryLimit: o.deviceMem,
 		HostMemoryBudget: o.hostMem, WorkersPerDevice: o.workers, Logger: log})
@@ -53,23 +81,17 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if err != nil {
 		return err
 	}
-	lis, err := listen(o.listen)
-	if err != nil {
-		return err
-	}
 	g := grpc.NewServer(provingengine.ServerOptions()...)
 	srv.Register(g)
-	healthSrv := health.NewServer()
+	healthSrv := health.NewServer() // "" is SERVING; Shutdown makes every service NOT_SERVING
+	healthSrv.SetServingStatus(pb.ProvingEngine_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(g, healthSrv)
 	reflection.Register(g)
 	served := make(chan error, 1)
 	go func() { served <- g.Serve(lis) }()
 	var metricsSrv *http.Server
-	if o.metricsListen != "" {
-		if metricsSrv, err = serveMetrics(o.metricsListen, srv, log); err != nil {
-			g.Stop()
-			return err
-		}
+	if metricsLis != nil {
+		metricsSrv = serveMetrics(metricsLis, srv, log)
 	}
 	log.Info("gpuc2d: serving cuzk.v1.ProvingEngine", "listen", o.listen, "backend", prover.Backend(),
 		"params", o.paramsDir, "max_pending", o.maxPending, "metrics", o.metricsListen)
@@ -82,17 +104,96 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	case err := <-served:
 		return fmt.Errorf("gRPC server: %w", err)
 	}
-	log.Info("gpuc2d: shutting down: no new proofs; running ones may finish", "drain", o.drain)
+	log.Info("gpuc2d: shutting down: no new proofs; running ones may finish (a second SIGTERM or SIGINT cancels them "+
+		"and stops at once)", "drain", o.drain)
 	healthSrv.Shutdown()
-	drainCtx, cancel := context.WithTimeout(context.Background(), o.drain)
+	drainCtx, cancel := context.WithTimeout(cut, o.drain)
 	srv.Shutdown(drainCtx)
 	cancel()
-	stopGRPC(g, 5*time.Second)
+	grace := 5 * time.Second
+	if cut.Err() != nil {
+		grace = time.Second // for the cancelled proofs' answers
+	}
+	stopGRPC(g, grace)
 	if metricsSrv != nil {
 		_ = metricsSrv.Close()
 	}
 	log.Info("gpuc2d: stopped")
 	return nil
+}
+
+// watchSignals calls stop at the first signal on sigs and cut at the
+// second, until done closes.
+func watchSignals(sigs <-chan os.Signal, done <-chan struct{}, log *slog.Logger, stop, cut func()) {
+	for n := 0; n < 2; n++ {
+		select {
+		case sig := <-sigs:
+			if n == 0 {
+				log.Info("gpuc2d: signal received", "signal", sig)
+				stop()
+			} else {
+				log.Warn("gpuc2d: second signal: cancelling the running proofs and stopping now", "signal", sig)
+				cut()
+			}
+		case <-done:
+			return
+		}
+	}
+}
+
+// warnReachable warns when a listener can be reached from other machines:
+// a TCP address not on loopback (a wildcard such as 0.0.0.0, [::] or
+// :port included). flag and value are the flag's; what is what a caller
+// can do there.
+func warnReachable(log *slog.Logger, flag, value string, a net.Addr, what string) {
+	if t, ok := a.(*net.TCPAddr); !ok || t.IP.IsLoopback() {
+		return
+	}
+	log.Warn(fmt.Sprintf("gpuc2d: %s %s can be reached from other machines (bound to %s) and has no authentication: "+
+		"anyone who can reach it can %s. Listen on 127.0.0.1 or a unix socket, or firewall the port", flag, value, a, what))
+}
+
+// startNotes logs what an operator must know before the first proof: the
+// TEST-ONLY setups allowed, the backend and why, and the proof kinds not
+// served.
+func startNotes(log *slog.Logger, o *options) {
+	if o.testParams != "" {
+		if given := filepath.Clean(o.testParamsArg); given != o.testParams {
+			log.Info("gpuc2d: -test-params "+o.testParamsArg+" is the TEST-ONLY setups' folder: its cache root is "+
+				o.testParams, "setups", testSetupsDir(o.testParams))
+		}
+		log.Warn("gpuc2d: TEST-ONLY parameters allowed: where " + o.paramsDir + " has no real files, proofs use a local " +
+			"TEST-ONLY setup in " + testSetupsDir(o.testParams) + " (made on first use up to 512 MiB). Their proofs verify " +
+			"only against that local key, never on chain.")
+	}
+	if why := o.backendLibrary(); why != "" {
+		log.Warn("gpuc2d: proving on the CPU, though "+why+": the CUDA backend did not load (see reason; "+
+			"-backend cuda would refuse to start instead)", "reason", o.backendWhy)
+	} else {
+		log.Info("gpuc2d: backend "+o.backend, "why", o.backendWhy)
+	}
+	log.Warn("gpuc2d: WINDOW_POST_PARTITION and WINNING_POST are not served (refused with Unimplemented). Curio sends " +
+		"a node's WindowPoSt and WinningPoSt to the daemon whenever its [Cuzk] Address is set, with no fallback: a Curio " +
+		"node pointed at gpuc2d must not run them ([Subsystems] EnableWindowPost = false and EnableWinningPost = false " +
+		"there; README, Use with Curio)")
+}
+
+// backendLibrary says why the CPU is a surprise: -backend auto chose it
+// while a library is named ($GPUC2_NATIVE_LIB) or an NVIDIA device is
+// present; "" otherwise.
+func (o *options) backendLibrary() string {
+	if !o.backendAuto || o.backend != "cpu" {
+		return ""
+	}
+	if p := os.Getenv(native.EnvLibrary); p != "" {
+		return "$" + native.EnvLibrary + " names " + p
+	}
+	for _, p := range []string{"/dev/nvidia0", "/proc/driver/nvidia/version"} {
+		if _, err := os.Stat(p); err == nil {
+			return "this machine has an NVIDIA device (" + p + ")"
+		}
+	}
+	return ""
 }
 
 // preload loads -preload's circuits; a missing or unusable file stops the
@@ -123,11 +224,11 @@ func listen(s string) (net.Listener, error) {
 	}
 	if fi, err := os.Lstat(a.addr); err == nil {
 		if fi.Mode()&os.ModeSocket == 0 {
-			return nil, fmt.Errorf("-listen %s: %s exists and is not a socket", s, a.addr)
+			return nil, fmt.Errorf("%s exists and is not a socket", a.addr)
 		}
 		if c, err := net.Dial("unix", a.addr); err == nil {
 			c.Close()
-			return nil, fmt.Errorf("-listen %s: another process serves %s", s, a.addr)
+			return nil, fmt.Errorf("another process serves %s (a gpuc2d running already?)", a.addr)
 		}
 		if err := os.Remove(a.addr); err != nil {
 			return nil, err
@@ -144,12 +245,8 @@ func listen(s string) (net.Listener, error) {
 	return lis, nil
 }
 
-// serveMetrics serves /metrics over HTTP at addr.
-func serveMetrics(addr string, srv *provingengine.Server, log *slog.Logger) (*http.Server, error) {
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("-metrics-listen: %w", err)
-	}
+// serveMetrics serves /metrics over HTTP on lis.
+func serveMetrics(lis net.Listener, srv *provingengine.Server, log *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", srv.MetricsHandler())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -158,7 +255,7 @@ func serveMetrics(addr string, srv *provingengine.Server, log *slog.Logger) (*ht
 			log.Error("gpuc2d: metrics server", "err", err)
 		}
 	}()
-	return hs, nil
+	return hs
 }
 
 // stopGRPC stops g gracefully (calls in flight answered), or at once after

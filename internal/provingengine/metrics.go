@@ -29,11 +29,13 @@ type metrics struct {
 }
 
 // stage names of gpuc2d_stage_seconds, as AwaitProofResponse's timings.
+// prove is gpu_compute_ms: H and the MSMs, on the GPUs or on the CPU as
+// the backend says (gpuc2_backend_info).
 const (
 	stageQueueWait = "queue_wait"
 	stageKeyLoad   = "key_load"
 	stageSynthesis = "synthesis"
-	stageGPU       = "gpu"
+	stageProve     = "prove"
 	stageTotal     = "total"
 )
 
@@ -45,7 +47,8 @@ func newMetrics(s *Server) *metrics {
 		Help: "Proof jobs ended, by kind and outcome (completed, failed, cancelled)."}, []string{"kind", "outcome"})
 	m.stages = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "gpuc2d_stage_seconds",
 		Help: "Completed proofs' stage durations: queue_wait (entry into the pipeline to first synthesis), key_load " +
-			"(waiting for parameters), synthesis and gpu (summed over partitions), total (submit to end).",
+			"(waiting for parameters), synthesis and prove (H and the MSMs, on the GPUs or the CPU: gpuc2_backend_info; " +
+			"summed over partitions), total (submit to end).",
 		Buckets: prometheus.ExponentialBuckets(0.01, 2, 17)}, []string{"stage"})
 	m.reg.MustRegister(m.submits, m.outcomes, m.stages, proverCollector{s},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -62,7 +65,7 @@ func (m *metrics) ended(j *job) {
 		m.completed.Add(1)
 		t := j.timings
 		for stage, d := range map[string]time.Duration{stageQueueWait: t.Wait, stageKeyLoad: t.ParamLoad,
-			stageSynthesis: t.Synthesis, stageGPU: t.Prove, stageTotal: j.finished.Sub(j.submitted)} {
+			stageSynthesis: t.Synthesis, stageProve: t.Prove, stageTotal: j.finished.Sub(j.submitted)} {
 			m.stages.WithLabelValues(stage).Observe(d.Seconds())
 		}
 	case pb.AwaitProofResponse_CANCELLED:
@@ -123,16 +126,22 @@ var (
 	descGPULimit = prometheus.NewDesc("gpuc2_gpu_memory_limit_bytes", "Device memory gpuc2 may use (-device-memory or default).",
 		[]string{"gpu"}, nil)
 	descHostBudget   = prometheus.NewDesc("gpuc2_host_budget_bytes", "Host memory budget of partition working sets.", nil, nil)
-	descHostReserved = prometheus.NewDesc("gpuc2_host_reserved_bytes", "Host memory budget reserved now.", nil, nil)
-	descPinned       = prometheus.NewDesc("gpuc2_pinned_host_bytes", "Page-locked host memory held for GPU proving.", nil, nil)
-	descKeyBytes     = prometheus.NewDesc("gpuc2_loaded_key_bytes", "Loaded parameter files' sizes, by circuit and tier.",
+	descHostReserved = prometheus.NewDesc("gpuc2_host_reserved_bytes",
+		"Host memory budget reserved by the proofs in the pipeline now (0 once every proof has ended).", nil, nil)
+	descHostParked = prometheus.NewDesc("gpuc2_host_parked_bytes", "Host memory budget held by parked partition "+
+		"working sets: allocated, kept after their proofs for the next partition of their shape, dropped when the "+
+		"budget needs the room or the parameters are evicted.", nil, nil)
+	descPinned   = prometheus.NewDesc("gpuc2_pinned_host_bytes", "Page-locked host memory held for GPU proving.", nil, nil)
+	descKeyBytes = prometheus.NewDesc("gpuc2_loaded_key_bytes", "Loaded parameter files' sizes, by circuit and tier.",
 		[]string{"circuit", "tier"}, nil)
-	descUptime = prometheus.NewDesc("gpuc2d_uptime_seconds", "Seconds since the daemon started.", nil, nil)
+	descUptime  = prometheus.NewDesc("gpuc2d_uptime_seconds", "Seconds since the daemon started.", nil, nil)
+	descBackend = prometheus.NewDesc("gpuc2_backend_info", "Where H and the MSMs run: 1 for the backend in use (cpu or cuda).",
+		[]string{"backend"}, nil)
 )
 
 func (c proverCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descQueue, descPartitions, descGPUBusy, descGPUUpload, descGPUReserved,
-		descGPULimit, descHostBudget, descHostReserved, descPinned, descKeyBytes, descUptime} {
+		descGPULimit, descHostBudget, descHostReserved, descHostParked, descPinned, descKeyBytes, descUptime, descBackend} {
 		ch <- d
 	}
 }
@@ -162,7 +171,8 @@ func (c proverCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descGPULimit, float64(d.Gate.MemoryLimitBytes), gpu)
 	}
 	gauge(descHostBudget, float64(st.HostBudgetBytes))
-	gauge(descHostReserved, float64(st.HostReservedBytes))
+	gauge(descHostReserved, float64(st.HostReservedBytes-st.HostParkedBytes)) // the facade's count includes the parked
+	gauge(descHostParked, float64(st.HostParkedBytes))
 	gauge(descPinned, float64(st.PinnedHostBytes))
 	for _, srs := range c.s.srsStatus(st.Keys) {
 		if srs.Tier != pb.SRSStatus_COLD {
@@ -170,4 +180,5 @@ func (c proverCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	gauge(descUptime, time.Since(c.s.since).Seconds())
+	gauge(descBackend, 1, string(st.Backend))
 }

@@ -19,9 +19,6 @@ import (
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
-// MaxMessageBytes is the gRPC message limit each way: Curio's client's.
-const MaxMessageBytes = 256 << 20
-
 // DefaultRetain is how long a finished job is kept by default.
 const DefaultRetain = 10 * time.Minute
 
@@ -84,12 +81,6 @@ func New(cfg Config) (*Server, error) {
 
 // Register adds the service to g.
 func (s *Server) Register(g *grpc.Server) { pb.RegisterProvingEngineServer(g, s) }
-
-// ServerOptions are the options a gRPC server for this service needs:
-// Curio's message limits.
-func ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes)}
-}
 
 // reap forgets jobs Retain after they end.
 func (s *Server) reap() {
@@ -324,12 +315,12 @@ func (s *Server) sealSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 			return func(ctx context.Context) ([]byte, gpuc2.ProofTimings, error) {
 				res, err := s.prover.ProveSeal(ctx, sreq)
 				if err != nil {
-					return nil, gpuc2.ProofTimings{}, err
+					return nil, gpuc2.ProofTimings{}, c1FormHint(sreq.C1, err)
 				}
 				return res.Proof, res.Timings, nil
 			}
 		},
-		attrs: []any{"proof", *sreq.ProofType, "sector", sreq.Sector, "miner", sreq.Miner, "c1_bytes", len(sreq.C1)},
+		attrs: []any{"proof", porep.ProofName(*sreq.ProofType), "sector", sreq.Sector, "miner", sreq.Miner, "c1_bytes", len(sreq.C1)},
 	}, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/gpuc2/gpuc2"
@@ -243,7 +244,21 @@ func TestProveVerifies(t *testing.T) {
 		}
 		assert.Positive(t, m.GetHistogram().GetSampleCount())
 	}
-	assert.Equal(t, map[string]bool{"queue_wait": true, "key_load": true, "synthesis": true, "gpu": true, "total": true}, stages)
+	assert.Equal(t, map[string]bool{"queue_wait": true, "key_load": true, "synthesis": true, "prove": true, "total": true}, stages,
+		"no stage named gpu: the CPU proves here")
+	assert.Equal(t, 1.0, metric(t, d, "gpuc2_backend_info", map[string]string{"backend": "cpu"}))
+
+	// Every proof has ended: none holds host memory; what stays is the
+	// parked working sets, said as such.
+	hs := d.prover.Status()
+	require.Zero(t, hs.ProofsInFlight)
+	assert.Zero(t, metric(t, d, "gpuc2_host_reserved_bytes", nil), "parked: %d bytes", hs.HostParkedBytes)
+	assert.Equal(t, float64(hs.HostParkedBytes), metric(t, d, "gpuc2_host_parked_bytes", nil))
+
+	var header metadata.MD
+	_, err = d.client.GetStatus(ctx, &pb.GetStatusRequest{}, grpc.Header(&header))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"cpu"}, header.Get(provingengine.BackendHeader), "GetStatus names the backend")
 }
 
 // One request id submitted twice is one job, one proof; AwaitProof with a
@@ -451,7 +466,13 @@ func TestBadInput(t *testing.T) {
 		code   codes.Code // of the call; OK: the job FAILED
 		want   string
 	}{
-		{"garbage", func(r *pb.SubmitProofRequest) { r.VanillaProof = []byte("not a C1 at all") }, codes.OK, "bad input"},
+		{"garbage", func(r *pb.SubmitProofRequest) { r.VanillaProof = []byte("not a C1 at all") }, codes.OK,
+			"bad input: vanilla_proof (15 bytes) is not JSON: POREP_SEAL_COMMIT takes the C1 output as filecoin-ffi's JSON, or in the Commit2In envelope"},
+		{"bare bincode", func(r *pb.SubmitProofRequest) {
+			c, err := porep.SyntheticC1(ctx, spt, miner, 60, sha256.Sum256([]byte("gpuc2d test")))
+			require.NoError(t, err)
+			r.VanillaProof = c.EncodeBincode()
+		}, codes.OK, "vanilla_proof (" /* its length */},
 		{"truncated", func(r *pb.SubmitProofRequest) { r.VanillaProof = good[:len(good)/2] }, codes.OK, "bad input"},
 		{"wrong sector number", func(r *pb.SubmitProofRequest) { r.SectorNumber = 61 }, codes.OK, "bad input"},
 		{"wrong miner", func(r *pb.SubmitProofRequest) { r.MinerId = 1001 }, codes.OK, "bad input"},
@@ -493,6 +514,7 @@ func TestBadInput(t *testing.T) {
 			assert.Empty(t, r.GetProof(), "no partial proof")
 			assert.Contains(t, r.GetErrorMessage(), tc.want)
 			assert.Less(t, len(r.GetErrorMessage()), 2000)
+			assert.NotContains(t, r.GetErrorMessage(), "ParseC1", "the protocol's terms, not Go's")
 		})
 	}
 	st, err := d.client.GetStatus(ctx, &pb.GetStatusRequest{})

@@ -6,17 +6,25 @@ import (
 	"os"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/gpuc2/gpuc2"
 	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 )
 
+// BackendHeader is the response header of GetStatus that names the backend
+// (cpu or cuda): the response, Curio's message, has no field for it.
+const BackendHeader = "gpuc2-backend"
+
 // GetStatus reports the GPUs, the circuits' parameters, the queue of each
-// kind served, the totals and the pinned host memory.
+// kind served, the totals and the pinned host memory; the backend in the
+// BackendHeader header.
 func (s *Server) GetStatus(ctx context.Context, _ *pb.GetStatusRequest) (*pb.GetStatusResponse, error) {
 	st := s.prover.Status()
+	_ = grpc.SetHeader(ctx, metadata.Pairs(BackendHeader, string(st.Backend))) // fails only outside a gRPC call
 	out := &pb.GetStatusResponse{
 		UptimeSeconds:     uint64(time.Since(s.since).Seconds()),
 		PinnedMemoryBytes: uint64(max(0, st.PinnedHostBytes)),
