@@ -17,8 +17,8 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2"
+	"github.com/gpuc2/gpuc2/cuzk"
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
-	"github.com/gpuc2/gpuc2/internal/provingengine"
 )
 
 // DefaultListen is cuzk's address: localhost, never a public one unless asked.
@@ -65,7 +65,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.StringVar(&o.metricsListen, "metrics-listen", "", "host:port to serve Prometheus metrics at /metrics over HTTP; empty: off (GetMetrics serves them over gRPC)")
 	fs.StringVar(&o.paramsDir, "params", gpuc2.DefaultParamsDir(), "directory of Filecoin's parameter files")
 	fs.StringVar(&o.testParams, "test-params", "", "cache directory of TEST-ONLY setups, kept in its gpuc2/test-params (that folder is taken too), used where -params has no real files: created on first use up to 512 MiB, made beforehand with examples/testsetup for 32/64 GiB; their proofs never verify on chain. Empty: none")
-	fs.Func("preload", "circuits to load at start, comma-separated ("+strings.Join(provingengine.CircuitIDs(), ", ")+"); gpuc2d refuses to start when one's parameters are missing", func(s string) error {
+	fs.Func("preload", "circuits to load at start, comma-separated ("+strings.Join(cuzk.CircuitIDs(), ", ")+"); gpuc2d refuses to start when one's parameters are missing", func(s string) error {
 		for _, id := range strings.Split(s, ",") {
 			if id = strings.TrimSpace(id); id != "" {
 				o.preload = append(o.preload, id)
@@ -80,7 +80,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (0: gpuc2's default)")
 	fs.IntVar(&o.maxPending, "max-pending", 0, "refuse SubmitProof (ResourceExhausted) while this many proofs are queued or running; 0: no limit")
 	fs.DurationVar(&o.drain, "drain", 60*time.Second, "on SIGTERM or SIGINT, how long running proofs may finish before they are cancelled")
-	fs.DurationVar(&o.retain, "retain", provingengine.DefaultRetain, "how long a finished job's outcome is kept for AwaitProof and for a repeated request (same request_id and content; completed jobs only)")
+	fs.DurationVar(&o.retain, "retain", cuzk.DefaultRetain, "how long a finished job's outcome is kept for AwaitProof and for a repeated request (same request_id and content; completed jobs only)")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	if err := cli.Parse(fs, args); err != nil {
@@ -144,8 +144,8 @@ func (o *options) check() error {
 		return cli.Usagef("-log-level %q: want debug, info, warn or error", o.logLevel)
 	}
 	for _, id := range o.preload {
-		if !slices.Contains(provingengine.CircuitIDs(), id) {
-			return cli.Usagef("-preload %q: gpuc2d serves %s", id, strings.Join(provingengine.CircuitIDs(), ", "))
+		if !slices.Contains(cuzk.CircuitIDs(), id) {
+			return cli.Usagef("-preload %q: gpuc2d serves %s", id, strings.Join(cuzk.CircuitIDs(), ", "))
 		}
 	}
 	if _, err := listenAddr(o.listen); err != nil {

@@ -21,8 +21,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 

@@ -22,8 +22,8 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/gpuc2/gpuc2"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/examples/internal/cli"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )

@@ -18,8 +18,8 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/gpuc2/gpuc2"
-	"github.com/gpuc2/gpuc2/internal/provingengine"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	"github.com/gpuc2/gpuc2/cuzk"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/native"
 )
 
@@ -76,12 +76,12 @@ func run(sigs <-chan os.Signal, args []string, stderr io.Writer, ready func(addr
 	if err := preload(ctx, prover, o, log); err != nil {
 		return err
 	}
-	srv, err := provingengine.New(provingengine.Config{Prover: prover, ParamsDir: o.paramsDir, TestParamsDir: o.testParams,
+	srv, err := cuzk.New(cuzk.Config{Prover: prover, ParamsDir: o.paramsDir, TestParamsDir: o.testParams,
 		MaxPending: o.maxPending, Retain: o.retain, Log: log})
 	if err != nil {
 		return err
 	}
-	g := grpc.NewServer(provingengine.ServerOptions()...)
+	g := grpc.NewServer(cuzk.ServerOptions()...)
 	srv.Register(g)
 	healthSrv := health.NewServer() // "" is SERVING; Shutdown makes every service NOT_SERVING
 	healthSrv.SetServingStatus(pb.ProvingEngine_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
@@ -201,7 +201,7 @@ func (o *options) backendLibrary() string {
 func preload(ctx context.Context, prover *gpuc2.Prover, o *options, log *slog.Logger) error {
 	for _, id := range o.preload {
 		start := time.Now()
-		if err := provingengine.Preload(ctx, prover, id); err != nil {
+		if err := cuzk.Preload(ctx, prover, id); err != nil {
 			return fmt.Errorf("-preload %s: %w", id, err)
 		}
 		log.Info("gpuc2d: parameters preloaded", "circuit", id, "seconds", time.Since(start).Seconds())
@@ -246,7 +246,7 @@ func listen(s string) (net.Listener, error) {
 }
 
 // serveMetrics serves /metrics over HTTP on lis.
-func serveMetrics(lis net.Listener, srv *provingengine.Server, log *slog.Logger) *http.Server {
+func serveMetrics(lis net.Listener, srv *cuzk.Server, log *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", srv.MetricsHandler())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -1,4 +1,4 @@
-package provingengine
+package cuzk
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gpuc2/gpuc2"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 )
 
 // fakeServer is a Server over a CPU Prover that loads nothing: its jobs

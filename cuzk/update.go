@@ -1,4 +1,4 @@
-package provingengine
+package cuzk
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/gpuc2/gpuc2"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/internal/errtext"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
 

@@ -1,4 +1,4 @@
-// Package provingengine serves Curio's proving-daemon protocol
+// Package cuzk serves Curio's proving-daemon protocol
 // (cuzk.v1.ProvingEngine over gRPC, package cuzkv1) over a gpuc2.Prover: the
 // service behind examples/gpuc2d. It adds no pipeline of its own: every job
 // is one Prover.ProveSeal or Prover.ProveUpdate call, whose partitions
@@ -18,4 +18,4 @@
 // failed. Curio sends them whenever its [Cuzk] Address is set, without a
 // fallback, so a node pointed here must run no PoSt ([Subsystems]
 // EnableWindowPost and EnableWinningPost false; README.md).
-package provingengine
+package cuzk

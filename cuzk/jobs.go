@@ -1,4 +1,4 @@
-package provingengine
+package cuzk
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gpuc2/gpuc2"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 )
 
 // job is one submitted proof, from SubmitProof until it is forgotten

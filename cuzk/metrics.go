@@ -1,4 +1,4 @@
-package provingengine
+package cuzk
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
 
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 )
 
 // metrics are the daemon's Prometheus metrics: its own counters and

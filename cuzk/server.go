@@ -1,4 +1,4 @@
-package provingengine
+package cuzk
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gpuc2/gpuc2"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/internal/errtext"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -65,7 +65,7 @@ type Server struct {
 // server, Shutdown drains it.
 func New(cfg Config) (*Server, error) {
 	if cfg.Prover == nil {
-		return nil, errors.New("provingengine: no Prover")
+		return nil, errors.New("cuzk: no Prover")
 	}
 	if cfg.Retain <= 0 {
 		cfg.Retain = DefaultRetain

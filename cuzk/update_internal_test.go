@@ -1,4 +1,4 @@
-package provingengine
+package cuzk
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gpuc2/gpuc2"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 )
 
 // The commitments as 32 raw bytes (the .proto's form) and as binary CIDs

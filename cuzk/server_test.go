@@ -1,4 +1,4 @@
-package provingengine_test
+package cuzk_test
 
 import (
 	"context"
@@ -26,8 +26,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gpuc2/gpuc2"
-	"github.com/gpuc2/gpuc2/internal/provingengine"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	"github.com/gpuc2/gpuc2/cuzk"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 // socket, and a client generated from the .proto.
 type daemon struct {
 	prover *gpuc2.Prover
-	srv    *provingengine.Server
+	srv    *cuzk.Server
 	client pb.ProvingEngineClient
 }
 
@@ -106,7 +106,7 @@ func newDaemon(o options, log *slog.Logger) (d *daemon, stop func(), err error) 
 		prover.Close()
 		return nil, nil, err
 	}
-	srv, err := provingengine.New(provingengine.Config{Prover: prover, ParamsDir: o.cfg.ParamsDir,
+	srv, err := cuzk.New(cuzk.Config{Prover: prover, ParamsDir: o.cfg.ParamsDir,
 		TestParamsDir: testParams, MaxPending: o.maxPending, Log: log})
 	if err != nil {
 		prover.Close()
@@ -122,7 +122,7 @@ func newDaemon(o options, log *slog.Logger) (d *daemon, stop func(), err error) 
 		prover.Close()
 		return nil, nil, err
 	}
-	g := grpc.NewServer(provingengine.ServerOptions()...)
+	g := grpc.NewServer(cuzk.ServerOptions()...)
 	srv.Register(g)
 	go g.Serve(lis)
 	conn, err := grpc.NewClient("unix://"+lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
@@ -258,7 +258,7 @@ func TestProveVerifies(t *testing.T) {
 	var header metadata.MD
 	_, err = d.client.GetStatus(ctx, &pb.GetStatusRequest{}, grpc.Header(&header))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"cpu"}, header.Get(provingengine.BackendHeader), "GetStatus names the backend")
+	assert.Equal(t, []string{"cpu"}, header.Get(cuzk.BackendHeader), "GetStatus names the backend")
 }
 
 // One request id submitted twice is one job, one proof; AwaitProof with a

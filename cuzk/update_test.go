@@ -1,4 +1,4 @@
-package provingengine_test
+package cuzk_test
 
 import (
 	"context"
@@ -20,8 +20,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gpuc2/gpuc2"
-	"github.com/gpuc2/gpuc2/internal/provingengine"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	"github.com/gpuc2/gpuc2/cuzk"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
 
@@ -205,10 +205,10 @@ func TestSnapRequestIDOfAnotherKind(t *testing.T) {
 func TestSnapCircuits(t *testing.T) {
 	d := shared(t)
 	ctx := context.Background()
-	assert.Subset(t, provingengine.CircuitIDs(), []string{"snap-2k", "snap-8m", "snap-512m", "snap-32g", "snap-64g"})
-	_, err := provingengine.CircuitProof("snap-32g")
+	assert.Subset(t, cuzk.CircuitIDs(), []string{"snap-2k", "snap-8m", "snap-512m", "snap-32g", "snap-64g"})
+	_, err := cuzk.CircuitProof("snap-32g")
 	assert.ErrorContains(t, err, "SnapDeals circuit")
-	spt32, err := provingengine.CircuitProof("porep-32g")
+	spt32, err := cuzk.CircuitProof("porep-32g")
 	require.NoError(t, err)
 	assert.Equal(t, abi.RegisteredSealProof_StackedDrg32GiBV1_1, spt32)
 
@@ -218,7 +218,7 @@ func TestSnapCircuits(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(params, base+".params"), make([]byte, 1234), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(params, base+".vk"), make([]byte, 10), 0o600))
-	srv, err := provingengine.New(provingengine.Config{Prover: d.prover, ParamsDir: params, TestParamsDir: t.TempDir()})
+	srv, err := cuzk.New(cuzk.Config{Prover: d.prover, ParamsDir: params, TestParamsDir: t.TempDir()})
 	require.NoError(t, err)
 	defer srv.Shutdown(ctx)
 	st, err := srv.GetStatus(ctx, &pb.GetStatusRequest{})

@@ -1,4 +1,4 @@
-package provingengine
+package cuzk
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gpuc2/gpuc2"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 )
 
 // BackendHeader is the response header of GetStatus that names the backend

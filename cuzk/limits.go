@@ -1,4 +1,4 @@
-package provingengine
+package cuzk
 
 import (
 	"time"

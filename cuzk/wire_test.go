@@ -1,4 +1,4 @@
-package provingengine_test
+package cuzk_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"google.golang.org/protobuf/reflect/protodesc"
 
 	"github.com/gpuc2/gpuc2"
-	"github.com/gpuc2/gpuc2/internal/provingengine"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	"github.com/gpuc2/gpuc2/cuzk"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 )
 
 // curioDescriptor is the SHA-256 of the FileDescriptorProto of Curio's
@@ -46,7 +46,7 @@ func TestMetricsOverHTTP(t *testing.T) {
 	prover, err := gpuc2.New(context.Background(), gpuc2.Config{Backend: gpuc2.BackendCPU, ParamsDir: t.TempDir()})
 	require.NoError(t, err)
 	defer prover.Close()
-	srv, err := provingengine.New(provingengine.Config{Prover: prover})
+	srv, err := cuzk.New(cuzk.Config{Prover: prover})
 	require.NoError(t, err)
 	defer srv.Shutdown(context.Background())
 	hs := httptest.NewServer(srv.MetricsHandler())

@@ -1,4 +1,4 @@
-package provingengine_test
+package cuzk_test
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/gpuc2/gpuc2"
-	"github.com/gpuc2/gpuc2/internal/provingengine"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
+	"github.com/gpuc2/gpuc2/cuzk"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 )
 
 // A client that opens calls and never grants flow-control window (so no
@@ -27,10 +27,10 @@ func TestStreamsPerConnectionBounded(t *testing.T) {
 	prover, err := gpuc2.New(context.Background(), gpuc2.Config{Backend: gpuc2.BackendCPU, ParamsDir: t.TempDir()})
 	require.NoError(t, err)
 	defer prover.Close()
-	srv, err := provingengine.New(provingengine.Config{Prover: prover})
+	srv, err := cuzk.New(cuzk.Config{Prover: prover})
 	require.NoError(t, err)
 	defer srv.Shutdown(context.Background())
-	g := grpc.NewServer(provingengine.ServerOptions()...)
+	g := grpc.NewServer(cuzk.ServerOptions()...)
 	srv.Register(g)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -54,7 +54,7 @@ func TestStreamsPerConnectionBounded(t *testing.T) {
 	}
 	seen := make(chan tally, 1)
 	const extra = 16
-	n := provingengine.MaxStreamsPerConnection + extra
+	n := cuzk.MaxStreamsPerConnection + extra
 	go func() {
 		r := http2.NewFramer(nil, c)
 		got := tally{settings: map[http2.SettingID]uint32{}}
@@ -95,8 +95,8 @@ func TestStreamsPerConnectionBounded(t *testing.T) {
 		require.NoError(t, w.WriteData(id, true, []byte{0, 0, 0, 0, 0})) // an empty GetMetricsRequest
 	}
 	got := <-seen
-	assert.Equal(t, uint32(provingengine.MaxStreamsPerConnection), got.settings[http2.SettingMaxConcurrentStreams], "announced")
-	assert.Equal(t, uint32(provingengine.MaxHeaderBytes), got.settings[http2.SettingMaxHeaderListSize], "announced")
-	assert.Equal(t, provingengine.MaxStreamsPerConnection, got.headers, "calls served and held, their answers unsent")
+	assert.Equal(t, uint32(cuzk.MaxStreamsPerConnection), got.settings[http2.SettingMaxConcurrentStreams], "announced")
+	assert.Equal(t, uint32(cuzk.MaxHeaderBytes), got.settings[http2.SettingMaxHeaderListSize], "announced")
+	assert.Equal(t, cuzk.MaxStreamsPerConnection, got.headers, "calls served and held, their answers unsent")
 	assert.Equal(t, extra, got.refused, "calls beyond the limit refused")
 }

@@ -1,4 +1,4 @@
-package provingengine
+package cuzk
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/gpuc2/gpuc2"
+	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/internal/errtext"
-	pb "github.com/gpuc2/gpuc2/internal/provingengine/cuzkv1"
 )
 
 // circuit is a circuit as cuzk names it in PreloadSRS, EvictSRS and
