@@ -142,3 +142,11 @@ func keyCircuits(types []circuits.Type) []string {
 	}
 	return out
 }
+
+// SealProofName names seal proof type t as rust-fil-proofs' enum does
+// ("StackedDrg32GiBV1_1"), or by number for a type gpuc2 does not know.
+func SealProofName(t abi.RegisteredSealProof) string { return sealKind(t).Name() }
+
+// UpdateProofName names update proof type t as rust-fil-proofs' enum does
+// ("StackedDrg32GiBV1"), or by number for a type gpuc2 does not know.
+func UpdateProofName(t abi.RegisteredUpdateProof) string { return updateKind(t).Name() }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/gpuc2/gpuc2"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // c1FormHint says in the protocol's terms what a POREP_SEAL_COMMIT whose
@@ -14,7 +13,7 @@ import (
 // Go function (porep.ParseC1: "use ParseC1Bincode"). Other errors are
 // returned as they are.
 func c1FormHint(c1 []byte, err error) error {
-	if !errors.Is(err, porep.ErrBadC1) {
+	if !errors.Is(err, gpuc2.ErrBadInput) {
 		return err
 	}
 	if t := bytes.TrimLeft(c1, " \t\r\n"); len(t) > 0 && t[0] == '{' { // JSON, as porep.ParseC1 tells it

@@ -16,7 +16,6 @@ import (
 	"github.com/gpuc2/gpuc2"
 	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/internal/errtext"
-	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
 // DefaultRetain is how long a finished job is kept by default.
@@ -308,7 +307,7 @@ func (s *Server) sealSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 		content: contentOf(uintField(fieldKind, uint64(req.GetProofKind())), uintField("registered_proof", uint64(*sreq.ProofType)),
 			uintField("sector_size", uint64(size)), uintField("sector_number", uint64(sreq.Sector)),
 			uintField("miner_id", uint64(sreq.Miner)), bytesField("vanilla_proof", sreq.C1)),
-		what:     fmt.Sprintf("%s sector %d of miner %d", porep.ProofName(*sreq.ProofType), sreq.Sector, sreq.Miner),
+		what:     fmt.Sprintf("%s sector %d of miner %d", gpuc2.SealProofName(*sreq.ProofType), sreq.Sector, sreq.Miner),
 		priority: sreq.Priority,
 		prove: func(label string) proveFunc {
 			sreq.Label = label
@@ -320,7 +319,7 @@ func (s *Server) sealSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 				return res.Proof, res.Timings, nil
 			}
 		},
-		attrs: []any{"proof", porep.ProofName(*sreq.ProofType), "sector", sreq.Sector, "miner", sreq.Miner, "c1_bytes", len(sreq.C1)},
+		attrs: []any{"proof", gpuc2.SealProofName(*sreq.ProofType), "sector", sreq.Sector, "miner", sreq.Miner, "c1_bytes", len(sreq.C1)},
 	}, nil
 }
 

@@ -51,9 +51,6 @@ func (s *Server) GetStatus(ctx context.Context, _ *pb.GetStatusRequest) (*pb.Get
 	return out, nil
 }
 
-// servedKinds are the proof kinds gpuc2d proves, in GetStatus' order.
-var servedKinds = []pb.ProofKind{pb.ProofKind_POREP_SEAL_COMMIT, pb.ProofKind_SNAP_DEALS_UPDATE}
-
 // queueCounts are a kind's unfinished jobs: pending (parsing, loading
 // parameters, or every partition still queued) and running (a partition
 // past the queue).
@@ -128,7 +125,7 @@ func (s *Server) PreloadSRS(ctx context.Context, req *pb.PreloadSrsRequest) (*pb
 	}
 	_, already := keyOf(s.prover.Status().Keys, c)
 	start := time.Now()
-	if err := c.preload(ctx, s.prover); err != nil {
+	if err := s.prover.PreloadCircuit(ctx, c.id); err != nil {
 		return nil, status.Errorf(code(err), "preload %s: %v", c.id, err)
 	}
 	loadMs := ms(time.Since(start))
@@ -152,7 +149,7 @@ func (s *Server) EvictSRS(ctx context.Context, req *pb.EvictSrsRequest) (*pb.Evi
 	if !loaded {
 		return &pb.EvictSrsResponse{}, nil
 	}
-	if err := c.evict(s.prover); err != nil {
+	if err := s.prover.EvictCircuit(c.id); err != nil {
 		return nil, status.Errorf(code(err), "evict %s: %v", c.id, err)
 	}
 	// What the facade did is read back, not assumed from the InUse read

@@ -11,7 +11,6 @@ import (
 	"github.com/gpuc2/gpuc2"
 	pb "github.com/gpuc2/gpuc2/cuzk/cuzkv1"
 	"github.com/gpuc2/gpuc2/internal/errtext"
-	"github.com/gpuc2/gpuc2/synth/update"
 )
 
 // updateSpec is a SNAP_DEALS_UPDATE request: a known update proof type
@@ -25,8 +24,8 @@ func (s *Server) updateSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 	for _, v := range ureq.VanillaProofs {
 		vanillaBytes += len(v)
 	}
-	name := update.ProofName(ureq.ProofType)
-	c, _ := updateCircuitOf(ureq.ProofType) // updateRequest checked it
+	name := gpuc2.UpdateProofName(ureq.ProofType)
+	c, _ := circuitOf(gpuc2.UpdateProofCircuit(ureq.ProofType)) // updateRequest checked it
 	return proofSpec{
 		// The proof binds the commitments and the partition proofs; the
 		// sector and miner do not enter it, but a request naming another
@@ -60,9 +59,10 @@ func (s *Server) updateSpec(req *pb.SubmitProofRequest) (proofSpec, error) {
 // of its stored JSON array, the commitments as 32 raw bytes or CIDs. The
 // partition count is the facade's to check.
 func updateRequest(req *pb.SubmitProofRequest) (gpuc2.UpdateRequest, error) {
+	t := abi.RegisteredUpdateProof(req.GetRegisteredProof())
 	c, ok := circuit{}, false
 	if req.GetRegisteredProof() <= 1<<31 {
-		c, ok = updateCircuitOf(abi.RegisteredUpdateProof(req.GetRegisteredProof()))
+		c, ok = circuitOf(gpuc2.UpdateProofCircuit(t))
 	}
 	if !ok {
 		return gpuc2.UpdateRequest{}, invalid("registered_proof %d is no RegisteredUpdateProof (StackedDrg2KiBV1 = 0 … StackedDrg64GiBV1 = 4)",
@@ -76,7 +76,7 @@ func updateRequest(req *pb.SubmitProofRequest) (gpuc2.UpdateRequest, error) {
 	if err != nil {
 		return gpuc2.UpdateRequest{}, err
 	}
-	out := gpuc2.UpdateRequest{ProofType: c.update, VanillaProofs: proofs, Priority: priority(req.GetPriority())}
+	out := gpuc2.UpdateRequest{ProofType: t, VanillaProofs: proofs, Priority: priority(req.GetPriority())}
 	for _, f := range []struct {
 		name    string
 		b       []byte
@@ -106,7 +106,7 @@ func vanillaProofs(req *pb.SubmitProofRequest) ([][]byte, error) {
 		return nil, invalid("vanilla_proofs is empty: SNAP_DEALS_UPDATE takes one partition proof per partition there")
 	case len(proofs) == 0:
 		var err error
-		if proofs, err = update.ParseVanillaProofsJSON(joined); err != nil {
+		if proofs, err = gpuc2.SplitUpdateVanillaProofsJSON(joined); err != nil {
 			return nil, invalid("vanilla_proof (%d bytes) is no JSON array of partition proofs: %v", len(joined), err)
 		}
 	}

@@ -1,0 +1,63 @@
+package gpuc2_test
+
+import (
+	"errors"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The floors of the module (ARCHITECTURE.md's package table), as the go
+// tool sees the imports: the facade (the root) never depends on the daemon
+// above it; nothing under internal/ depends on the facade, which is above
+// it; the daemon (cuzk) imports of the module only the facade's public API,
+// its generated protocol code and errtext (a leaf that quotes callers'
+// strings). groth16's own floor is checked by groth16's TestLayering, the
+// circuits' by synth's. Skips where there is no go tool (the GPU machines
+// run test binaries without one).
+func TestLayering(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go tool on PATH: %v", err)
+	}
+	const module = "github.com/gpuc2/gpuc2"
+	list := func(args ...string) []string {
+		t.Helper()
+		out, err := exec.Command(goTool, append([]string{"list"}, args...)...).Output()
+		if err != nil {
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+				t.Fatalf("go list %v: %v\n%s", args, err, ee.Stderr)
+			}
+			t.Fatalf("go list %v: %v", args, err)
+		}
+		return strings.Fields(string(out))
+	}
+	inModule := func(deps []string) []string {
+		var out []string
+		for _, d := range deps {
+			if p, ok := strings.CutPrefix(d, module+"/"); ok {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+
+	for _, dep := range inModule(list("-deps", module)) {
+		if dep == "cuzk" || strings.HasPrefix(dep, "cuzk/") {
+			t.Errorf("the facade depends on %s, the daemon above it", dep)
+		}
+	}
+	for _, pkg := range list(module + "/internal/...") {
+		if slices.Contains(list("-deps", pkg), module) {
+			t.Errorf("%s depends on the facade (%s), which is above it", pkg, module)
+		}
+	}
+	for _, imp := range inModule(list("-f", "{{join .Imports \" \"}}", module+"/cuzk")) {
+		switch imp {
+		case "cuzk/cuzkv1", "internal/errtext":
+		default:
+			t.Errorf("the daemon imports %s: it may import the facade's public API (the root) only", imp)
+		}
+	}
+}
