@@ -346,3 +346,54 @@ func TestSecondSignalCutsDrain(t *testing.T) {
 	assert.Contains(t, logs.String(), "second signal")
 	assert.Contains(t, logs.String(), "gpuc2d: stopped")
 }
+
+// While -preload loads (here a TEST-ONLY 8 MiB setup made on demand:
+// minutes), the daemon already answers: health NOT_SERVING for "" and for
+// the service, GetStatus; a call does not wait in the listener's backlog
+// past its client's connect timeout. A signal then stops it without
+// serving.
+func TestAnswersWhilePreloading(t *testing.T) {
+	sockDir, err := os.MkdirTemp("", "d")
+	require.NoError(t, err)
+	defer os.RemoveAll(sockDir)
+	sock := "unix://" + filepath.Join(sockDir, "d.sock")
+	sigs := make(chan os.Signal, 2)
+	var logs syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(sigs, []string{"-backend", "cpu", "-params", t.TempDir(), "-test-params", t.TempDir(),
+			"-preload", "porep-8m", "-listen", sock}, &logs, func(string) { t.Error("ready before the preload ended") })
+	}()
+	c, err := grpc.NewClient(sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer c.Close()
+	h := healthpb.NewHealthClient(c)
+	check := func(service string) (*healthpb.HealthCheckResponse, error) {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			r, err := h.Check(ctx, &healthpb.HealthCheckRequest{Service: service}, grpc.WaitForReady(true))
+			cancel()
+			if err == nil || time.Now().After(deadline) {
+				return r, err
+			}
+		}
+	}
+	for _, service := range []string{"", pb.ProvingEngine_ServiceDesc.ServiceName} {
+		r, err := check(service)
+		require.NoError(t, err, "health %q while preloading:\n%s", service, logs.String())
+		assert.Equal(t, healthpb.HealthCheckResponse_NOT_SERVING, r.GetStatus(), "health %q while preloading", service)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = pb.NewProvingEngineClient(c).GetStatus(ctx, &pb.GetStatusRequest{})
+	assert.NoError(t, err, "GetStatus while preloading")
+	sigs <- syscall.SIGTERM
+	select {
+	case err := <-done:
+		assert.NoError(t, err, "%s", logs.String())
+		assert.Contains(t, logs.String(), "stopped before the preloads were done")
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("gpuc2d did not stop during its preload:\n%s", logs.String())
+	}
+}

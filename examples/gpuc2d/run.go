@@ -46,8 +46,7 @@ func run(sigs <-chan os.Signal, args []string, stderr io.Writer, ready func(addr
 	go watchSignals(sigs, done, log, stop, cutDrain)
 
 	// The addresses first: a second daemon on an address served stops here,
-	// before minutes of preloading. Calls made meanwhile wait in the
-	// listener's backlog until the preloads are done.
+	// before minutes of preloading.
 	lis, err := listen(o.listen)
 	if err != nil {
 		return fmt.Errorf("-listen %s: %w", o.listen, err)
@@ -73,18 +72,21 @@ func run(sigs <-chan os.Signal, args []string, stderr io.Writer, ready func(addr
 		return err
 	}
 	defer prover.Close()
-	if err := preload(ctx, prover, o, log); err != nil {
-		return err
-	}
 	srv, err := cuzk.New(cuzk.Config{Prover: prover, ParamsDir: o.paramsDir, TestParamsDir: o.testParams,
 		MaxPending: o.maxPending, Retain: o.retain, Log: log})
 	if err != nil {
 		return err
 	}
+	// Served from the start, so that a call made while -preload loads is
+	// answered, not left in the listener's backlog past its client's
+	// connect timeout: health says NOT_SERVING until the preloads are done;
+	// a proof submitted meanwhile waits for its key's load like any other.
 	g := grpc.NewServer(cuzk.ServerOptions()...)
 	srv.Register(g)
-	healthSrv := health.NewServer() // "" is SERVING; Shutdown makes every service NOT_SERVING
-	healthSrv.SetServingStatus(pb.ProvingEngine_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthSrv := health.NewServer() // Shutdown makes every service NOT_SERVING
+	service := pb.ProvingEngine_ServiceDesc.ServiceName
+	healthSrv.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	healthSrv.SetServingStatus(service, healthpb.HealthCheckResponse_NOT_SERVING)
 	healthpb.RegisterHealthServer(g, healthSrv)
 	reflection.Register(g)
 	served := make(chan error, 1)
@@ -93,6 +95,23 @@ func run(sigs <-chan os.Signal, args []string, stderr io.Writer, ready func(addr
 	if metricsLis != nil {
 		metricsSrv = serveMetrics(metricsLis, srv, log)
 	}
+	if err := preload(ctx, prover, o, log); err != nil {
+		healthSrv.Shutdown()
+		stopped, cancel := context.WithCancel(context.Background())
+		cancel() // the jobs submitted during the preload are cancelled
+		srv.Shutdown(stopped)
+		g.Stop()
+		if metricsSrv != nil {
+			_ = metricsSrv.Close()
+		}
+		if ctx.Err() != nil { // a signal during the preloads
+			log.Info("gpuc2d: stopped before the preloads were done")
+			return nil
+		}
+		return err
+	}
+	healthSrv.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	healthSrv.SetServingStatus(service, healthpb.HealthCheckResponse_SERVING)
 	log.Info("gpuc2d: serving cuzk.v1.ProvingEngine", "listen", o.listen, "backend", prover.Backend(),
 		"params", o.paramsDir, "max_pending", o.maxPending, "metrics", o.metricsListen)
 	if ready != nil {
