@@ -28,18 +28,19 @@
 // however it ends (a timeout's panic, SIGKILL), so an exclusive lock on
 // lock, once granted, shows that nothing live is in the run: whoever gets
 // it removes the run's directory. A binary tries when it leaves; on
-// joining it tries every other run's directory, which removes what was
-// left by a run whose last binary was killed. A directory is renamed
+// joining it tries every run's directory, which removes what was left by
+// a run whose last binary was killed. A directory is renamed
 // before it is removed, so a binary joining meanwhile makes a fresh one.
 //
 // The keeper. Packages run one after another as well as side by side, so
-// that the setup outlives the binary that made it, that binary (where its
-// parent is the go command, on Linux) starts a keeper: the same
-// executable, detached in a session of its own, that holds lock shared
-// until the go command exits, then removes the directory unless a binary
-// is still in it (that one's Leave does). Without a keeper (another
-// parent: a script or a shell running test binaries) the directory goes
-// with the last binary that is in it.
+// that the setup outlives the binary that made it, the first binary to
+// join a run whose parent is the go command (on Linux) starts a keeper:
+// the same executable, detached in a session of its own, that holds lock
+// shared until the go command exits (polling each second), then removes
+// the directory unless a binary is still in it (that one's Leave does).
+// So a run's directory goes when go test ends, however its binaries
+// ended. Without a keeper (another parent: a script or a shell running
+// test binaries) it goes with the last binary that is in it.
 //
 // Join also points TMPDIR into the binary's own directory, so that what
 // the tests write under t.TempDir goes with it, also after a timeout.
@@ -106,7 +107,8 @@ type Run struct {
 // holds. It does not fail: where the run's directory cannot be used, the
 // binary gets a directory of its own (and the reason is printed).
 //
-// In a keeper (started by Seal2KiB) Join keeps the run and exits.
+// In a keeper (started by the first Join of a run) Join keeps the run and
+// exits.
 func Join() *Run {
 	if v, ok := os.LookupEnv(envKeeper); ok {
 		root, parent, _ := strings.Cut(v, "\n")
@@ -116,13 +118,16 @@ func Join() *Run {
 		os.Exit(0)
 	}
 	r, err := join(os.TempDir(), os.Getppid(), os.Getpid())
-	if err != nil {
+	switch {
+	case err != nil:
 		fmt.Fprintf(os.Stderr, "testparams: no shared TEST-ONLY setup (%v); this binary makes its own\n", err)
 		own, err := os.MkdirTemp("", "gpuc2-test-own-")
 		if err != nil {
 			panic(err) // no temporary directory at all: nothing can run
 		}
 		r = &Run{own: own}
+	case parentIsGo(r.parent):
+		r.startKeeper()
 	}
 	// t.TempDir and os.MkdirTemp("") go under the binary's own directory,
 	// where a timeout's cleanup reaches them too (the testing package's
@@ -137,7 +142,7 @@ func Join() *Run {
 // join enters, as binary pid, the directory of run parent under tmp.
 func join(tmp string, parent, pid int) (*Run, error) {
 	root := filepath.Join(tmp, fmt.Sprintf("%s%d", prefix, parent))
-	sweep(tmp, root)
+	sweep(tmp) // this run's too if nothing holds it: left by an earlier parent with this pid
 	lock, err := enter(root)
 	if err != nil {
 		return nil, err
@@ -224,9 +229,6 @@ func (r *Run) seal(ctx context.Context) error {
 			return fmt.Errorf("testparams: %w", err)
 		}
 	}
-	if parentIsGo(r.parent) {
-		r.startKeeper()
-	}
 	return nil
 }
 
@@ -238,7 +240,8 @@ func parentIsGo(pid int) bool {
 }
 
 // startKeeper starts a keeper for the run unless it has one. Two binaries
-// may start one each at once: the second to lock keeper.lock exits.
+// may start one each at once: the second to lock keeper.lock exits. A
+// keeper that cannot start leaves the directory to the last binary.
 func (r *Run) startKeeper() {
 	k, err := os.OpenFile(filepath.Join(r.root, "keeper.lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -250,7 +253,7 @@ func (r *Run) startKeeper() {
 		return
 	}
 	if err := startDetached(fmt.Sprintf("%s=%s\n%d", envKeeper, r.root, r.parent)); err != nil {
-		fmt.Fprintf(os.Stderr, "testparams: no keeper (%v): the setup goes with the last binary in the run\n", err)
+		fmt.Fprintf(os.Stderr, "testparams: no keeper (%v): the run's directory goes with its last binary\n", err)
 	}
 }
 
@@ -329,10 +332,10 @@ func remove(root string) {
 	_ = os.RemoveAll(gone)
 }
 
-// sweep removes the run directories under tmp, other than keep, that no
-// live binary holds: their lock is free, or they have none and are older
-// than stray, or they were renamed for removal by a binary that died.
-func sweep(tmp, keep string) {
+// sweep removes the run directories under tmp that nothing live holds:
+// their lock is free, or they have none and are older than stray, or they
+// were renamed for removal by a binary that died.
+func sweep(tmp string) {
 	entries, err := os.ReadDir(tmp)
 	if err != nil {
 		return
@@ -340,7 +343,7 @@ func sweep(tmp, keep string) {
 	for _, e := range entries {
 		m := runName.FindStringSubmatch(e.Name())
 		dir := filepath.Join(tmp, e.Name())
-		if m == nil || !e.IsDir() || dir == keep {
+		if m == nil || !e.IsDir() {
 			continue
 		}
 		if m[2] != "" {

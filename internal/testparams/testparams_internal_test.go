@@ -33,8 +33,8 @@ func mkRun(t *testing.T, tmp, name string, lock bool) string {
 
 // The sweep removes the runs no live binary holds (a free lock, no lock
 // and old, renamed for removal) and keeps the rest: a held lock (another
-// open file stands for a live binary), no lock but young, the run being
-// joined, and what is not a run's.
+// open file stands for a live binary), no lock but young, and what is not
+// a run's.
 func TestSweep(t *testing.T) {
 	tmp := t.TempDir()
 	free := mkRun(t, tmp, "gpuc2-test-101", true)
@@ -48,15 +48,14 @@ func TestSweep(t *testing.T) {
 	require.NoError(t, os.Chtimes(oldNoLock, old, old))
 	youngNoLock := mkRun(t, tmp, "gpuc2-test-104", false)
 	renamed := mkRun(t, tmp, "gpuc2-test-105.gone-7", false)
-	joining := mkRun(t, tmp, "gpuc2-test-106", true)
 	others := []string{mkRun(t, tmp, "gpuc2-test-params-107", true), mkRun(t, tmp, "gpuc2d-params108", true),
 		mkRun(t, tmp, "gpuc2-test-109x", true)}
 
-	sweep(tmp, joining)
+	sweep(tmp)
 	for _, gone := range []string{free, oldNoLock, renamed} {
 		assert.NoDirExists(t, gone)
 	}
-	for _, kept := range append([]string{held, youngNoLock, joining}, others...) {
+	for _, kept := range append([]string{held, youngNoLock}, others...) {
 		assert.DirExists(t, kept)
 	}
 	assert.NoDirExists(t, free+".gone-"+strconv.Itoa(os.Getpid()), "removed after its rename")
@@ -65,8 +64,9 @@ func TestSweep(t *testing.T) {
 // Two binaries of one run share its directory, each with its own; the
 // first to leave keeps the run's for the other; one that dies without
 // leaving (its lock dropped, as the kernel drops a dead process's) leaves
-// the run's directory to the next join's sweep, and the last binary of
-// that run removes its own.
+// the run's directory to the next join's sweep — a later run's parent
+// that has the same pid gets a fresh one — and the last binary of a run
+// removes its directory.
 func TestJoinLeave(t *testing.T) {
 	tmp := t.TempDir()
 	a, err := join(tmp, 42, 1)
@@ -84,6 +84,13 @@ func TestJoinLeave(t *testing.T) {
 	assert.DirExists(t, b.Dir(), "b is still in the run")
 
 	b.lock.Close() // b dies: a timeout's panic skips Leave
+	stale := filepath.Join(b.Dir(), "gpuc2", "stale.params")
+	require.NoError(t, os.MkdirAll(filepath.Dir(stale), 0o700))
+	require.NoError(t, os.WriteFile(stale, nil, 0o600))
+	again, err := join(tmp, 42, 5)
+	require.NoError(t, err)
+	assert.NoFileExists(t, stale, "a later parent with pid 42 gets a fresh directory, not the dead run's")
+	again.lock.Close()
 	c, err := join(tmp, 43, 3)
 	require.NoError(t, err)
 	assert.NoDirExists(t, root, "swept")
