@@ -308,9 +308,11 @@ var create = func(ctx context.Context, dir string) error {
 	return pk.Close()
 }
 
-// Leave removes this binary's directory, and the run's if no other live
-// binary is in it. TestMain calls it after m.Run; a binary that dies
-// first leaves its part to the others or to the next Join's sweep.
+// Leave removes this binary's directory, and the run's if nothing else
+// live is in it (no other binary, no keeper). TestMain calls it after
+// m.Run; what a binary that dies first leaves goes with the run's
+// directory: removed by its keeper, its last binary or the next Join's
+// sweep.
 func (r *Run) Leave() {
 	_ = os.RemoveAll(r.own)
 	if r.root == "" {
