@@ -48,9 +48,19 @@ func TestLayering(t *testing.T) {
 			t.Errorf("the facade depends on %s, the daemon above it", dep)
 		}
 	}
+	// internal/testparams, the TEST-ONLY setup the tests of the facade and
+	// above share, makes it with the facade: a fixture of tests only, which
+	// no package's own code imports (checked below).
+	const fixture = module + "/internal/testparams"
 	for _, pkg := range list(module + "/internal/...") {
-		if slices.Contains(list("-deps", pkg), module) {
+		if pkg != fixture && slices.Contains(list("-deps", pkg), module) {
 			t.Errorf("%s depends on the facade (%s), which is above it", pkg, module)
+		}
+	}
+	for _, line := range list("-f", "{{.ImportPath}}:{{join .Imports \",\"}}", module+"/...") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		if slices.Contains(strings.Split(imports, ","), fixture) {
+			t.Errorf("%s imports %s outside its tests", pkg, fixture)
 		}
 	}
 	for _, imp := range inModule(list("-f", "{{join .Imports \" \"}}", module+"/cuzk")) {

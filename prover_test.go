@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,18 +14,30 @@ import (
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/testparams"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
-// sharedParams is one TEST-ONLY parameter directory for the package's
-// tests, so the 2 KiB setup is made once per run.
-var sharedParams struct {
-	dir string // made by TestMain; also the examples' user cache directory
+// testRun is this test binary's part of the go test run's TEST-ONLY
+// parameters (internal/testparams): its own directory, which is also the
+// examples' user cache directory, and the run's one 2 KiB setup.
+var testRun *testparams.Run
+
+// testParamsDir is a TestParamsDir holding the 2 KiB TEST-ONLY setup, made
+// once per go test run (by the first package that asks; the others wait
+// for it).
+func testParamsDir(t *testing.T) string {
+	t.Helper()
+	dir, err := testRun.Seal2KiB(context.Background())
+	require.NoError(t, err)
+	return dir
 }
 
-func testParamsDir(*testing.T) string { return sharedParams.dir }
+// ownParamsDir is the same directory without asking for the 2 KiB setup,
+// for tests of other sizes, which make theirs there.
+func ownParamsDir(*testing.T) string { return testRun.Dir() }
 
 // envTestFacade opts in to the facade's further 2 KiB proofs on the CPU (the
 // pipeline with several proofs in flight, Synthetic PoRep, a panic in
@@ -49,17 +60,12 @@ func TestMain(m *testing.M) {
 	if cache, err := os.UserCacheDir(); err == nil && os.Getenv("GOCACHE") == "" {
 		os.Setenv("GOCACHE", filepath.Join(cache, "go-build")) // go's default, for the go builds of readme_test.go
 	}
-	dir, err := os.MkdirTemp("", "gpuc2-test-params-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	sharedParams.dir = dir
-	os.Setenv("XDG_CACHE_HOME", dir)
+	// Removed by Leave, or after a timeout by the run's last binary or the
+	// next run's Join.
+	testRun = testparams.Join()
+	os.Setenv("XDG_CACHE_HOME", testRun.Dir())
 	code := m.Run()
-	if sharedParams.dir != "" {
-		os.RemoveAll(sharedParams.dir)
-	}
+	testRun.Leave()
 	os.Exit(code)
 }
 

@@ -300,7 +300,7 @@ func TestProveSeal8MiB(t *testing.T) {
 	require.NoError(t, err)
 	raw, err := c1.EncodeJSON()
 	require.NoError(t, err)
-	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t)})
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: ownParamsDir(t)})
 	require.NoError(t, err)
 	defer p.Close()
 	res, err := p.ProveSeal(ctx, gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner})

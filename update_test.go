@@ -243,7 +243,7 @@ func TestProveUpdate8MiB(t *testing.T) {
 		t.Skip("set GPUC2_TEST_UPDATE_8MIB=1 to prove an 8 MiB update (tens of minutes on a CPU)")
 	}
 	ctx := context.Background()
-	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t)})
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: ownParamsDir(t)})
 	require.NoError(t, err)
 	defer p.Close()
 	u := newSyntheticUpdate(t, abi.RegisteredUpdateProof_StackedDrg8MiBV1, 8)

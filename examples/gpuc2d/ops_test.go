@@ -46,40 +46,6 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// sharedTestParams is the -test-params of the tests whose daemon proves:
-// their one 2 KiB setup (minutes on 2 cores) is made by the first and
-// reused by the others. $GPUC2D_TEST_PARAMS names a directory to use (and
-// keep) instead of a temporary one.
-var sharedTestParams testParamsCache
-
-type testParamsCache struct {
-	mu   sync.Mutex
-	dir  string
-	temp bool // made here: removed by TestMain
-}
-
-func (c *testParamsCache) get(t *testing.T) string {
-	t.Helper()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dir == "" {
-		if c.dir = os.Getenv("GPUC2D_TEST_PARAMS"); c.dir == "" {
-			dir, err := os.MkdirTemp("", "gpuc2d-test-params-")
-			require.NoError(t, err)
-			c.dir, c.temp = dir, true
-		}
-	}
-	return c.dir
-}
-
-func (c *testParamsCache) remove() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.temp {
-		os.RemoveAll(c.dir)
-	}
-}
-
 // background is a daemon run in-process by run, on the CPU with no
 // parameters.
 type background struct {
@@ -275,7 +241,7 @@ func TestSecondSignalCutsDrain(t *testing.T) {
 	require.NoError(t, err)
 	defer os.RemoveAll(sockDir)
 	sock := filepath.Join(sockDir, "d.sock")
-	args := []string{"-backend", "cpu", "-params", t.TempDir(), "-test-params", sharedTestParams.get(t), "-preload", "porep-2k",
+	args := []string{"-backend", "cpu", "-params", t.TempDir(), "-test-params", testParamsDir(t), "-preload", "porep-2k",
 		"-listen", "unix://" + sock, "-workers", "1", "-drain", "10m"}
 	cmd := exec.Command(os.Args[0], "-test.run", "^$")
 	cmd.Env = append(os.Environ(), "GPUC2D_TEST_ARGS="+strings.Join(args, "\n"))
