@@ -225,9 +225,23 @@ func (r *Run) seal(ctx context.Context) error {
 		return err
 	}
 	for _, p := range [][2]string{{from, to}, {groth16.DigestSidecarPath(from), groth16.DigestSidecarPath(to)}} {
-		if err := os.Link(p[0], p[1]); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := link(p[0], p[1]); err != nil {
 			return fmt.Errorf("testparams: %w", err)
 		}
+	}
+	return nil
+}
+
+// link makes to a hard link to from (it keeps the file for as long as the
+// binary's directory holds it), else a symbolic one (gpuc2.TestParams
+// follows it); one already there is kept.
+func link(from, to string) error {
+	err := os.Link(from, to)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if serr := os.Symlink(from, to); serr != nil && !errors.Is(serr, fs.ErrExist) {
+		return errors.Join(err, serr)
 	}
 	return nil
 }
