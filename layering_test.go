@@ -1,11 +1,11 @@
 package gpuc2_test
 
 import (
-	"errors"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpuc2/gpuc2/internal/golist"
 )
 
 // The floors of the module (ARCHITECTURE.md's package table), as the go
@@ -17,22 +17,8 @@ import (
 // circuits' by synth's. Skips where there is no go tool (the GPU machines
 // run test binaries without one).
 func TestLayering(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go tool on PATH: %v", err)
-	}
-	const module = "github.com/gpuc2/gpuc2"
-	list := func(args ...string) []string {
-		t.Helper()
-		out, err := exec.Command(goTool, append([]string{"list"}, args...)...).Output()
-		if err != nil {
-			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-				t.Fatalf("go list %v: %v\n%s", args, err, ee.Stderr)
-			}
-			t.Fatalf("go list %v: %v", args, err)
-		}
-		return strings.Fields(string(out))
-	}
+	const module = golist.Module
+	list := func(args ...string) []string { t.Helper(); return strings.Fields(golist.Output(t, args...)) }
 	inModule := func(deps []string) []string {
 		var out []string
 		for _, d := range deps {

@@ -1,10 +1,10 @@
 package groth16_test
 
 import (
-	"errors"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/gpuc2/gpuc2/internal/golist"
 )
 
 // groth16 depends on synth and msm (and the module's internal helpers)
@@ -14,18 +14,8 @@ import (
 // asks the go tool, and skips where there is none (the GPU machines run
 // test binaries without one).
 func TestLayering(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go tool on PATH: %v", err)
-	}
-	const module = "github.com/gpuc2/gpuc2"
-	out, err := exec.Command(goTool, "list", "-deps", module+"/groth16").Output()
-	if err != nil {
-		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatalf("go list: %v", err)
-	}
+	const module = golist.Module
+	out := golist.Output(t, "-deps", module+"/groth16")
 	allowed := func(pkg string) bool {
 		switch pkg {
 		case "groth16", "msm", "synth", "synth/pce":
@@ -33,7 +23,7 @@ func TestLayering(t *testing.T) {
 		}
 		return strings.HasPrefix(pkg, "internal/") || strings.HasPrefix(pkg, "groth16/internal/")
 	}
-	for _, dep := range strings.Fields(string(out)) {
+	for _, dep := range strings.Fields(out) {
 		pkg, ok := strings.CutPrefix(dep, module+"/")
 		if !ok {
 			continue // the standard library, gnark-crypto, x/sync…

@@ -1,9 +1,10 @@
 package synth_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/gpuc2/gpuc2/internal/golist"
 )
 
 // The layering of the circuit packages (docs: ARCHITECTURE.md, "Packages"),
@@ -24,11 +25,7 @@ import (
 //  4. Under synth, only circuit packages import go-state-types, go-cid and
 //     go-fil-commcid (the chain's types stop at the formats).
 func TestLayering(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH:", err)
-	}
-	const mod = "github.com/gpuc2/gpuc2/"
+	const mod = golist.Module + "/"
 	kind := map[string]string{
 		mod + "synth/stacked": "PoRep",
 		mod + "synth/porep":   "PoRep",
@@ -46,15 +43,8 @@ func TestLayering(t *testing.T) {
 	chainTypes := []string{"github.com/filecoin-project/go-state-types", "github.com/ipfs/go-cid", "github.com/filecoin-project/go-fil-commcid"}
 
 	// one line a package: path | imports | deps
-	out, err := exec.Command(goTool, "list", "-f",
-		`{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, mod+"synth/...").Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatalf("go list: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	out := golist.Output(t, "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, mod+"synth/...")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) < 10 {
 		t.Fatalf("go list listed %d packages under synth, want the whole tree:\n%s", len(lines), out)
 	}
