@@ -251,7 +251,7 @@ func TestSnapCircuits(t *testing.T) {
 
 // A synthetic 2 KiB sector update through the daemon, as Curio sends it,
 // gives the proof VerifyUpdateProof accepts; the request id answers with
-// the same proof, and refuses another update. Opt-in
+// the same proof, and gives another update a job of its own. Opt-in
 // (GPUC2_TEST_DAEMON_MANY=1): the 2 KiB update's TEST-ONLY setup and proof
 // take minutes on 2 cores.
 func TestSnapProveVerifies(t *testing.T) {
@@ -296,10 +296,15 @@ func TestSnapProveVerifies(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, r.GetJobId(), again.GetResult().GetJobId())
 	assert.Equal(t, r.GetProof(), again.GetResult().GetProof())
+	// Another update under the id once the first completed: a job of its
+	// own (Curio's retry with new inputs), never the first one's proof.
 	other := snapRequest(t, false)
 	other.CommRNew = rawComm(s.CommROld)
-	_, err = d.client.SubmitProof(ctx, other)
-	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	sub, err := d.client.SubmitProof(ctx, other)
+	require.NoError(t, err)
+	assert.NotEqual(t, r.GetJobId(), sub.GetJobId())
+	_, err = d.client.CancelProof(ctx, &pb.CancelProofRequest{JobId: sub.GetJobId()})
+	require.NoError(t, err)
 
 	ev, err := d.client.EvictSRS(ctx, &pb.EvictSrsRequest{CircuitId: "snap-2k"})
 	require.NoError(t, err)
