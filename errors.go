@@ -12,6 +12,7 @@ import (
 	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/internal/pipeline"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/post"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
 
@@ -21,8 +22,10 @@ var (
 	// ErrBadInput wraps every problem with what the caller passed: the C1
 	// bytes (errors.As then gives a *porep.C1Error naming the field), an
 	// update's vanilla proofs (a *update.ProofError naming partition,
-	// challenge and field) or commitment CIDs, the sector identity, a proof
-	// type, a SealVerifyInfo, a ReplicaUpdateInfo or its proof, a Config's
+	// challenge and field) or commitment CIDs, a PoSt request's vanilla
+	// proofs (a *FaultySectorsError listing the faulty sectors) or
+	// randomness, the sector identity, a proof type, a SealVerifyInfo, a
+	// ReplicaUpdateInfo, a PoSt verify info or a proof, a Config's
 	// Backend or ConstraintMatrices. A string of the caller's is
 	// quoted in the message and cut to 64 bytes, its length said.
 	ErrBadInput = errors.New("gpuc2: bad input")
@@ -84,7 +87,9 @@ func classify(err error) error {
 		return err
 	case errors.Is(err, porep.ErrBadC1), errors.Is(err, porep.ErrUnknownProof),
 		errors.Is(err, update.ErrBadVanillaProof), errors.Is(err, update.ErrBadCommitment), errors.Is(err, update.ErrParams),
-		errors.Is(err, update.ErrWitness), errors.Is(err, update.ErrPoseidonVariant):
+		errors.Is(err, update.ErrWitness), errors.Is(err, update.ErrPoseidonVariant),
+		errors.Is(err, post.ErrProofType), errors.Is(err, post.ErrVanillaProof), errors.Is(err, post.ErrRequest),
+		errors.Is(err, post.ErrWitness):
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
 	case errors.Is(err, gpu.ErrOutOfDeviceMemory):
 		return fmt.Errorf("%w: %w", ErrOutOfDeviceMemory, err)

@@ -223,6 +223,7 @@ func (c *keyCache) status() []KeyStatus {
 		}
 		slices.Sort(ks.Types)
 		slices.Sort(ks.UpdateTypes)
+		slices.Sort(ks.PoStTypes)
 		ks.Circuits = keyCircuits(types)
 		var onAll, pinned bool
 		if c.devices != nil {

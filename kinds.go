@@ -18,6 +18,15 @@ func updateKind(t abi.RegisteredUpdateProof) circuits.Type {
 	return circuits.SnapDeals.Type(int64(t))
 }
 
+// postKind is t's kind's type; a type no kind serves is WindowPoSt's,
+// whose facts are then synth/post's error naming it.
+func postKind(t abi.RegisteredPoStProof) circuits.Type {
+	if typ, ok := circuits.Find(circuits.PoStProof, int64(t)); ok {
+		return typ
+	}
+	return circuits.WindowPoSt.Type(int64(t))
+}
+
 // sealType is t as a seal proof type, if it is one.
 func sealType(t circuits.Type) (abi.RegisteredSealProof, bool) {
 	return abi.RegisteredSealProof(t.ID()), t.Kind() == circuits.PoRep
@@ -30,5 +39,7 @@ func addKeyType(ks *KeyStatus, t circuits.Type) {
 		ks.Types = append(ks.Types, abi.RegisteredSealProof(t.ID()))
 	case circuits.SnapDeals:
 		ks.UpdateTypes = append(ks.UpdateTypes, abi.RegisteredUpdateProof(t.ID()))
+	case circuits.WindowPoSt, circuits.WinningPoSt:
+		ks.PoStTypes = append(ks.PoStTypes, abi.RegisteredPoStProof(t.ID()))
 	}
 }

@@ -76,6 +76,7 @@ type KeyStatus struct {
 	// UpdateTypes are the update proof types bound to it now (a SnapDeals
 	// file serves no seal type, and the other way round).
 	UpdateTypes []abi.RegisteredUpdateProof
+	PoStTypes   []abi.RegisteredPoStProof // the PoSt proof types bound to it now
 	Path        string
 	Bytes       int64 // the file's size: its decoded sections take as much
 	Tier        KeyTier

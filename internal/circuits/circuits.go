@@ -17,6 +17,7 @@ type Enum string
 const (
 	SealProof   Enum = "RegisteredSealProof"
 	UpdateProof Enum = "RegisteredUpdateProof"
+	PoStProof   Enum = "RegisteredPoStProof"
 )
 
 // Kind is a circuit kind: one partition circuit, proved for every proof

@@ -42,7 +42,8 @@ func TestEveryTypeHasAKind(t *testing.T) {
 	for _, c := range []struct {
 		e  circuits.Enum
 		id int64
-	}{{circuits.SealProof, -1}, {circuits.SealProof, 20}, {circuits.UpdateProof, -1}, {circuits.UpdateProof, 5}, {"RegisteredPoStProof", 0}} {
+	}{{circuits.SealProof, -1}, {circuits.SealProof, 20}, {circuits.UpdateProof, -1}, {circuits.UpdateProof, 5},
+		{circuits.PoStProof, -1}, {circuits.PoStProof, 5}, {circuits.PoStProof, 9}, {circuits.PoStProof, 15}, {"RegisteredFooProof", 0}} {
 		_, ok := circuits.Find(c.e, c.id)
 		assert.False(t, ok, "%s %d", c.e, c.id)
 	}
@@ -58,7 +59,21 @@ func TestEveryTypeHasAKind(t *testing.T) {
 			seen[typ] = true
 		}
 	}
-	assert.Equal(t, []*circuits.Kind{circuits.PoRep, circuits.SnapDeals}, circuits.Kinds())
+	// The PoSt types: Winning V1 and Window V1_1, each its kind's.
+	for id := int64(0); id <= 14; id++ {
+		typ, ok := circuits.Find(circuits.PoStProof, id)
+		if id >= 5 && id <= 9 { // the retired WindowPoSt V1 types
+			assert.False(t, ok, "post %d", id)
+			continue
+		}
+		require.True(t, ok, "post %d", id)
+		want := circuits.WindowPoSt
+		if id < 5 {
+			want = circuits.WinningPoSt
+		}
+		assert.Equal(t, want, typ.Kind(), "post %d", id)
+	}
+	assert.Equal(t, []*circuits.Kind{circuits.PoRep, circuits.SnapDeals, circuits.WindowPoSt, circuits.WinningPoSt}, circuits.Kinds())
 	assert.Equal(t, "no proof type", circuits.Type{}.String())
 }
 
@@ -88,6 +103,8 @@ func TestSizesAndCounts(t *testing.T) {
 		{upd(abi.RegisteredUpdateProof_StackedDrg512MiBV1), "512MiB", 16, synth.Sizes{Inputs: 5, Aux: 57401314, Rows: 57450479}, nil, "*update.Circuit", true},
 		{upd(abi.RegisteredUpdateProof_StackedDrg32GiBV1), "32GiB", 16, synth.Sizes{Inputs: 5, Aux: 80978488, Rows: 81049499}, &update32, "*update.Circuit", true},
 		{upd(abi.RegisteredUpdateProof_StackedDrg64GiBV1), "64GiB", 16, synth.Sizes{Inputs: 5, Aux: 84931220, Rows: 85006101}, nil, "*update.Circuit", true},
+		{pst(abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1), "32GiB", 1, synth.Sizes{Inputs: 25840, Aux: 126902376, Rows: 125279217}, nil, "*post.Circuit", false},
+		{pst(abi.RegisteredPoStProof_StackedDrgWinning32GiBV1), "32GiB", 1, synth.Sizes{Inputs: 133, Aux: 375210, Rows: 370590}, nil, "*post.Circuit", false},
 	} {
 		t.Run(tc.t.String(), func(t *testing.T) {
 			size, err := tc.t.SectorSizeName()
@@ -95,7 +112,7 @@ func TestSizesAndCounts(t *testing.T) {
 			assert.Equal(t, tc.size, size)
 			bytes, err := tc.t.SectorSize()
 			require.NoError(t, err)
-			assert.Equal(t, bytes <= 512<<20, tc.t.OnDemandSetup())
+			assert.Equal(t, bytes <= 512<<20 || tc.t.Kind() == circuits.WinningPoSt, tc.t.OnDemandSetup())
 			blank, err := tc.t.BlankCircuit()
 			require.NoError(t, err)
 			assert.Equal(t, tc.blank, fmt.Sprintf("%T", blank))
@@ -160,7 +177,7 @@ func TestNames(t *testing.T) {
 			matrices[typ.MatricesName()] = true
 		}
 	}
-	assert.Len(t, setups, 10)
+	assert.Len(t, setups, 20)
 
 	// A type the kind does not serve answers with the circuit package's error.
 	bad := seal(20)
@@ -173,6 +190,21 @@ func TestNames(t *testing.T) {
 	assert.False(t, ok)
 	_, _, err = upd(5).PublishedParams()
 	assert.ErrorContains(t, err, "unknown update proof type 5")
+
+	// PoSt: go-state-types' names, parameters.json's files and digests.
+	w := pst(abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1)
+	assert.Equal(t, "StackedDrgWindow32GiBV1_1", w.String())
+	assert.Equal(t, "TEST-ONLY-StackedDrgWindow32GiBV1_1.params", w.TestParamsName())
+	params, vk, err := w.PublishedParams()
+	require.NoError(t, err)
+	assert.Equal(t, circuits.ParamsFile{Name: "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-" +
+		"0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc.params", Digest: "2cf49eb26f1fee94c85781a390ddb4c8"}, params)
+	assert.Equal(t, "0f8ec542485568fa3468c066e9fed82b", vk.Digest)
+	win := pst(abi.RegisteredPoStProof_StackedDrgWinning2KiBV1)
+	params, _, err = win.PublishedParams()
+	require.NoError(t, err)
+	assert.Equal(t, "82c88066be968bb550a05e30ff6c2413", params.Digest)
+	assert.Equal(t, "winning-2k", must(win.Circuit()).ID)
 }
 
 // Every served type's parameter files are Filecoin's published ones, with
@@ -201,7 +233,9 @@ func TestPublishedParams(t *testing.T) {
 // type of its kind, found by id and by every type of its kind and size.
 func TestCircuits(t *testing.T) {
 	assert.Equal(t, []string{"porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g",
-		"snap-2k", "snap-8m", "snap-512m", "snap-32g", "snap-64g"}, circuits.CircuitIDs())
+		"snap-2k", "snap-8m", "snap-512m", "snap-32g", "snap-64g",
+		"wpost-2k", "wpost-8m", "wpost-512m", "wpost-32g", "wpost-64g",
+		"winning-2k", "winning-8m", "winning-512m", "winning-32g", "winning-64g"}, circuits.CircuitIDs())
 	ids := map[string]bool{}
 	for _, c := range circuits.Circuits() {
 		assert.False(t, ids[c.ID], "duplicate id %s", c.ID)
@@ -245,6 +279,12 @@ func TestCircuits(t *testing.T) {
 
 func seal(t abi.RegisteredSealProof) circuits.Type  { return circuits.PoRep.Type(int64(t)) }
 func upd(t abi.RegisteredUpdateProof) circuits.Type { return circuits.SnapDeals.Type(int64(t)) }
+
+// pst is t with its kind, as circuits.Find gives it.
+func pst(t abi.RegisteredPoStProof) circuits.Type {
+	typ, _ := circuits.Find(circuits.PoStProof, int64(t))
+	return typ
+}
 func must(c circuits.Circuit, ok bool) circuits.Circuit {
 	if !ok {
 		panic("no circuit")

@@ -8,13 +8,14 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/post"
 	"github.com/gpuc2/gpuc2/synth/stacked"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
 
 // kinds is the table: every circuit kind gpuc2 proves, in the order the
 // daemon lists their circuits.
-var kinds = []*Kind{PoRep, SnapDeals}
+var kinds = []*Kind{PoRep, SnapDeals, WindowPoSt, WinningPoSt}
 
 // PoRep is PoRep C2: the stacked-DRG partition circuit (synth/stacked,
 // its inputs in synth/porep) of every seal proof type. The V1, V1_1,
@@ -163,4 +164,107 @@ func idRange(lo, hi int64) []int64 {
 		out = append(out, id)
 	}
 	return out
+}
+
+// WindowPoSt is one WindowPoSt partition: storage-proofs-post's
+// FallbackPoSt circuit (synth/post) of WINDOW_POST_SECTOR_COUNT sectors of
+// 10 challenges. The V1_1 types only (the V1 ones were retired by
+// FIP-0061); one parameter file a sector size.
+var WindowPoSt = &Kind{
+	Name:             "WindowPoSt",
+	Enum:             PoStProof,
+	DaemonProofKind:  "WINDOW_POST_PARTITION",
+	SetupFlag:        "-post window ",
+	OnDemandSetupMax: 512 << 20,
+	types: []int64{
+		int64(abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1),
+		int64(abi.RegisteredPoStProof_StackedDrgWindow8MiBV1_1),
+		int64(abi.RegisteredPoStProof_StackedDrgWindow512MiBV1_1),
+		int64(abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1),
+		int64(abi.RegisteredPoStProof_StackedDrgWindow64GiBV1_1),
+	},
+	// cuzk names wpost-32g (srs_manager.rs CircuitId); the others are
+	// ours, named alike.
+	circuits: []circuitRow{
+		{"wpost-2k", int64(abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1)},
+		{"wpost-8m", int64(abi.RegisteredPoStProof_StackedDrgWindow8MiBV1_1)},
+		{"wpost-512m", int64(abi.RegisteredPoStProof_StackedDrgWindow512MiBV1_1)},
+		{"wpost-32g", int64(abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1)},
+		{"wpost-64g", int64(abi.RegisteredPoStProof_StackedDrgWindow64GiBV1_1)},
+	},
+	name:         postName,
+	sectorSize:   postSectorSize,
+	sizes:        postSizes,
+	blank:        postBlank,
+	paramsPrefix: postParamsPrefix,
+	setupName:    postName,
+	matricesName: postName,
+}
+
+// WinningPoSt is a WinningPoSt: the FallbackPoSt circuit of 66 sectors of
+// one challenge (one sector's 66 challenges). Its circuits are small (about
+// 0.4 M rows at 32 GiB), so their TEST-ONLY setups are made on first use at
+// every size.
+var WinningPoSt = &Kind{
+	Name:             "WinningPoSt",
+	Enum:             PoStProof,
+	DaemonProofKind:  "WINNING_POST",
+	SetupFlag:        "-post winning ",
+	OnDemandSetupMax: 64 << 30,
+	types: []int64{
+		int64(abi.RegisteredPoStProof_StackedDrgWinning2KiBV1),
+		int64(abi.RegisteredPoStProof_StackedDrgWinning8MiBV1),
+		int64(abi.RegisteredPoStProof_StackedDrgWinning512MiBV1),
+		int64(abi.RegisteredPoStProof_StackedDrgWinning32GiBV1),
+		int64(abi.RegisteredPoStProof_StackedDrgWinning64GiBV1),
+	},
+	// cuzk names winning-32g; the others are ours.
+	circuits: []circuitRow{
+		{"winning-2k", int64(abi.RegisteredPoStProof_StackedDrgWinning2KiBV1)},
+		{"winning-8m", int64(abi.RegisteredPoStProof_StackedDrgWinning8MiBV1)},
+		{"winning-512m", int64(abi.RegisteredPoStProof_StackedDrgWinning512MiBV1)},
+		{"winning-32g", int64(abi.RegisteredPoStProof_StackedDrgWinning32GiBV1)},
+		{"winning-64g", int64(abi.RegisteredPoStProof_StackedDrgWinning64GiBV1)},
+	},
+	name:         postName,
+	sectorSize:   postSectorSize,
+	sizes:        postSizes,
+	blank:        postBlank,
+	paramsPrefix: postParamsPrefix,
+	setupName:    postName,
+	matricesName: postName,
+}
+
+// The PoSt kinds' facts, from synth/post; a proof is one partition.
+
+func postName(id int64) string { return post.ProofName(abi.RegisteredPoStProof(id)) }
+
+func postSectorSize(id int64) (uint64, error) {
+	p, err := post.ParamsFor(abi.RegisteredPoStProof(id))
+	return p.SectorSize, err
+}
+
+func postSizes(id int64) (synth.Sizes, int, error) {
+	p, err := post.ParamsFor(abi.RegisteredPoStProof(id))
+	if err != nil {
+		return synth.Sizes{}, 0, err
+	}
+	sz, err := p.CircuitSizes()
+	return sz, 1, err
+}
+
+func postBlank(id int64) (synth.Circuit, error) {
+	p, err := post.ParamsFor(abi.RegisteredPoStProof(id))
+	if err != nil {
+		return nil, err
+	}
+	return &post.Circuit{Params: p}, nil
+}
+
+func postParamsPrefix(id int64) (string, error) {
+	p, err := post.ParamsFor(abi.RegisteredPoStProof(id))
+	if err != nil {
+		return "", err
+	}
+	return p.ParamsFileBase(), nil
 }
