@@ -20,10 +20,13 @@ import (
 // as the Commit2In envelope are two contents (parsing tens of MB is the
 // job's work, not the submit's).
 //
-// Left out, as they do not change the proof: request_id (the key itself),
-// priority (it orders the queue: a retry at another priority joins the
-// job, at its first priority), randomness and partition_index (PoSt's:
-// neither kind served reads them).
+// A PoSt's content is its randomness, its partition_index (0 for a
+// WinningPoSt) and every sector's vanilla proof, in order, besides the
+// kind, proof type, sector size and miner.
+//
+// Left out, as they do not change the proof: request_id (the key itself)
+// and priority (it orders the queue: a retry at another priority joins
+// the job, at its first priority).
 type content struct {
 	sum    [sha256.Size]byte
 	fields []contentField

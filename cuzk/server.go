@@ -125,8 +125,8 @@ func (s *Server) Shutdown(ctx context.Context) {
 // A request id names one request: a submit of an id already held by a job
 // joins that job only when the whole request is the same, every field
 // that changes the proof (content: the kind, registered_proof, sector,
-// miner, the vanilla proof(s) and SnapDeals' commitments; not priority)
-// compared by its SHA-256. Otherwise:
+// miner, the vanilla proof(s), SnapDeals' commitments, PoSt's randomness
+// and partition index; not priority) compared by its SHA-256. Otherwise:
 //   - the job holding the id is queued or running: the request is refused
 //     (InvalidArgument, naming the job, both contents' digests and the
 //     fields that differ); await or cancel the job, or use another id;
@@ -288,11 +288,10 @@ func (s *Server) spec(req *pb.SubmitProofRequest) (proofSpec, error) {
 	case pb.ProofKind_SNAP_DEALS_UPDATE:
 		return s.updateSpec(req)
 	case pb.ProofKind_WINDOW_POST_PARTITION, pb.ProofKind_WINNING_POST:
-		return proofSpec{}, status.Errorf(codes.Unimplemented,
-			"gpuc2d does not prove %v yet: it serves POREP_SEAL_COMMIT and SNAP_DEALS_UPDATE", req.GetProofKind())
+		return s.postSpec(req)
 	}
-	return proofSpec{}, status.Errorf(codes.InvalidArgument, "proof_kind %v: gpuc2d serves POREP_SEAL_COMMIT and SNAP_DEALS_UPDATE",
-		req.GetProofKind())
+	return proofSpec{}, status.Errorf(codes.InvalidArgument, "proof_kind %v: gpuc2d serves POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE, "+
+		"WINDOW_POST_PARTITION and WINNING_POST", req.GetProofKind())
 }
 
 // sealSpec is a POREP_SEAL_COMMIT request: a known proof type matching

@@ -55,9 +55,9 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.SetOutput(output)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: gpuc2d [flags]\n\n"+
-			"Serves Curio's proving-daemon protocol (cuzk.v1.ProvingEngine, gRPC) over gpuc2: PoRep C2 and SnapDeals\n"+
-			"update proofs on the GPUs (or the CPU), with the parameters kept loaded. WindowPoSt and WinningPoSt are not\n"+
-			"served yet: a Curio node pointed here must not run them. Every flag can also be set in the -config TOML file.\n\n")
+			"Serves Curio's proving-daemon protocol (cuzk.v1.ProvingEngine, gRPC) over gpuc2: PoRep C2, SnapDeals\n"+
+			"update, WindowPoSt and WinningPoSt proofs on the GPUs (or the CPU), with the parameters kept loaded. Every\n"+
+			"flag can also be set in the -config TOML file.\n\n")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.config, "config", "", "TOML file setting any of these flags by name (the command line wins)")

@@ -1,7 +1,7 @@
 // Command gpuc2d is gpuc2's proving daemon: it serves Curio's proving-daemon
 // protocol (cuzk.v1.ProvingEngine over gRPC) over one gpuc2.Prover, so that
-// a Curio node proves its PoRep C2 and SnapDeals update proofs on gpuc2 by
-// setting
+// a Curio node proves its PoRep C2, SnapDeals update, WindowPoSt and
+// WinningPoSt proofs on gpuc2 by setting
 // [Cuzk] Address = "unix:///run/gpuc2/gpuc2d.sock" (or "127.0.0.1:9820").
 //
 //	go install github.com/gpuc2/gpuc2/examples/gpuc2d@main
@@ -9,15 +9,13 @@
 //
 // It owns the GPUs and keeps the parameters loaded between proofs; jobs
 // queue in the Prover's pipeline by priority (CRITICAL, HIGH, NORMAL,
-// LOW). It serves POREP_SEAL_COMMIT and SNAP_DEALS_UPDATE (-preload
-// snap-32g loads the update circuit's parameters); PoSt requests are
-// refused with gRPC's Unimplemented, naming the kind. Curio sends a node's
-// WindowPoSt and WinningPoSt to the daemon too whenever [Cuzk] Address is
-// set, with no fallback, so that node must not run them: set
-// [Subsystems] EnableWindowPost = false and EnableWinningPost = false on
-// it and run PoSt on another Curio node without [Cuzk]. GetStatus, GetMetrics
-// (and -metrics-listen's /metrics), gRPC reflection and the standard
-// health service are on. The protocol has no authentication: listen on a
+// LOW). It serves the four kinds Curio sends: POREP_SEAL_COMMIT,
+// SNAP_DEALS_UPDATE (-preload snap-32g loads the update circuit's
+// parameters), WINDOW_POST_PARTITION (Curio sends it at HIGH) and
+// WINNING_POST (at CRITICAL), whose parameters are Filecoin's
+// v28-proof-of-spacetime-fallback-… files (curio fetch-params). GetStatus,
+// GetMetrics (and -metrics-listen's /metrics), gRPC reflection and the
+// standard health service are on. The protocol has no authentication: listen on a
 // unix socket (mode 0660), on localhost (the default) or on a private
 // network only.
 //

@@ -65,7 +65,7 @@ func TestFlags(t *testing.T) {
 		"workers", "max-pending", "drain", "log-format", "metrics-listen", "config", "backend", "retain", "log-level"} {
 		assert.Contains(t, out.String(), "  -"+name+" ", "-h lists -%s", name)
 	}
-	for _, want := range []string{"PoRep C2 and SnapDeals", "WindowPoSt and WinningPoSt are not\nserved"} {
+	for _, want := range []string{"PoRep C2, SnapDeals\nupdate, WindowPoSt and WinningPoSt proofs"} {
 		assert.Contains(t, out.String(), want, "-h says what is served")
 	}
 	for _, bad := range [][]string{
@@ -162,7 +162,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		st, err := client.GetStatus(ctx, &pb.GetStatusRequest{})
-		return err == nil && len(st.GetQueues()) == 2 && st.GetQueues()[0].GetProofKind() == "POREP_SEAL_COMMIT" &&
+		return err == nil && len(st.GetQueues()) >= 2 && st.GetQueues()[0].GetProofKind() == "POREP_SEAL_COMMIT" &&
 			st.GetQueues()[0].GetInProgress() == 1
 	}, 5*time.Minute, time.Millisecond, "the proof did not start")
 	awaited := make(chan *pb.AwaitProofResponse, 1)

@@ -173,8 +173,7 @@ func warnReachable(log *slog.Logger, flag, value string, a net.Addr, what string
 }
 
 // startNotes logs what an operator must know before the first proof: the
-// TEST-ONLY setups allowed, the backend and why, and the proof kinds not
-// served.
+// TEST-ONLY setups allowed, and the backend and why.
 func startNotes(log *slog.Logger, o *options) {
 	if o.testParams != "" {
 		if given := filepath.Clean(o.testParamsArg); given != o.testParams {
@@ -191,10 +190,6 @@ func startNotes(log *slog.Logger, o *options) {
 	} else {
 		log.Info("gpuc2d: backend "+o.backend, "why", o.backendWhy)
 	}
-	log.Warn("gpuc2d: WINDOW_POST_PARTITION and WINNING_POST are not served (refused with Unimplemented). Curio sends " +
-		"a node's WindowPoSt and WinningPoSt to the daemon whenever its [Cuzk] Address is set, with no fallback: a Curio " +
-		"node pointed at gpuc2d must not run them ([Subsystems] EnableWindowPost = false and EnableWinningPost = false " +
-		"there; README, Use with Curio)")
 }
 
 // backendLibrary says why the CPU is a surprise: -backend auto chose it
