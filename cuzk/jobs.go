@@ -114,13 +114,14 @@ func (errConflict) Error() string { return "request id held by a job for other c
 // add returns the job that answers a request for c: the one holding its
 // request id if that is for the same content (joined), else a new one
 // made by newJob, unless the daemon is draining or maxPending jobs are
-// unfinished. An id held by an unfinished job of other content is refused
+// unfinished (PoRep and SnapDeals jobs: PoSt is never refused for them,
+// nor counted). An id held by an unfinished job of other content is refused
 // (errConflict); one held by a job that has ended passes to the new job
 // (replaced: the old one answers by its job id until forgotten). A Prove
 // call (byProve) is counted as waiting on the job returned; a SubmitProof
 // that joins a job made by Prove makes it its own: it then lives until it
 // ends or is cancelled, whoever hangs up.
-func (t *table) add(requestID string, c content, byProve bool, maxPending int, newJob func(id string) *job) (
+func (t *table) add(requestID string, kind pb.ProofKind, c content, byProve bool, maxPending int, newJob func(id string) *job) (
 	j *job, joined bool, replaced *job, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -141,7 +142,7 @@ func (t *table) add(requestID string, c content, byProve bool, maxPending int, n
 	if t.closed {
 		return nil, false, nil, errDraining
 	}
-	if n := t.unfinishedLocked(); maxPending > 0 && n >= maxPending {
+	if n := t.unfinishedLocked(); maxPending > 0 && n >= maxPending && !deadlineKind(kind) {
 		return nil, false, nil, errFull{n, maxPending}
 	}
 	t.seq++
@@ -157,10 +158,18 @@ func (t *table) add(requestID string, c content, byProve bool, maxPending int, n
 	return j, false, replaced, nil
 }
 
+// deadlineKind reports whether proofs of kind have a chain deadline
+// (WindowPoSt, WinningPoSt): MaxPending neither refuses nor counts them, so
+// that a queue of seals never turns a block or a deadline away.
+func deadlineKind(kind pb.ProofKind) bool {
+	return kind == pb.ProofKind_WINDOW_POST_PARTITION || kind == pb.ProofKind_WINNING_POST
+}
+
+// unfinishedLocked counts the unfinished jobs MaxPending bounds.
 func (t *table) unfinishedLocked() int {
 	n := 0
 	for _, j := range t.byID {
-		if !j.ended() {
+		if !j.ended() && !deadlineKind(j.kind) {
 			n++
 		}
 	}

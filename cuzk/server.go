@@ -31,8 +31,10 @@ type Config struct {
 	// ParamsDir and TestParamsDir are the Prover's (gpuc2.Config): GetStatus
 	// lists a circuit whose file is there but not loaded as COLD.
 	ParamsDir, TestParamsDir string
-	// MaxPending refuses SubmitProof (ResourceExhausted) while this many
-	// jobs are queued or running; 0: no limit.
+	// MaxPending refuses SubmitProof (ResourceExhausted) of a PoRep or
+	// SnapDeals proof while this many of them are queued or running; 0: no
+	// limit. WindowPoSt and WinningPoSt are never refused for it (their
+	// deadlines are the chain's) and do not count.
 	MaxPending int
 	// Retain is how long a job's outcome is kept after it ends, for
 	// AwaitProof and for a second submit of its request id and content (a
@@ -224,7 +226,7 @@ func (s *Server) submit(req *pb.SubmitProofRequest, byProve bool) (*job, error) 
 	if err != nil {
 		return nil, err
 	}
-	j, joined, replaced, err := s.jobs.add(req.GetRequestId(), sp.content, byProve, s.cfg.MaxPending, func(id string) *job {
+	j, joined, replaced, err := s.jobs.add(req.GetRequestId(), req.GetProofKind(), sp.content, byProve, s.cfg.MaxPending, func(id string) *job {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		prove := sp.prove(id)
 		if s.testProve != nil {
@@ -377,9 +379,11 @@ func (s *Server) run(j *job) {
 		j.status, j.errText = pb.AwaitProofResponse_FAILED, err.Error()
 	}
 	j.prove = nil // its inputs (a C1: tens of MB) are not kept with the outcome
-	close(j.done)
+	// Recorded before its waiters wake: a caller that sees the outcome
+	// finds it counted, and a failed job's request id free for a retry.
 	s.jobs.ended(j)
 	s.metrics.ended(j)
+	close(j.done)
 	s.log.Info("gpuc2d: proof ended", "job", j.id, "request", errtext.Cut(j.requestID), "kind", j.kind, "status", j.status,
 		"total", j.finished.Sub(j.submitted).Round(time.Millisecond), "error", j.errText)
 }

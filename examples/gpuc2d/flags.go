@@ -78,7 +78,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 	fs.Func("device-memory", "device memory gpuc2 may use per GPU, e.g. 16GiB (default: the free memory less a margin); below the key's need the key streams from pinned host memory", cli.BytesFlag(&o.deviceMem))
 	fs.Func("host-memory", "host memory budget of the partitions' working sets, e.g. 64GiB (default: the machine's memory less a margin)", cli.BytesFlag(&o.hostMem))
 	fs.IntVar(&o.workers, "workers", 0, "prover workers per GPU, or on the CPU (0: gpuc2's default)")
-	fs.IntVar(&o.maxPending, "max-pending", 0, "refuse SubmitProof (ResourceExhausted) while this many proofs are queued or running; 0: no limit")
+	fs.IntVar(&o.maxPending, "max-pending", 0, "refuse SubmitProof (ResourceExhausted) of a PoRep or SnapDeals proof while this many of them are queued or running (PoSt is never refused); 0: no limit")
 	fs.DurationVar(&o.drain, "drain", 60*time.Second, "on SIGTERM or SIGINT, how long running proofs may finish before they are cancelled")
 	fs.DurationVar(&o.retain, "retain", cuzk.DefaultRetain, "how long a finished job's outcome is kept for AwaitProof and for a repeated request (same request_id and content; completed jobs only)")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
