@@ -42,6 +42,7 @@ import (
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/post"
 	"github.com/gpuc2/gpuc2/synth/stacked"
 	"github.com/gpuc2/gpuc2/synth/update"
 )
@@ -62,7 +63,8 @@ type options struct {
 	backend    string
 	device     int
 	force      bool
-	update     bool // the SnapDeals update circuit of the size, not PoRep's
+	update     bool   // the SnapDeals update circuit of the size, not PoRep's
+	post       string // "window" or "winning": that PoSt circuit of the size, not PoRep's
 
 	backendWhy string // set by plan: why this backend
 }
@@ -75,7 +77,7 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	fs.SetOutput(output)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: testsetup [flags]\n\n"+
-			"Makes a TEST-ONLY Groth16 setup for the PoRep circuit of a sector size, where c2prove\n"+
+			"Makes a TEST-ONLY Groth16 setup for the PoRep circuit of a sector size (or its SnapDeals or PoSt circuit), where c2prove\n"+
 			"and gpuc2.Config.TestParamsDir look for it. Never valid on chain.\n\n")
 		fs.PrintDefaults()
 	}
@@ -84,6 +86,7 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	fs.StringVar(&o.backend, "backend", "auto", "where the fixed-base multiplications run: auto (cuda when the native library loads; says which and why), cpu (sizes ≤ 512MiB) or cuda")
 	fs.IntVar(&o.device, "device", 0, "CUDA device ordinal")
 	fs.BoolVar(&o.update, "update", false, "the SnapDeals EmptySectorUpdate circuit of the size (gpuc2.UpdateTestParamsPath) instead of PoRep's")
+	fs.StringVar(&o.post, "post", "", "window or winning: the WindowPoSt or WinningPoSt circuit of the size (gpuc2.PoStTestParamsPath) instead of PoRep's")
 	fs.BoolVar(&o.force, "force", false, "replace an existing file (removed once the setup is done, before writing, so the disk never holds two)")
 	return o, cli.Parse(fs, args)
 }
@@ -104,6 +107,12 @@ func plan(o *options) (abi.RegisteredSealProof, error) {
 	if o.device < 0 {
 		return 0, cli.Usagef("-device must not be negative, not %d", o.device)
 	}
+	if o.post != "" && o.post != "window" && o.post != "winning" {
+		return 0, cli.Usagef("-post takes window or winning, not %q", o.post)
+	}
+	if o.post != "" && o.update {
+		return 0, cli.Usagef("-post and -update name two circuits: give one")
+	}
 	asked := o.backend
 	if o.backend, o.backendWhy, err = cli.Backend("backend", o.backend); err != nil {
 		return 0, err
@@ -113,7 +122,7 @@ func plan(o *options) (abi.RegisteredSealProof, error) {
 		if err := cli.Devices("device", o.device); err != nil {
 			return 0, err
 		}
-	case gpuc2.IsTestSize(spt):
+	case gpuc2.IsTestSize(spt), o.post == "winning": // a WinningPoSt circuit is small at every size
 	case asked == "auto":
 		return 0, cli.Usagef("a %s setup needs a GPU (the CPU would take hours), and the native CUDA library is not available: %w\n%s",
 			o.sectorSize, native.Load(), cli.BuildHint)
@@ -157,6 +166,8 @@ func run(ctx context.Context, o options, w io.Writer) (string, error) {
 	case *stacked.Circuit:
 		c.Progress = progress
 	case *update.Circuit:
+		c.Progress = progress
+	case *post.Circuit:
 		c.Progress = progress
 	}
 	start := time.Now()
@@ -218,6 +229,22 @@ func run(ctx context.Context, o options, w io.Writer) (string, error) {
 // circuit (nil witness: the shape of every real one): PoRep's of spt's
 // size, or with -update the update circuit of that size.
 func target(o options, spt abi.RegisteredSealProof) (path, name string, circuit synth.Circuit, err error) {
+	if o.post != "" {
+		pt, err := spt.RegisteredWinningPoStProof()
+		if o.post == "window" { // the V1_1 type, live since network version 19
+			if pt, err = spt.RegisteredWindowPoStProof(); err == nil {
+				pt, err = pt.ToV1_1PostProof()
+			}
+		}
+		if err != nil {
+			return "", "", nil, err
+		}
+		pp, err := post.ParamsFor(pt)
+		if err != nil {
+			return "", "", nil, err
+		}
+		return gpuc2.PoStTestParamsPath(o.cache, pt), post.ProofName(pt), &post.Circuit{Params: pp}, nil
+	}
 	if !o.update {
 		params, err := porep.CircuitParams(spt)
 		if err != nil {

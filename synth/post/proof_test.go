@@ -1,0 +1,160 @@
+package post_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"math/rand/v2"
+	"os"
+	"runtime/debug"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
+	"github.com/gpuc2/gpuc2/msm/cuda"
+	"github.com/gpuc2/gpuc2/synth/post"
+)
+
+// A 2 KiB WindowPoSt proof made and verified with a TEST-ONLY setup on the
+// CPU; another randomness's inputs do not verify it.
+func TestProveVerify2KiB(t *testing.T) {
+	ctx := context.Background()
+	p := params(t, abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1)
+	pk, err := groth16.Setup(ctx, &post.Circuit{Params: p}, rand.NewChaCha8([32]byte{56}))
+	require.NoError(t, err)
+	defer pk.Close()
+	proofs, err := post.SyntheticSectorProofs(ctx, p, randomness, []uint64{2, 5}, 4)
+	require.NoError(t, err)
+	w, err := post.WitnessFor(p, proofs)
+	require.NoError(t, err)
+	proof, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, &post.Circuit{Params: p, Witness: w})
+	require.NoError(t, err)
+	public := []post.PublicSector{{ID: 2, CommR: proofs[0].CommR}, {ID: 5, CommR: proofs[1].CommR}}
+	in, err := p.PublicInputs(randomness, public, 0)
+	require.NoError(t, err)
+	ok, err := groth16.Verify(pk.VerifyingKey(), proof, in)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	in, err = p.PublicInputs([32]byte{1}, public, 0)
+	require.NoError(t, err)
+	ok, err = groth16.Verify(pk.VerifyingKey(), proof, in)
+	require.NoError(t, err)
+	assert.False(t, ok, "verifies for another randomness")
+}
+
+// envTestGPU opts in to TestGPUEqualsCPU on a machine with the native CUDA
+// library; envGPUTypes picks the proof types (default the 8 MiB WindowPoSt
+// and WinningPoSt; "32GiB" one full 32 GiB WindowPoSt partition of 2,349
+// sectors: a TEST-ONLY setup on the GPU and a CPU proof of minutes on 16
+// cores).
+const (
+	envTestGPU  = "GPUC2_TEST_POST_GPU"
+	envGPUTypes = "GPUC2_POST_GPU_SIZE"
+)
+
+// On a GPU, the CUDA prover's PoSt proof equals the CPU prover's byte for
+// byte for the same r and s, resident and streamed, and verifies:
+//
+//	GPUC2_TEST_POST_GPU=1 [GPUC2_POST_GPU_SIZE=32GiB] ./post.test -test.run TestGPUEqualsCPU -test.v
+//
+// GPUC2_POST_NO_CPU=1 leaves the CPU proof out (minutes at 32 GiB): the
+// GPU proofs, two resident and one streamed under a 16 GiB limit, must
+// then equal each other and verify. Each step is timed: the vanilla
+// proofs' decode and check, the witness, each proof (synthesis included).
+func TestGPUEqualsCPU(t *testing.T) {
+	if os.Getenv(envTestGPU) == "" {
+		t.Skipf("set %s=1 on a GPU machine", envTestGPU)
+	}
+	if !gpu.CUDAAvailable() {
+		t.Skip("no native CUDA library")
+	}
+	types := []abi.RegisteredPoStProof{abi.RegisteredPoStProof_StackedDrgWindow8MiBV1_1, abi.RegisteredPoStProof_StackedDrgWinning8MiBV1}
+	if os.Getenv(envGPUTypes) == "32GiB" {
+		types = []abi.RegisteredPoStProof{abi.RegisteredPoStProof_StackedDrgWinning32GiBV1, abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1}
+	}
+	for _, pt := range types {
+		t.Run(post.ProofName(pt), func(t *testing.T) { gpuEqualsCPU(t, pt) })
+	}
+}
+
+func gpuEqualsCPU(t *testing.T, pt abi.RegisteredPoStProof) {
+	ctx := context.Background()
+	p := params(t, pt)
+	start := time.Now()
+	pk, err := groth16.Setup(ctx, &post.Circuit{Params: p}, rand.NewChaCha8([32]byte{57}), groth16.WithSetupEngine(cuda.Engine{Device: 0}))
+	require.NoError(t, err)
+	defer pk.Close()
+	t.Logf("%s: TEST-ONLY setup on the GPU in %v", post.ProofName(pt), time.Since(start))
+	ids := make([]uint64, p.Sectors)
+	for i := range ids {
+		ids[i] = uint64(1000 + 3*i)
+	}
+	start = time.Now()
+	proofs, err := post.SyntheticSectorProofs(ctx, p, randomness, ids, 9)
+	require.NoError(t, err)
+	raw := post.EncodeSectorProofs(proofs)
+	decoded, err := post.DecodeAndCheck(ctx, p, randomness, raw)
+	require.NoError(t, err)
+	w, err := post.WitnessFor(p, decoded)
+	require.NoError(t, err)
+	t.Logf("%d synthetic sector proofs made, encoded, decoded and checked in %v", len(ids), time.Since(start))
+	c := &post.Circuit{Params: p, Witness: w}
+	var r, sv fr.Element
+	r.SetUint64(0x9057)
+	sv.SetUint64(0xbeef)
+	rs := groth16.WithRandomness(r, sv)
+
+	public := make([]post.PublicSector, len(proofs))
+	for i, sp := range proofs {
+		public[i] = post.PublicSector{ID: sp.SectorID, CommR: sp.CommR}
+	}
+	in, err := p.PublicInputs(randomness, public, 0)
+	require.NoError(t, err)
+	var wb []byte // the first proof's bytes: the others must equal them
+	if os.Getenv("GPUC2_POST_NO_CPU") == "" {
+		start = time.Now()
+		want, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, c, rs)
+		require.NoError(t, err)
+		t.Logf("CPU proof in %v", time.Since(start))
+		wb, err = want.MarshalBinary()
+		require.NoError(t, err)
+		ok, err := groth16.Verify(pk.VerifyingKey(), want, in)
+		require.NoError(t, err)
+		require.True(t, ok, "the CPU proof verifies")
+		t.Logf("CPU proof: sha256 %x", sha256.Sum256(wb))
+	}
+	for _, mode := range []struct {
+		name   string
+		cfg    gpu.Config
+		proofs int
+	}{{"resident", gpu.Config{}, 2}, {"streaming under 16 GiB", gpu.Config{NoResident: true, MemoryLimit: 16 << 30}, 1}} {
+		debug.FreeOSMemory()
+		cfg := mode.cfg
+		cfg.Ordinals = []int{0}
+		devs, err := gpu.Open(cfg)
+		require.NoError(t, err)
+		for i := range mode.proofs {
+			start = time.Now()
+			got, err := groth16.Prove(ctx, devs.Device(0), pk, c, rs)
+			require.NoError(t, err, mode.name)
+			t.Logf("GPU proof (%s, %d) in %v", mode.name, i, time.Since(start))
+			gb, err := got.MarshalBinary()
+			require.NoError(t, err)
+			t.Logf("GPU proof (%s, %d): sha256 %x", mode.name, i, sha256.Sum256(gb))
+			if wb == nil {
+				ok, err := groth16.Verify(pk.VerifyingKey(), got, in)
+				require.NoError(t, err)
+				require.True(t, ok, "the GPU proof verifies")
+				wb = gb
+				continue
+			}
+			assert.Equal(t, wb, gb, "%s: GPU proof differs from the first proof", mode.name)
+		}
+		require.NoError(t, devs.Close())
+	}
+}
