@@ -1,5 +1,6 @@
-// Package gpuc2 proves Filecoin PoRep Commit2 (C2): it turns the C1 output of a
-// sealed sector into the Groth16 proof bytes the chain verifies.
+// Package gpuc2 proves Filecoin's SNARKs: PoRep Commit2 (C2), which turns the
+// C1 output of a sealed sector into the Groth16 proof bytes the chain
+// verifies, SnapDeals' sector update, WindowPoSt and WinningPoSt.
 //
 // The work is split into packages:
 //
@@ -32,6 +33,16 @@
 // Each circuit has its own parameters and constraint matrices, on the same
 // GPUs.
 //
+// WindowPoSt partitions and WinningPoSt (filecoin-ffi's
+// GenerateSinglePartitionWindowPoStWithVanilla,
+// GenerateWinningPoStWithVanilla, VerifyWindowPoSt, VerifyWinningPoSt) go
+// through it too, from the per-sector vanilla proofs
+// GenerateSingleVanillaProof returns: ProvePoSt checks every sector first
+// and reports the faulty ones (FaultySectorsError) as ffi does; its
+// priority (Curio sends WindowPoSt HIGH, WinningPoSt CRITICAL) puts its one
+// partition ahead of every queued partition of lower priority. PreloadPoSt,
+// EvictPoSt and PoStRequirements are its Preload, Evict and Requirements.
+//
 // A proving daemon (Curio's cuzk protocol) names circuits, not proof
 // types: Circuits lists them ("porep-32g", "snap-32g", …) with their kind
 // and sector size, and PreloadCircuit, EvictCircuit, FindCircuitParams,
@@ -48,6 +59,7 @@
 //
 // Errors wrap ErrBadInput, ErrParamsMissing, ErrParamsCorrupt, ErrBudget,
 // ErrOutOfDeviceMemory, ErrProofInvalid, ErrClosed or the context's error.
-// The API speaks go-state-types: abi.RegisteredSealProof, abi.SectorNumber,
-// abi.ActorID and proof.SealVerifyInfo, whose CIDs are go-fil-commcid's.
+// The API speaks go-state-types: abi.RegisteredSealProof,
+// abi.RegisteredUpdateProof, abi.RegisteredPoStProof, abi.SectorNumber,
+// abi.ActorID and proof's verify infos, whose CIDs are go-fil-commcid's.
 package gpuc2
