@@ -11,13 +11,14 @@
 #   go test -c -o .dev/stacked.test ./synth/stacked; go test -c -o .dev/sha256.test ./synth/gadgets/sha256  # synth
 #   CGO_ENABLED=1 go test -c -o .dev/gpuc2.test .                 # for facade
 #   CGO_ENABLED=1 go test -c -o .dev/update.test ./synth/update   # for update
+#   CGO_ENABLED=1 go test -c -o .dev/post.test ./synth/post       # for post (and gpuc2.test, testsetup -post)
 #   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/testsetup ./examples/testsetup   # for facade-sector
 #   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/c2prove ./examples/c2prove
 #   CGO_ENABLED=1 go build -ldflags='-s -w' -o .dev/gpuc2d ./examples/gpuc2d; go build -ldflags='-s -w' -o .dev/cuzkclient ./examples/cuzkclient  # daemon
 # (add -ldflags='-s -w' to keep .dev under the carry limit)
 # Then on the GPU machine, from the repository root:
 #   native/device-test.sh [tests] [stream] [sanitize] [racecheck] [bench] [big] [windows] [ncu] [partition] [synth]
-#                         [facade] [sector] [facade-sector] [update] [daemon]
+#                         [facade] [sector] [facade-sector] [update] [daemon] [post]
 #   (default: tests sanitize bench)
 # "big" adds the 2^24-class sizes to the correctness tests (GPUC2_TEST_BIG=1);
 # "windows" times the MSMs ${WINDOW_SIZES:-g1-24} (g1-K / g2-K: G1 / G2 at 2^K) at forced window sizes
@@ -333,6 +334,32 @@ if has daemon; then
 		[ $r -ne 0 ] && rc=1
 	done
 	[ -z "${FACADE_KEEP:-}" ] && rm -rf "$fdir/gpuc2d/test-params"
+fi
+if has post; then
+	# PoSt: the GPU's proofs equal the CPU's at 8 MiB (WindowPoSt, WinningPoSt), then with POST_32G=1 the
+	# 32 GiB WinningPoSt and WindowPoSt partition (2,349 sectors) in memory, two resident and one streamed
+	# proof (no CPU proof: minutes); then, where POST_CACHE holds TEST-ONLY 32 GiB setups (testsetup -post
+	# window|winning, and the PoRep one for "inflight"), the facade's figures under each of
+	# ${POST_LIMITS:-unlimited 16GiB} for ${POST_STEPS:-window winning inflight} (TestPoStGPU; RESULT lines).
+	t0=$(date +%s)
+	GPUC2_TEST_POST_GPU=1 "$DEV/post.test" -test.v -test.timeout 20m -test.run 'TestGPUEqualsCPU$' >"$OUT/post-gpu.log" 2>&1
+	note "PoSt GPU = CPU (8 MiB): rc=$? $(counts "$OUT/post-gpu.log") in $(($(date +%s) - t0)) s"
+	grep -E -- '--- (FAIL|PASS)|proof_test.go' "$OUT/post-gpu.log" | tee -a "$summary"
+	if [ -n "${POST_32G:-}" ]; then
+		t0=$(date +%s)
+		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} GPUC2_TEST_POST_GPU=1 GPUC2_POST_GPU_SIZE=32GiB GPUC2_POST_NO_CPU=1 timev "$DEV/post.test" \
+			-test.v -test.timeout 30m -test.run 'TestGPUEqualsCPU$' >"$OUT/post-gpu-32g.log" 2>&1
+		note "PoSt 32 GiB on the GPU: rc=$? $(counts "$OUT/post-gpu-32g.log") in $(($(date +%s) - t0)) s"
+		grep -E -- '--- (FAIL|PASS)|proof_test.go|Maximum resident' "$OUT/post-gpu-32g.log" | tee -a "$summary"
+	fi
+	if [ -n "${POST_CACHE:-}" ]; then
+		t0=$(date +%s)
+		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} GPUC2_TEST_POST_GPU=1 GPUC2_POST_CACHE="$POST_CACHE" GPUC2_POST_LIMITS="${POST_LIMITS:-unlimited 16GiB}" \
+			GPUC2_POST_STEPS="${POST_STEPS:-window winning inflight}" timev "$DEV/gpuc2.test" -test.v -test.timeout 40m \
+			-test.run 'TestPoStGPU$' >"$OUT/post-facade.log" 2>&1
+		note "PoSt through the facade: rc=$? in $(($(date +%s) - t0)) s"
+		grep -E 'RESULT|--- (FAIL|PASS)|Maximum resident' "$OUT/post-facade.log" | tee -a "$summary"
+	fi
 fi
 # PACK=1: everything but the summary into one archive (the device tool returns a few files only).
 if [ -n "${PACK:-}" ]; then
