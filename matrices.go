@@ -172,9 +172,37 @@ func partitionBytes(a *admission, ms *pce.Matrices) int64 {
 func (p *Prover) loadOrRecord(ctx context.Context, a *admission) (ms *pce.Matrices, from string, err error) {
 	path := p.matricesCachePath(a)
 	if path != "" {
+		// The full synthesis the check compares against runs while the
+		// file is read: the two took 28 s one after the other at 32 GiB.
+		type synthesized struct {
+			w   *synth.ProvingAssignment
+			err error
+		}
+		full := make(chan synthesized, 1)
+		sctx, cancel := context.WithCancel(ctx)
+		if _, statErr := os.Stat(path); statErr == nil {
+			go func() {
+				var s synthesized
+				s.err = par.Recover(func() error {
+					s.w, s.err = synthesizeFull(sctx, a)
+					return s.err
+				})
+				full <- s
+			}()
+		} else {
+			full <- synthesized{err: statErr}
+		}
 		ms, err := pce.ReadFile(path)
+		if err != nil {
+			cancel() // no file to check: the synthesis is not needed
+		}
+		s := <-full
+		cancel()
 		if err == nil {
-			err = checkMatrices(ctx, a, ms)
+			err = s.err
+		}
+		if err == nil {
+			err = checkMatrices(ctx, a, ms, s.w)
 		}
 		switch {
 		case err == nil:
@@ -223,22 +251,28 @@ func matricesCacheFile(dir string, t circuits.Type, sz synth.Sizes) string {
 }
 
 // checkMatrices checks matrices read from a file: their sizes against the
-// circuit's, then their evaluation of partition 0 of a's C1 against a full
-// synthesis of it, row by row.
-func checkMatrices(ctx context.Context, a *admission, ms *pce.Matrices) error {
+// circuit's, then their evaluation of partition 0 of a's C1 against w, a
+// full synthesis of it (synthesizeFull), row by row.
+func checkMatrices(ctx context.Context, a *admission, ms *pce.Matrices, w *synth.ProvingAssignment) error {
 	if err := checkMatricesShape(a, ms); err != nil {
 		return err
 	}
+	return ms.Check(ctx, w.Inputs, w.Aux, w.A, w.B, w.C)
+}
+
+// synthesizeFull is partition 0 of a's C1 synthesized in full (a, b, c
+// and the input rows), what checkMatrices compares matrices against.
+func synthesizeFull(ctx context.Context, a *admission) (*synth.ProvingAssignment, error) {
 	circuit, err := a.circuit(0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w := synth.NewProvingAssignment(a.shape.hint)
 	if err := circuit.Synthesize(ctx, w); err != nil {
-		return err
+		return nil, err
 	}
 	synth.AppendInputRows(w, len(w.Inputs))
-	return ms.Check(ctx, w.Inputs, w.Aux, w.A, w.B, w.C)
+	return w, nil
 }
 
 // checkMatricesShape checks ms's sizes against a's circuit's.

