@@ -30,7 +30,8 @@
 // through the same pipeline: ProveUpdate, GenerateUpdateProofWithVanilla,
 // VerifyUpdateProof, with PreloadUpdate, EvictUpdate and UpdateRequirements.
 // Each circuit has its own parameters and constraint matrices, on the same
-// GPUs.
+// GPUs; CircuitsRequirements says what a set of circuits loaded at once
+// needs, and where each key is held.
 //
 // A proving daemon (Curio's cuzk protocol) names circuits, not proof
 // types: Circuits lists them ("porep-32g", "snap-32g", …) with their kind
