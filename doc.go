@@ -31,7 +31,8 @@
 // through the same pipeline: ProveUpdate, GenerateUpdateProofWithVanilla,
 // VerifyUpdateProof, with PreloadUpdate, EvictUpdate and UpdateRequirements.
 // Each circuit has its own parameters and constraint matrices, on the same
-// GPUs.
+// GPUs; CircuitsRequirements says what a set of circuits loaded at once
+// needs, and where each key is held.
 //
 // WindowPoSt partitions and WinningPoSt (filecoin-ffi's
 // GenerateSinglePartitionWindowPoStWithVanilla,

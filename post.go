@@ -380,7 +380,10 @@ func (p *Prover) EvictPoSt(t abi.RegisteredPoStProof) error {
 }
 
 // PoStRequirements is Requirements for a PoSt proof type: the same model
-// over its circuit's shape (one partition).
+// over its circuit's shape (one partition). Where its parameter file is
+// absent, the 32 GiB keys' section counts are the table of circuit kinds'
+// (from the circuits' synthesis), other sizes' a and b sections bounded by
+// the circuit's variables.
 func PoStRequirements(t abi.RegisteredPoStProof, cfg Config) (r Resources, err error) {
 	err = guard(slog.Default(), "PoStRequirements", func() error {
 		r, _, err = requirements(postKind(t), cfg)

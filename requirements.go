@@ -50,8 +50,8 @@ type Resources struct {
 	// ParamsBytes is the size of the .params file; the decoded sections
 	// take as much on the host, and the SRS as much on a GPU. ParamsExact
 	// says whether it comes from the file itself (else from the circuit's
-	// shape: the published counts for 32 GiB, upper bounds on the a and b
-	// sections for other sizes).
+	// shape: the table of circuit kinds' counts for 32 GiB, upper bounds
+	// on the a and b sections for other sizes).
 	ParamsBytes int64
 	ParamsExact bool
 	// HostBytes is the peak host RAM (resident set) of a process proving
@@ -144,13 +144,57 @@ func oneGPU(Config) (int, error) { return 1, nil }
 // requirements is Requirements, returning also cfg with the defaults it
 // resolved.
 func requirements(t circuits.Type, cfg Config) (Resources, Config, error) {
-	sh, err := newShape(t)
+	m, err := model(t, cfg, modelOpts{})
 	if err != nil {
 		return Resources{}, Config{}, err
 	}
+	return m.r, m.cfg, nil
+}
+
+// modelOpts are what a circuit's model depends on beside it when it is
+// proved in a set of circuits (CircuitsRequirements); zero: alone.
+type modelOpts struct {
+	// besideHost is host memory the other circuits' loaded keys and
+	// matrices hold for good: an automatic host budget leaves room for it.
+	besideHost int64
+	// noDeviceMatrices: the GPU had no room for the circuit's matrices
+	// beside the other keys when its first proof recorded them (the
+	// device's try fails; gpu.Device.PreloadMatrices), so proofs run as
+	// without them on the GPU: MatricesAuto synthesizes every partition in
+	// full (the recorded matrices stay on the heap, unused), MatricesOn
+	// evaluates a, b, c on the host.
+	noDeviceMatrices bool
+}
+
+// typeModel is requirements' model of one circuit under cfg: its
+// Resources and the parts a set of circuits adds up or takes the largest of.
+type typeModel struct {
+	r          Resources
+	cfg        Config // with its defaults resolved
+	budgetAuto bool
+	plan       gpu.Plan // the GPU's (zero on the CPU)
+	counts     groth16.SectionCounts
+	h          hostModel
+	// pinnedVectors is the pinned memory of the working sets held at once.
+	pinnedVectors int64
+	// longLivedHost is host memory the circuit holds for good once loaded,
+	// which an automatic budget leaves room for: its key where no GPU holds
+	// it, its matrices' host copies (heap or pinned) and c's pinned stage.
+	longLivedHost int64
+	// recordedOnly: the matrices are recorded and kept on the heap, though
+	// no proof uses them (modelOpts.noDeviceMatrices under MatricesAuto).
+	recordedOnly bool
+}
+
+// model is the resource model of proving t under cfg, beside what o says.
+func model(t circuits.Type, cfg Config, o modelOpts) (*typeModel, error) {
+	sh, err := newShape(t)
+	if err != nil {
+		return nil, err
+	}
 	cfg, budgetAuto, err := cfg.withDefaults(oneGPU)
 	if err != nil {
-		return Resources{}, Config{}, err
+		return nil, err
 	}
 	r := Resources{
 		Partitions:         sh.partitions,
@@ -160,7 +204,7 @@ func requirements(t circuits.Type, cfg Config) (Resources, Config, error) {
 	}
 	counts, _, file, exact, err := paramsShape(t, cfg, sh)
 	if err != nil {
-		return Resources{}, Config{}, err
+		return nil, err
 	}
 	r.ParamsBytes, r.ParamsExact = file, exact
 
@@ -170,6 +214,10 @@ func requirements(t circuits.Type, cfg Config) (Resources, Config, error) {
 	if cfg.ConstraintMatrices == MatricesOn {
 		r.MatricesBytes = matrices // on the host, unless a GPU holds them below
 	}
+	recordedOnly := cuda && o.noDeviceMatrices && cfg.ConstraintMatrices == MatricesAuto
+	if recordedOnly {
+		r.MatricesBytes = matrices // recorded on the first proof, then kept on the heap
+	}
 	var plan gpu.Plan // the GPU's, from the one device plan
 	if cuda {
 		limit := cfg.DeviceMemoryLimit
@@ -177,12 +225,12 @@ func requirements(t circuits.Type, cfg Config) (Resources, Config, error) {
 			limit = gpu.DefaultMemoryLimitOfFirst()
 		}
 		opts := gpu.PlanOptions{Workers: workers, VectorStage: cfg.heapABC()}
-		if cfg.ConstraintMatrices != MatricesOff {
+		if cfg.ConstraintMatrices != MatricesOff && !o.noDeviceMatrices {
 			opts.MatricesBytes = matrices
 		}
 		plan, err = gpu.NewPlan(limit, gpu.Shape{Counts: counts, Inputs: sh.sizes.Inputs}, opts)
 		if err != nil {
-			return Resources{}, Config{}, fmt.Errorf("%w: %v: %w", ErrOutOfDeviceMemory, t, err)
+			return nil, fmt.Errorf("%w: %v: %w", ErrOutOfDeviceMemory, t, err)
 		}
 		r.GPUs, r.DeviceMemoryLimit = 1, limit
 		r.Mode, r.ProofVRAMBytes, r.LeastDeviceMemory = plan.Mode, plan.ProofBytes, plan.LeastBytes
@@ -201,7 +249,7 @@ func requirements(t circuits.Type, cfg Config) (Resources, Config, error) {
 		}
 	}
 	h := hostModel{slack: sh.bytes * synthesisSlackPercent / 100}
-	h.partitions = partitionsAtOnce(cfg, budgetAuto, conc+workers, r.PartitionHostBytes, file, r, pinnedHost)
+	h.partitions = partitionsAtOnce(cfg, budgetAuto, conc+workers, r.PartitionHostBytes, file, r, pinnedHost+o.besideHost)
 	switch { // what a partition really holds
 	case !cuda:
 		h.held = r.PartitionHostBytes
@@ -212,11 +260,14 @@ func requirements(t circuits.Type, cfg Config) (Resources, Config, error) {
 	default: // a full assignment; the GPU computes H
 		h.held = groth16.AssignmentBytes(sh.sizes)
 	}
+	var pinnedVectors int64
 	if cuda { // the working sets at once are synthesized into pinned memory
-		r.PinnedBytes += int64(h.partitions) * gpu.PinnedPartitionBytes(sh.sizes, r.MatricesBytes > 0)
+		witnessOnly := r.MatricesBytes > 0 && !recordedOnly
+		pinnedVectors = int64(h.partitions) * gpu.PinnedPartitionBytes(sh.sizes, witnessOnly)
+		r.PinnedBytes += pinnedVectors
 		h.staging = plan.StagingBytes
 	}
-	h.matrices = pinnedHost // a streaming GPU's pinned copy, c's stage
+	h.matrices, h.stage = plan.PinnedMatricesBytes, plan.StageBytes // a streaming GPU's pinned copy, c's stage
 	if r.MatricesBytes > 0 && !r.MatricesOnGPU {
 		h.matrices += r.MatricesBytes // the heap's copy, for the host's evaluation
 	}
@@ -228,7 +279,8 @@ func requirements(t circuits.Type, cfg Config) (Resources, Config, error) {
 	}
 	if !cuda { // the heap holds it all: the collector's slack grows with it
 		key, parts := cpuHeapSlackPercent()
-		h.slack = file*key/100 + int64(h.partitions)*h.held*parts/100 + cpuCoreSlackBytes()
+		h.keySlack = file * key / 100
+		h.slack = int64(h.partitions)*h.held*parts/100 + cpuCoreSlackBytes()
 	}
 	// The key: decoded on the host (the CPU), in pinned memory (a streaming
 	// GPU), or, preloaded onto resident GPUs, on the host only while it
@@ -239,7 +291,15 @@ func requirements(t circuits.Type, cfg Config) (Resources, Config, error) {
 	if r.Mode == gpu.ModeResident {
 		r.PreloadedHostBytes = max(groth16.LargestSectionBytes(counts)+runtimeHostBytes, h.peak(0))
 	}
-	return r, cfg, nil
+	long := pinnedHost
+	if r.Mode != gpu.ModeResident {
+		long += file
+	}
+	if r.MatricesBytes > 0 && !r.MatricesOnGPU {
+		long += r.MatricesBytes
+	}
+	return &typeModel{r: r, cfg: cfg, budgetAuto: budgetAuto, plan: plan, counts: counts, h: h,
+		pinnedVectors: pinnedVectors, longLivedHost: long, recordedOnly: recordedOnly}, nil
 }
 
 // runtimeHostBytes is what HostBytes allows for the C1s, their graphs and
@@ -294,16 +354,23 @@ func cpuCoreSlackBytes() int64 {
 type hostModel struct {
 	partitions int   // held at once
 	held       int64 // what a partition really holds
-	matrices   int64 // the matrices' host copies in the steady state, and c's pinned stage
+	matrices   int64 // the matrices' host copies in the steady state
+	stage      int64 // c's pinned stage (a streaming GPU's, with heap a, b, c)
 	staging    int64 // the GPU workers' upload chunks (pinned)
 	load       int64 // the matrices' recording or check, and the witnesses made meanwhile; 0 without matrices
-	slack      int64 // the heap's garbage not yet collected
+	slack      int64 // the heap's garbage not yet collected, beside keySlack
+	keySlack   int64 // on the CPU, the garbage that grows with the key on the heap
 }
 
 // peak is the larger phase's host memory with key bytes of parameters held.
 func (h hostModel) peak(key int64) int64 {
-	steady := int64(h.partitions)*h.held + h.matrices + h.staging
-	return key + max(steady, h.load) + h.slack + runtimeHostBytes
+	return key + max(h.steady(), h.load) + h.keySlack + h.slack + runtimeHostBytes
+}
+
+// steady is the steady state's host memory beside the key: the working
+// sets held at once, the matrices' copies, c's stage and the upload chunks.
+func (h hostModel) steady() int64 {
+	return int64(h.partitions)*h.held + h.matrices + h.stage + h.staging
 }
 
 // partitionsAtOnce is how many partitions the pipeline holds at once: one

@@ -101,6 +101,9 @@ func TestPreloadMissingRefusesToStart(t *testing.T) {
 	assert.Contains(t, err.Error(), "parameters missing")
 	assert.Contains(t, err.Error(), ".params")
 	assert.Contains(t, err.Error(), "-test-params", "the TEST-ONLY alternative, named as gpuc2d's flag")
+	// Before it loads, what the set needs, as the resource model has it.
+	assert.Contains(t, stderr.String(), "-preload's circuits together need (modelled)")
+	assert.Contains(t, stderr.String(), "keys=porep-32g:host")
 }
 
 // -preload takes the SnapDeals circuits too: one whose parameters are

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -95,6 +96,7 @@ func run(sigs <-chan os.Signal, args []string, stderr io.Writer, ready func(addr
 	if metricsLis != nil {
 		metricsSrv = serveMetrics(metricsLis, srv, log)
 	}
+	preloadNeeds(log, prover, o)
 	if err := preload(ctx, prover, o, log); err != nil {
 		healthSrv.Shutdown()
 		stopped, cancel := context.WithCancel(context.Background())
@@ -221,6 +223,43 @@ func preload(ctx context.Context, prover *gpuc2.Prover, o *options, log *slog.Lo
 		log.Info("gpuc2d: parameters preloaded", "circuit", id, "seconds", time.Since(start).Seconds())
 	}
 	return nil
+}
+
+// preloadNeeds logs, before -preload loads them, what its circuits need
+// together as the resource model has it (gpuc2.CircuitsRequirements, in
+// -preload's order, under the GPUs' memory limits): where each key will be
+// held, the host RAM, pinned memory and VRAM of the set; and a warning when
+// the set as given would not be served (a preload that would wait for
+// ever, proofs that would never find device memory or host budget).
+func preloadNeeds(log *slog.Logger, prover *gpuc2.Prover, o *options) {
+	if len(o.preload) == 0 {
+		return
+	}
+	cfg := gpuc2.Config{ParamsDir: o.paramsDir, TestParamsDir: o.testParams, Backend: prover.Backend(),
+		DeviceMemoryLimit: o.deviceMem, HostMemoryBudget: o.hostMem, WorkersPerDevice: o.workers}
+	for i, d := range prover.Status().Devices { // the limits the devices were opened with
+		if i == 0 || d.Gate.MemoryLimitBytes < cfg.DeviceMemoryLimit {
+			cfg.DeviceMemoryLimit = d.Gate.MemoryLimitBytes
+		}
+	}
+	s, err := gpuc2.CircuitsRequirements(o.preload, cfg)
+	if err != nil {
+		log.Warn("gpuc2d: -preload's needs not modelled", "err", err)
+		return
+	}
+	keys := make([]string, len(s.Circuits))
+	for i, c := range s.Circuits {
+		keys[i] = c.ID + ":" + string(c.Key)
+		if c.Key == "" {
+			keys[i] = c.ID + ":never"
+		}
+	}
+	log.Info("gpuc2d: -preload's circuits together need (modelled)", "keys", strings.Join(keys, ","),
+		"keys_bytes", s.KeysBytes, "host_bytes", s.HostBytes, "pinned_bytes", s.PinnedBytes, "vram_bytes", s.VRAMBytes,
+		"device_memory_limit", s.DeviceMemoryLimit)
+	if s.Stall != "" {
+		log.Warn("gpuc2d: -preload as given would not be served (README: one host, all four kinds): " + s.Stall)
+	}
 }
 
 // listen opens -listen: a unix socket (a stale socket file replaced; mode

@@ -85,6 +85,7 @@ type Plan struct {
 	// streamed and streamedABC are a streamed proof's reservations, plain
 	// and one that evaluates a, b, c on the device.
 	streamed, streamedABC streamedPlan
+	workers, domain       int // PlanOptions.Workers (at least 1), the key's domain
 }
 
 // PlanOptions are what a plan depends on beside the key and the limit.
@@ -121,7 +122,7 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 	c, m, nAux, nIn := s.Counts, s.domain(), s.aux(), s.Inputs
 	workers := max(opts.Workers, 1)
 	p := Plan{MemoryLimit: limit, ResidentBytes: groth16.KeyBytes(c) + proofDeviceBytes(device, c, m, nAux),
-		StagingBytes: int64(workers) * UploadStagingBytes}
+		StagingBytes: int64(workers) * UploadStagingBytes, workers: workers, domain: m}
 	plain, withABC := streamingProofBytes(device, c, m, nAux, nIn)
 	p.streamed = planStreamed(device, limit, c, m, nAux, nIn, false, plain)
 	p.streamedABC = planStreamed(device, limit, c, m, nAux, nIn, true, withABC)
@@ -153,17 +154,41 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 	default:
 		return p
 	}
-	p.PeakBytes = p.HeldBytes + int64(p.ProofsAtOnce)*p.ProofBytes
-	if workers > p.ProofsAtOnce && p.UploadAheadBytes > 0 {
-		ahead := p.PeakBytes + p.UploadAheadBytes
-		if ahead > limit { // reserved once a proof has given back b and c
-			ahead -= hReleasedBytes(m)
+	p.PeakBytes = p.peak(p.HeldBytes, p.ProofsAtOnce)
+	return p
+}
+
+// Beside is what the plan's proofs get on a device where other bytes are
+// held for good beside the plan's own HeldBytes (the resident keys and
+// matrices of other circuits, which the ledger never gives back to
+// proofs): how many of the workers' proofs fit the room left at once, and
+// the device's peak with them. proofs is 0 when not even one fits: such a
+// proof waits in the ledger for memory that never comes. Beside(0) is the
+// plan's own ProofsAtOnce and PeakBytes.
+func (p Plan) Beside(other int64) (proofs int, peak int64) {
+	held := p.HeldBytes + other
+	n := ProofsFit(p.MemoryLimit-held, p.ProofBytes, p.workers)
+	if n == 0 {
+		return 0, held
+	}
+	return n, p.peak(held, n)
+}
+
+// peak is the device's peak with held bytes held for good and n proofs at
+// once: with MatricesOnDevice and a worker waiting, its witness reserved
+// ahead where the ledger lets it in (UploadAheadBytes).
+func (p Plan) peak(held int64, n int) int64 {
+	peak := held + int64(n)*p.ProofBytes
+	if p.workers > n && p.UploadAheadBytes > 0 {
+		ahead := peak + p.UploadAheadBytes
+		if ahead > p.MemoryLimit { // reserved once a proof has given back b and c
+			ahead -= hReleasedBytes(p.domain)
 		}
-		if ahead <= limit {
-			p.PeakBytes = max(p.PeakBytes, ahead)
+		if ahead <= p.MemoryLimit {
+			peak = max(peak, ahead)
 		}
 	}
-	return p
+	return peak
 }
 
 // PinnedBytes is the pinned host memory the plan holds beside the

@@ -44,9 +44,37 @@ func TestPlanUploadAhead32GiB(t *testing.T) {
 		assert.Equal(t, tc.atOnce, p.ProofsAtOnce, tc.name)
 		assert.Equal(t, tc.peak, p.PeakBytes, tc.name)
 		assert.LessOrEqual(t, p.PeakBytes, tc.limit, tc.name)
+		n, peak := p.Beside(0)
+		assert.Equal(t, p.ProofsAtOnce, n, tc.name)
+		assert.Equal(t, p.PeakBytes, peak, tc.name)
 	}
 	plain, err := NewPlan(held+proof+witness, s, PlanOptions{Workers: 2})
 	require.NoError(t, err)
 	assert.Zero(t, plain.UploadAheadBytes, "a, b, c uploaded with the witness: nothing reserved ahead")
 	assert.Equal(t, plain.HeldBytes+plain.ProofBytes, plain.PeakBytes)
+}
+
+// Beside another circuit's resident key a plan's proofs get the room left:
+// fewer at once, and none where not even one fits (it would wait for
+// memory never given back).
+func TestPlanBeside(t *testing.T) {
+	c := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
+	s := Shape{Counts: c, Inputs: 329}
+	for _, limit := range []int64{0, 16 << 30, 24 << 30, 80 << 30} {
+		p, err := NewPlan(limit, s, PlanOptions{Workers: 2, MatricesBytes: 5 << 30})
+		require.NoError(t, err)
+		room := p.MemoryLimit - p.HeldBytes
+		if limit == 0 {
+			n, peak := p.Beside(1 << 40)
+			assert.Equal(t, 2, n)
+			assert.Equal(t, p.HeldBytes+1<<40+2*p.ProofBytes, peak)
+			continue
+		}
+		n, peak := p.Beside(room - p.ProofBytes)
+		assert.Equal(t, 1, n, "limit %d: one proof in the room left", limit)
+		assert.Equal(t, p.MemoryLimit, peak)
+		n, peak = p.Beside(room - p.ProofBytes + 1)
+		assert.Zero(t, n, "limit %d: no proof fits", limit)
+		assert.Equal(t, p.MemoryLimit-p.ProofBytes+1, peak, "what is held")
+	}
 }

@@ -83,6 +83,8 @@ func TestEveryTypeHasAKind(t *testing.T) {
 func TestSizesAndCounts(t *testing.T) {
 	porep32 := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282}
 	update32 := groth16.SectionCounts{H: 134_217_727, L: 80_978_488, A: 80_743_586, B: 20_983_608}
+	window32 := groth16.SectionCounts{H: 134_217_727, L: 126_902_376, A: 96_205_645, B: 91_925_767}
+	winning32 := groth16.SectionCounts{H: 524_287, L: 375_210, A: 284_329, B: 272_185}
 	for _, tc := range []struct {
 		t          circuits.Type
 		size       string
@@ -103,8 +105,8 @@ func TestSizesAndCounts(t *testing.T) {
 		{upd(abi.RegisteredUpdateProof_StackedDrg512MiBV1), "512MiB", 16, synth.Sizes{Inputs: 5, Aux: 57401314, Rows: 57450479}, nil, "*update.Circuit", true},
 		{upd(abi.RegisteredUpdateProof_StackedDrg32GiBV1), "32GiB", 16, synth.Sizes{Inputs: 5, Aux: 80978488, Rows: 81049499}, &update32, "*update.Circuit", true},
 		{upd(abi.RegisteredUpdateProof_StackedDrg64GiBV1), "64GiB", 16, synth.Sizes{Inputs: 5, Aux: 84931220, Rows: 85006101}, nil, "*update.Circuit", true},
-		{pst(abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1), "32GiB", 1, synth.Sizes{Inputs: 25840, Aux: 126902376, Rows: 125279217}, nil, "*post.Circuit", false},
-		{pst(abi.RegisteredPoStProof_StackedDrgWinning32GiBV1), "32GiB", 1, synth.Sizes{Inputs: 133, Aux: 375210, Rows: 370590}, nil, "*post.Circuit", false},
+		{pst(abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1), "32GiB", 1, synth.Sizes{Inputs: 25840, Aux: 126902376, Rows: 125279217}, &window32, "*post.Circuit", false},
+		{pst(abi.RegisteredPoStProof_StackedDrgWinning32GiBV1), "32GiB", 1, synth.Sizes{Inputs: 133, Aux: 375210, Rows: 370590}, &winning32, "*post.Circuit", false},
 	} {
 		t.Run(tc.t.String(), func(t *testing.T) {
 			size, err := tc.t.SectorSizeName()

@@ -176,6 +176,17 @@ var WindowPoSt = &Kind{
 	DaemonProofKind:  "WINDOW_POST_PARTITION",
 	SetupFlag:        "-post window ",
 	OnDemandSetupMax: 512 << 20,
+	Counts: map[uint64]groth16.SectionCounts{
+		// The 32 GiB partition circuit's section counts, from its synthesis in
+		// counting mode (synth.Checker): the circuit is 2,349 copies of one
+		// sector's (25,840 inputs = 1 + 2,349 × 11; aux 2,349 × 54,024), and
+		// circuits of one and of two sectors of the 32 GiB shape have a's aux
+		// density 40,945 and b's 39,134 per sector, b's input density 1. A key
+		// has a point per input and per aux column of A with a term, b per
+		// column of B (TEST-ONLY 2 KiB WindowPoSt and 2 KiB and 8 MiB
+		// WinningPoSt keys agree with their synthesis).
+		32 << 30: {H: 134_217_727, L: 126_902_376, A: 96_205_645, B: 91_925_767},
+	},
 	types: []int64{
 		int64(abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1),
 		int64(abi.RegisteredPoStProof_StackedDrgWindow8MiBV1_1),
@@ -211,6 +222,12 @@ var WinningPoSt = &Kind{
 	DaemonProofKind:  "WINNING_POST",
 	SetupFlag:        "-post winning ",
 	OnDemandSetupMax: 64 << 30,
+	Counts: map[uint64]groth16.SectionCounts{
+		// The 32 GiB circuit's, from its synthesis in counting mode (a's aux
+		// density 284,196, b's 272,184 and 1 of the inputs), equal to a
+		// TEST-ONLY 32 GiB key's.
+		32 << 30: {H: 524_287, L: 375_210, A: 284_329, B: 272_185},
+	},
 	types: []int64{
 		int64(abi.RegisteredPoStProof_StackedDrgWinning2KiBV1),
 		int64(abi.RegisteredPoStProof_StackedDrgWinning8MiBV1),

@@ -1,0 +1,312 @@
+package gpuc2
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/gpu"
+	"github.com/gpuc2/gpuc2/internal/circuits"
+)
+
+// SetResources is what one process needs to serve several circuits at
+// once, their keys preloaded in order (CircuitsRequirements): where each
+// key ends up, and the host RAM, pinned memory and VRAM of the whole set.
+type SetResources struct {
+	// Circuits are the circuits in the order given, as the set leaves
+	// each.
+	Circuits []CircuitResources
+	// KeysBytes is the circuits' parameter files together (their
+	// ParamsBytes): what the keys take decoded, wherever they are held.
+	KeysBytes int64
+	// HostBytes is the process's peak host RAM with the set's keys
+	// preloaded in order and its proofs running: the keys no GPU holds
+	// (pinned copies; the heap on the CPU) and the matrices' host copies
+	// added up; the largest circuit's working sets (its partitions held at
+	// once, its matrices' load phase beside the other circuits' copies, the
+	// synthesis' garbage); the upload chunks and c's stage once; the
+	// runtime; or, if larger, a preload's (a resident key's largest
+	// section beside the keys loaded before it).
+	HostBytes int64
+	// PinnedBytes is page-locked host memory: the streamed keys' and
+	// matrices' copies added up, the largest circuit's working sets, the
+	// upload chunks and c's stage once; 0 on the CPU.
+	PinnedBytes int64
+	// VRAMBytes is each GPU's peak: the resident keys and matrices
+	// together, and the largest of the circuits' proofs at once beside
+	// them (their VRAMBytes); 0 on the CPU.
+	VRAMBytes int64
+	// DeviceMemoryLimit is the limit every GPU is modelled under (as
+	// Resources.DeviceMemoryLimit; 0: none).
+	DeviceMemoryLimit int64
+	// Stall, when not empty, says why the set is not served under cfg,
+	// naming the first circuit whose Stall is set; see SetStall.
+	Stall string
+}
+
+// CircuitResources is one circuit of a set (CircuitsRequirements).
+type CircuitResources struct {
+	ID string // "porep-32g", …
+	// Resources are the circuit's figures as Requirements gives them,
+	// beside the set's other circuits: an automatic host budget's room is
+	// less their loaded keys and matrices (fewer partitions at once);
+	// ProofsPerGPU is how many of its proofs fit at once in the device
+	// memory left by every resident key and matrices, VRAMBytes the GPU's
+	// peak while they run (those keys and matrices included); and where
+	// the GPU had no room for its matrices beside the other keys, it proves
+	// as without them on the GPU (MatricesOnGPU false: under MatricesAuto
+	// every partition synthesized in full, the matrices recorded all the
+	// same and kept on the heap, in MatricesBytes and HostBytes). For a set
+	// of one circuit they are Requirements'.
+	Resources
+	// Key is where the circuit's key is held once the set is preloaded:
+	// KeyOnDevice (resident on every GPU), KeyPinned (a page-locked host
+	// copy the GPUs stream from), KeyHost (the CPU's heap); empty when it
+	// is never loaded (Stall StallBehind).
+	Key KeyTier
+	// KeyDeviceBytes is the key's points as a GPU holds them, resident or
+	// pinned (groth16's affine G1 and G2); 0 on the CPU.
+	KeyDeviceBytes int64
+	// Stall, when not empty, says why this circuit is not served.
+	Stall SetStall
+}
+
+// SetStall says why a circuit of a set is not served (CircuitResources).
+type SetStall string
+
+const (
+	// StallPreload: the key's own plan is resident (the key and one of its
+	// proofs fit the limit), so its preload waits in the GPU's ledger for
+	// room, but the keys loaded before it hold that room for good: the
+	// preload never returns (gpuc2d never serves; a proof of any circuit
+	// reserving on that GPU meanwhile waits behind it).
+	StallPreload SetStall = "preload"
+	// StallBehind: a circuit before it in the set stalls its preload, so
+	// this one is never loaded.
+	StallBehind SetStall = "behind"
+	// StallProof: a proof's reservation is larger than the device memory
+	// the resident keys and matrices leave: it waits in the ledger for
+	// memory never given back, and every reservation on that GPU after it
+	// waits too (first come, first served).
+	StallProof SetStall = "proof"
+	// StallBudget: a partition is larger than the automatic host budget
+	// left beside the loaded keys and matrices: its proofs fail with
+	// ErrBudget.
+	StallBudget SetStall = "budget"
+)
+
+// CircuitsRequirements returns what one process needs to serve the
+// circuits ids (Circuits' ids: "porep-32g", "snap-32g", "wpost-32g",
+// "winning-32g", …) at once under cfg, their keys preloaded in the order
+// given, as gpuc2d's -preload loads them. cfg is read as Requirements
+// reads it (each GPU under the same DeviceMemoryLimit). An unknown or
+// repeated id, or none, is an error wrapping ErrBadInput.
+//
+// What it models, from what the code does (keys.go, groth16/gpu):
+//   - Each GPU decides a key's mode alone, as gpu.Device.Preload does: a
+//     key whose own plan is resident (the key and one of its proofs within
+//     the limit, whatever else the GPU holds) is uploaded, its preload
+//     waiting in the GPU's ledger for room; any other streams from one
+//     pinned host copy. So a resident key that does not fit beside the
+//     keys loaded before it never loads (StallPreload), and the order
+//     matters.
+//   - Each circuit's matrices are recorded by its first proof, in the
+//     same order with the GPU otherwise idle; a resident circuit's go onto
+//     the GPU where they fit beside the keys held (a try, never a wait),
+//     else the circuit proves as without them there.
+//   - The resident keys and matrices hold their device memory for good;
+//     each circuit's proofs reserve what its plan says in the room left
+//     (StallProof where none fits).
+//   - On the host the keys no GPU holds and the matrices' copies add up;
+//     the working sets do not: one pipeline proves every circuit's
+//     partitions through the same workers and budget, so the largest
+//     circuit's count. An automatic host budget leaves room for every
+//     loaded key and matrices (StallBudget where a partition no longer
+//     fits).
+//
+// Not modelled: keys loaded by a first proof instead of a preload (the
+// upload then takes the room only if it is free at that moment, else that
+// proof streams: the outcome depends on what else runs, and such a
+// resident key keeps its decoded sections on the host: Requirements'
+// HostBytes); two circuits' first proofs loading their matrices at the same
+// time (their load phases would add); GPUs of different limits;
+// evictions. Key sizes are estimates (upper bounds on the a and b
+// sections) where neither the parameter file nor the table of circuit kinds
+// gives them (Resources.ParamsExact), and without a GPU to ask, the native
+// library's scratch sizes are taken at their bounds, as Requirements takes
+// them.
+func CircuitsRequirements(ids []string, cfg Config) (s SetResources, err error) {
+	err = guard(slog.Default(), "CircuitsRequirements", func() error {
+		s, err = circuitsRequirements(ids, cfg)
+		return err
+	})
+	return s, err
+}
+
+func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
+	if len(ids) == 0 {
+		return SetResources{}, fmt.Errorf("%w: no circuit ids", ErrBadInput)
+	}
+	types := make([]circuits.Type, len(ids))
+	for i, id := range ids {
+		c, err := circuitByID(id)
+		if err != nil {
+			return SetResources{}, err
+		}
+		for _, t := range types[:i] {
+			if t == c.Type {
+				return SetResources{}, fmt.Errorf("%w: circuit id %s given twice", ErrBadInput, id)
+			}
+		}
+		types[i] = c.Type
+	}
+	alone := make([]*typeModel, len(ids))
+	for i, t := range types {
+		m, err := model(t, cfg, modelOpts{})
+		if err != nil {
+			return SetResources{}, fmt.Errorf("%s: %w", ids[i], err)
+		}
+		alone[i] = m
+	}
+	cuda := alone[0].cfg.Backend == BackendCUDA
+	out := SetResources{Circuits: make([]CircuitResources, len(ids)), DeviceMemoryLimit: alone[0].r.DeviceMemoryLimit}
+	cs := out.Circuits
+
+	// The GPU, key by key in load order, then each circuit's matrices.
+	limit := alone[0].plan.MemoryLimit
+	var held int64 // device memory held for good: resident keys and matrices
+	holders := []string{}
+	noDeviceMatrices := make([]bool, len(ids))
+	behind := false
+	for i, m := range alone {
+		c := &cs[i]
+		c.ID = ids[i]
+		out.KeysBytes += m.r.ParamsBytes
+		if cuda {
+			c.KeyDeviceBytes = groth16.KeyBytes(m.counts)
+		}
+		switch {
+		case !cuda:
+			c.Key = KeyHost
+		case behind:
+			c.Stall = StallBehind
+		case m.plan.Mode == gpu.ModeStreaming:
+			c.Key = KeyPinned
+		case held+c.KeyDeviceBytes > limit:
+			c.Stall, behind = StallPreload, true
+			out.stall(fmt.Sprintf("%s: its key is resident alone (%s with one proof), so its preload waits for %s of device memory; "+
+				"the GPU holds %s of its %s limit for good (%s): the preload never returns",
+				c.ID, gib(m.plan.ResidentBytes), gib(c.KeyDeviceBytes), gib(held), gib(limit), strings.Join(holders, ", ")))
+		default:
+			c.Key = KeyOnDevice
+			held += c.KeyDeviceBytes
+			holders = append(holders, c.ID+"'s key")
+		}
+	}
+	for i, m := range alone {
+		if cs[i].Key != KeyOnDevice || !m.plan.MatricesOnDevice {
+			continue
+		}
+		if md := gpu.MatricesDeviceBytes(m.r.MatricesBytes); held+md <= limit {
+			held += md
+			holders = append(holders, cs[i].ID+"'s matrices")
+		} else {
+			noDeviceMatrices[i] = true
+		}
+	}
+
+	// Each circuit beside the others: the host budget's room, its matrices.
+	loaded := func(i int) bool { return cs[i].Key != "" }
+	models := make([]*typeModel, len(ids))
+	for i, t := range types {
+		models[i] = alone[i]
+		if noDeviceMatrices[i] {
+			m, err := model(t, cfg, modelOpts{noDeviceMatrices: true})
+			if err != nil {
+				return SetResources{}, fmt.Errorf("%s: %w", ids[i], err)
+			}
+			models[i] = m
+		}
+	}
+	var longLived int64
+	for i, m := range models {
+		if loaded(i) {
+			longLived += m.longLivedHost
+		}
+	}
+	for i, t := range types {
+		if !loaded(i) {
+			cs[i].Resources = alone[i].r
+			continue
+		}
+		m, err := model(t, cfg, modelOpts{besideHost: longLived - models[i].longLivedHost, noDeviceMatrices: noDeviceMatrices[i]})
+		if err != nil {
+			return SetResources{}, fmt.Errorf("%s: %w", ids[i], err)
+		}
+		models[i] = m
+		cs[i].Resources = m.r
+		if room := m.cfg.HostMemoryBudget - longLived; m.budgetAuto && room < m.r.PartitionHostBytes {
+			cs[i].Stall = StallBudget
+			out.stall(fmt.Sprintf("%s: a partition's %s exceed the %s the automatic host budget leaves beside the loaded keys and matrices (%s): "+
+				"its proofs fail with ErrBudget", cs[i].ID, gib(m.r.PartitionHostBytes), gib(max(room, 0)), gib(longLived)))
+		}
+		if !cuda {
+			continue
+		}
+		n, peak := m.plan.Beside(held - m.plan.HeldBytes)
+		cs[i].ProofsPerGPU, cs[i].VRAMBytes = n, peak
+		out.VRAMBytes = max(out.VRAMBytes, peak)
+		if n == 0 && cs[i].Stall == "" {
+			cs[i].Stall = StallProof
+			out.stall(fmt.Sprintf("%s: a proof reserves %s of device memory; the GPU holds %s of its %s limit for good (%s): "+
+				"the proof waits for ever, and every reservation on the GPU after it", cs[i].ID, gib(m.plan.ProofBytes), gib(held), gib(limit),
+				strings.Join(holders, ", ")))
+		}
+	}
+	out.HostBytes, out.PinnedBytes = setHost(cs, models)
+	return out, nil
+}
+
+// stall records why the set is not served, the first reason only.
+func (s *SetResources) stall(why string) {
+	if s.Stall == "" {
+		s.Stall = why
+	}
+}
+
+// setHost is the host RAM and pinned memory of a set's loaded circuits,
+// each modelled beside the others (models).
+func setHost(cs []CircuitResources, models []*typeModel) (host, pinned int64) {
+	var keys, keySlack, matrices, stage, staging, work, slack, vectors, transient int64
+	for i, m := range models {
+		if cs[i].Key == "" {
+			continue
+		}
+		key := m.r.ParamsBytes // pinned, or the CPU's heap
+		if cs[i].Key == KeyOnDevice {
+			key = 0 // on the host only while it loads, a section at a time
+		}
+		transient = max(transient, keys+max(key, groth16.LargestSectionBytes(m.counts)))
+		keys += key
+		keySlack += m.h.keySlack
+		matrices += m.h.matrices
+		stage, staging = max(stage, m.h.stage), max(staging, m.h.staging)
+		work = max(work, int64(m.h.partitions)*m.h.held)
+		slack = max(slack, m.h.slack)
+		pinned += m.plan.PinnedKeyBytes + m.plan.PinnedMatricesBytes
+		vectors = max(vectors, m.pinnedVectors)
+	}
+	var load int64 // a circuit's matrices loading beside the others' copies
+	for i, m := range models {
+		if cs[i].Key != "" && m.h.load > 0 {
+			load = max(load, m.h.load+matrices-m.h.matrices)
+		}
+	}
+	steady := work + matrices + stage + staging
+	host = max(keys+max(steady, load)+keySlack+slack, transient) + runtimeHostBytes
+	return host, pinned + vectors + stage + staging
+}
+
+// gib formats bytes in GiB for a message.
+func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }

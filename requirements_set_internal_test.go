@@ -1,0 +1,191 @@
+package gpuc2
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/internal/circuits"
+)
+
+// setConfig is a 32 GiB node's configuration with its GPUs under limit
+// (0: the CPU), whatever this machine has: two workers, a host budget of
+// its own.
+func setConfig(t *testing.T, limit int64) Config {
+	cfg := Config{ParamsDir: t.TempDir(), Backend: BackendCPU, WorkersPerDevice: 2, HostMemoryBudget: 128 << 30}
+	if limit > 0 {
+		cfg.Backend, cfg.DeviceMemoryLimit = BackendCUDA, limit
+	}
+	return cfg
+}
+
+var all32 = []string{"porep-32g", "snap-32g", "wpost-32g", "winning-32g"}
+
+// A set of one circuit is that circuit's Requirements: its Resources, and
+// for the set its preloaded host peak, pinned memory and VRAM.
+func TestCircuitsRequirementsOfOne(t *testing.T) {
+	for _, limit := range []int64{0, 16 << 30, 24 << 30, 80 << 30, 140 << 30} {
+		for _, id := range append(all32, "porep-2k", "wpost-2k") {
+			cfg := setConfig(t, limit)
+			c, ok := circuits.CircuitByID(id)
+			require.True(t, ok)
+			want, _, err := requirements(c.Type, cfg)
+			require.NoError(t, err)
+			s, err := CircuitsRequirements([]string{id}, cfg)
+			require.NoError(t, err, "%s, limit %d", id, limit)
+			require.Len(t, s.Circuits, 1)
+			got := s.Circuits[0]
+			assert.Equal(t, want, got.Resources, "%s, limit %d", id, limit)
+			assert.Equal(t, id, got.ID)
+			assert.Empty(t, s.Stall)
+			assert.Empty(t, got.Stall)
+			assert.Equal(t, want.ParamsBytes, s.KeysBytes)
+			assert.Equal(t, want.PreloadedHostBytes, s.HostBytes, "%s, limit %d", id, limit)
+			assert.Equal(t, want.PinnedBytes, s.PinnedBytes, "%s, limit %d", id, limit)
+			assert.Equal(t, want.VRAMBytes, s.VRAMBytes, "%s, limit %d", id, limit)
+			assert.Equal(t, want.DeviceMemoryLimit, s.DeviceMemoryLimit)
+			switch {
+			case limit == 0:
+				assert.Equal(t, KeyHost, got.Key)
+				assert.Zero(t, got.KeyDeviceBytes)
+			case want.Mode == "resident":
+				assert.Equal(t, KeyOnDevice, got.Key)
+			default:
+				assert.Equal(t, KeyPinned, got.Key)
+			}
+		}
+	}
+}
+
+// Four circuits: the keys add up (on the CPU's heap, or pinned where they
+// stream), the working sets do not: the largest circuit's counts. Without
+// the matrices every circuit's host figure is its key and its working sets,
+// and under 16 GiB PoRep's are the largest.
+func TestCircuitsRequirementsKeysAddUp(t *testing.T) {
+	for _, limit := range []int64{0, 16 << 30} {
+		cfg := setConfig(t, limit)
+		cfg.ConstraintMatrices = MatricesOff
+		s, err := CircuitsRequirements(all32, cfg)
+		require.NoError(t, err)
+		require.Empty(t, s.Stall)
+		var keys, hostKeys, pinnedKeys, largest, sumHost, sumPinned int64
+		for i, id := range all32 {
+			c, _ := circuits.CircuitByID(id)
+			alone, _, err := requirements(c.Type, cfg)
+			require.NoError(t, err)
+			got := s.Circuits[i]
+			assert.Equal(t, id, got.ID)
+			keys += alone.ParamsBytes
+			key := alone.ParamsBytes // on the host: the CPU's heap, or pinned
+			if got.Key == KeyOnDevice {
+				key = 0
+			} else if limit > 0 {
+				pinnedKeys += got.KeyDeviceBytes
+			}
+			hostKeys += key
+			largest = max(largest, alone.PreloadedHostBytes-key)
+			sumHost += alone.PreloadedHostBytes
+			sumPinned += alone.PinnedBytes
+		}
+		assert.Equal(t, keys, s.KeysBytes)
+		if limit == 0 {
+			// The CPU's heap garbage grows with every key (cpuHeapSlackPercent).
+			assert.Greater(t, s.HostBytes, hostKeys+largest)
+		} else {
+			assert.Equal(t, hostKeys+largest, s.HostBytes, "the keys and PoRep's working sets")
+			assert.Equal(t, []KeyTier{KeyPinned, KeyPinned, KeyPinned, KeyOnDevice},
+				[]KeyTier{s.Circuits[0].Key, s.Circuits[1].Key, s.Circuits[2].Key, s.Circuits[3].Key})
+			assert.Greater(t, s.PinnedBytes, pinnedKeys)
+			assert.Less(t, s.PinnedBytes, sumPinned, "the working sets' pinned vectors are not added up")
+			assert.LessOrEqual(t, s.VRAMBytes, cfg.DeviceMemoryLimit)
+		}
+		assert.Less(t, s.HostBytes, sumHost, "the working sets are not added up")
+	}
+}
+
+// Under a small limit the large keys stream from pinned memory and only
+// the WinningPoSt key, small, is resident; under none all four fit.
+func TestCircuitsRequirementsSmallLimitStreams(t *testing.T) {
+	s, err := CircuitsRequirements(all32, setConfig(t, 16<<30))
+	require.NoError(t, err)
+	require.Empty(t, s.Stall)
+	for _, c := range s.Circuits {
+		assert.Empty(t, c.Stall, c.ID)
+		if c.ID == "winning-32g" {
+			assert.Equal(t, KeyOnDevice, c.Key)
+			continue
+		}
+		assert.Equal(t, KeyPinned, c.Key, c.ID)
+		assert.Equal(t, "streaming", string(c.Mode), c.ID)
+		assert.Equal(t, 1, c.ProofsPerGPU, c.ID)
+	}
+	assert.LessOrEqual(t, s.VRAMBytes, int64(16<<30))
+
+	s, err = CircuitsRequirements(all32, setConfig(t, 1<<50))
+	require.NoError(t, err)
+	assert.Empty(t, s.Stall)
+	for _, c := range s.Circuits {
+		assert.Equal(t, KeyOnDevice, c.Key, c.ID)
+	}
+}
+
+// Each GPU decides a key's mode alone, in load order: a key resident alone
+// that no longer fits beside the keys before it never loads, and the
+// circuits after it neither; a proof that does not fit beside the keys
+// held waits for ever. The order matters.
+func TestCircuitsRequirementsStalls(t *testing.T) {
+	// An H100's limit: PoRep's and SnapDeals' keys are each resident alone.
+	s, err := CircuitsRequirements(all32, setConfig(t, 79_134_000_000))
+	require.NoError(t, err)
+	assert.Equal(t, KeyOnDevice, s.Circuits[0].Key)
+	assert.Equal(t, StallPreload, s.Circuits[1].Stall)
+	assert.Empty(t, s.Circuits[1].Key)
+	assert.Equal(t, StallBehind, s.Circuits[2].Stall)
+	assert.Equal(t, StallBehind, s.Circuits[3].Stall)
+	assert.Contains(t, s.Stall, "snap-32g")
+	assert.Contains(t, s.Stall, "porep-32g's key")
+
+	// SnapDeals first: PoRep's preload waits instead.
+	s, err = CircuitsRequirements([]string{"snap-32g", "porep-32g"}, setConfig(t, 79_134_000_000))
+	require.NoError(t, err)
+	assert.Equal(t, KeyOnDevice, s.Circuits[0].Key)
+	assert.Equal(t, StallPreload, s.Circuits[1].Stall)
+
+	// Without SnapDeals the three fit, WindowPoSt streaming.
+	s, err = CircuitsRequirements([]string{"porep-32g", "wpost-32g", "winning-32g"}, setConfig(t, 79_134_000_000))
+	require.NoError(t, err)
+	assert.Empty(t, s.Stall)
+	assert.Equal(t, []KeyTier{KeyOnDevice, KeyPinned, KeyOnDevice}, []KeyTier{s.Circuits[0].Key, s.Circuits[1].Key, s.Circuits[2].Key})
+
+	// Every key fits beside the others, but a proof no longer does.
+	s, err = CircuitsRequirements([]string{"porep-32g", "winning-32g", "wpost-32g"}, setConfig(t, 130<<30))
+	require.NoError(t, err)
+	for _, c := range s.Circuits {
+		assert.Equal(t, KeyOnDevice, c.Key, c.ID)
+	}
+	assert.Equal(t, StallProof, s.Circuits[0].Stall)
+	assert.Zero(t, s.Circuits[0].ProofsPerGPU)
+	assert.Contains(t, s.Stall, "porep-32g: a proof reserves")
+
+	// An automatic host budget leaves room for the streamed keys: on a
+	// small machine, none for a partition.
+	cfg := setConfig(t, 16<<30)
+	cfg.HostMemoryBudget = 0
+	if defaultHostBudget() < 150<<30 {
+		s, err = CircuitsRequirements(all32, cfg)
+		require.NoError(t, err)
+		assert.Equal(t, StallBudget, s.Circuits[0].Stall)
+		assert.Contains(t, s.Stall, "ErrBudget")
+	}
+}
+
+func TestCircuitsRequirementsBadInput(t *testing.T) {
+	cfg := setConfig(t, 0)
+	for _, ids := range [][]string{nil, {"porep-32g", "porep-33g"}, {"snap-32g", "snap-32g"}} {
+		_, err := CircuitsRequirements(ids, cfg)
+		require.ErrorIs(t, err, ErrBadInput, "%q", ids)
+	}
+	_, err := CircuitsRequirements([]string{"porep-32g", "porep-33g"}, cfg)
+	assert.ErrorContains(t, err, `"porep-33g"`)
+}
