@@ -80,15 +80,23 @@ func TestCircuitParamsAsPerKind(t *testing.T) {
 	for _, c := range circuits.Circuits() {
 		t.Run(c.ID, func(t *testing.T) {
 			findPerKind, testPerKind := gpuc2.FindParams, gpuc2.TestParamsPath
-			if c.Kind() == circuits.SnapDeals {
+			switch c.Kind() {
+			case circuits.SnapDeals:
 				findPerKind = func(dir string, _ abi.RegisteredSealProof) (string, string, error) {
 					return gpuc2.FindUpdateParams(dir, abi.RegisteredUpdateProof(c.Type.ID()))
 				}
 				testPerKind = func(dir string, _ abi.RegisteredSealProof) string {
 					return gpuc2.UpdateTestParamsPath(dir, abi.RegisteredUpdateProof(c.Type.ID()))
 				}
+			case circuits.WindowPoSt, circuits.WinningPoSt:
+				findPerKind = func(dir string, _ abi.RegisteredSealProof) (string, string, error) {
+					return gpuc2.FindPoStParams(dir, abi.RegisteredPoStProof(c.Type.ID()))
+				}
+				testPerKind = func(dir string, _ abi.RegisteredSealProof) string {
+					return gpuc2.PoStTestParamsPath(dir, abi.RegisteredPoStProof(c.Type.ID()))
+				}
 			}
-			typ := abi.RegisteredSealProof(c.Type.ID()) // ignored by the SnapDeals closures
+			typ := abi.RegisteredSealProof(c.Type.ID()) // ignored by the other kinds' closures
 			for _, dir := range []string{full, empty} {
 				params, vk, err := gpuc2.FindCircuitParams(dir, c.ID)
 				wantParams, wantVK, wantErr := findPerKind(dir, typ)

@@ -151,4 +151,14 @@ func ExampleCircuits() {
 	// snap-512m SNAP_DEALS_UPDATE SnapDeals 512MiB
 	// snap-32g SNAP_DEALS_UPDATE SnapDeals 32GiB
 	// snap-64g SNAP_DEALS_UPDATE SnapDeals 64GiB
+	// wpost-2k WINDOW_POST_PARTITION WindowPoSt 2KiB
+	// wpost-8m WINDOW_POST_PARTITION WindowPoSt 8MiB
+	// wpost-512m WINDOW_POST_PARTITION WindowPoSt 512MiB
+	// wpost-32g WINDOW_POST_PARTITION WindowPoSt 32GiB
+	// wpost-64g WINDOW_POST_PARTITION WindowPoSt 64GiB
+	// winning-2k WINNING_POST WinningPoSt 2KiB
+	// winning-8m WINNING_POST WinningPoSt 8MiB
+	// winning-512m WINNING_POST WinningPoSt 512MiB
+	// winning-32g WINNING_POST WinningPoSt 32GiB
+	// winning-64g WINNING_POST WinningPoSt 64GiB
 }
