@@ -151,14 +151,16 @@ func TestWriterRecordsDigest(t *testing.T) {
 	assert.NoFileExists(t, DigestSidecarPath(path)+".tmp")
 }
 
-// Every published name is a v28 PoRep or SnapDeals update file with a
-// well-formed digest, and each .params has its .vk.
+// Every published name is a v28 PoRep, SnapDeals update or PoSt file with
+// a well-formed digest, and each .params has its .vk: 5 sizes of PoRep and
+// of SnapDeals, 10 PoSt circuits (window and winning), two files each.
 func TestPublishedDigests(t *testing.T) {
-	require.Len(t, publishedDigests, 20)
+	require.Len(t, publishedDigests, 40)
 	for name, d := range publishedDigests {
 		assert.True(t, validDigest(d), name)
 		assert.True(t, strings.HasPrefix(name, "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-") ||
-			strings.HasPrefix(name, "v28-empty-sector-update-merkletree-poseidon_hasher-"), name)
+			strings.HasPrefix(name, "v28-empty-sector-update-merkletree-poseidon_hasher-") ||
+			strings.HasPrefix(name, "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-"), name)
 		if base, ok := strings.CutSuffix(name, ".params"); ok {
 			_, ok := publishedDigests[base+".vk"]
 			assert.True(t, ok, "no .vk for %s", name)
