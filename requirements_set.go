@@ -62,8 +62,7 @@ type CircuitResources struct {
 	Resources
 	// Key is where the circuit's key is held once the set is preloaded:
 	// KeyOnDevice (resident on every GPU), KeyPinned (a page-locked host
-	// copy the GPUs stream from), KeyHost (the CPU's heap); empty when it
-	// is never loaded (Stall StallBehind).
+	// copy the GPUs stream from), KeyHost (the CPU's heap).
 	Key KeyTier
 	// KeyDeviceBytes is the key's points as a GPU holds them, resident or
 	// pinned (groth16's affine G1 and G2); 0 on the CPU.
@@ -76,19 +75,10 @@ type CircuitResources struct {
 type SetStall string
 
 const (
-	// StallPreload: the key's own plan is resident (the key and one of its
-	// proofs fit the limit), so its preload waits in the GPU's ledger for
-	// room, but the keys loaded before it hold that room for good: the
-	// preload never returns (gpuc2d never serves; a proof of any circuit
-	// reserving on that GPU meanwhile waits behind it).
-	StallPreload SetStall = "preload"
-	// StallBehind: a circuit before it in the set stalls its preload, so
-	// this one is never loaded.
-	StallBehind SetStall = "behind"
 	// StallProof: a proof's reservation is larger than the device memory
-	// the resident keys and matrices leave: it waits in the ledger for
-	// memory never given back, and every reservation on that GPU after it
-	// waits too (first come, first served).
+	// the resident keys and matrices leave: it fails at once with
+	// ErrOutOfDeviceMemory (gpulock's held reservations), as does the
+	// preload of a streamed key in that case.
 	StallProof SetStall = "proof"
 	// StallBudget: a partition is larger than the automatic host budget
 	// left beside the loaded keys and matrices: its proofs fail with
@@ -104,20 +94,21 @@ const (
 // repeated id, or none, is an error wrapping ErrBadInput.
 //
 // What it models, from what the code does (keys.go, groth16/gpu):
-//   - Each GPU decides a key's mode alone, as gpu.Device.Preload does: a
-//     key whose own plan is resident (the key and one of its proofs within
-//     the limit, whatever else the GPU holds) is uploaded, its preload
-//     waiting in the GPU's ledger for room; any other streams from one
-//     pinned host copy. So a resident key that does not fit beside the
-//     keys loaded before it never loads (StallPreload), and the order
-//     matters.
+//   - Each GPU decides a key's mode as gpu.Device.Preload does: a key
+//     whose own plan is resident (the key and one of its proofs) and that
+//     leaves, beside the resident keys and matrices loaded before it, room
+//     for a proof of its own and one of each key loaded before it, is
+//     uploaded; any other streams from one pinned host copy. So the order
+//     decides which keys are resident.
 //   - Each circuit's matrices are recorded by its first proof, in the
 //     same order with the GPU otherwise idle; a resident circuit's go onto
-//     the GPU where they fit beside the keys held (a try, never a wait),
-//     else the circuit proves as without them there.
+//     the GPU where they fit beside the keys held and a proof of each (a
+//     try, never a wait), else the circuit proves as without them there.
 //   - The resident keys and matrices hold their device memory for good;
 //     each circuit's proofs reserve what its plan says in the room left
-//     (StallProof where none fits).
+//     (StallProof where none fits: such a proof fails at once with
+//     ErrOutOfDeviceMemory, and a preload of a streamed key that cannot
+//     fit fails the same way).
 //   - On the host the keys no GPU holds and the matrices' copies add up;
 //     the working sets do not: one pipeline proves every circuit's
 //     partitions through the same workers and budget, so the largest
@@ -175,10 +166,10 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 
 	// The GPU, key by key in load order, then each circuit's matrices.
 	limit := alone[0].plan.MemoryLimit
-	var held int64 // device memory held for good: resident keys and matrices
+	var held int64       // device memory held for good: resident keys and matrices
+	var otherProof int64 // the largest proof of a key loaded so far
 	holders := []string{}
 	noDeviceMatrices := make([]bool, len(ids))
-	behind := false
 	for i, m := range alone {
 		c := &cs[i]
 		c.ID = ids[i]
@@ -189,26 +180,22 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 		switch {
 		case !cuda:
 			c.Key = KeyHost
-		case behind:
-			c.Stall = StallBehind
-		case m.plan.Mode == gpu.ModeStreaming:
-			c.Key = KeyPinned
-		case held+c.KeyDeviceBytes > limit:
-			c.Stall, behind = StallPreload, true
-			out.stall(fmt.Sprintf("%s: its key is resident alone (%s with one proof), so its preload waits for %s of device memory; "+
-				"the GPU holds %s of its %s limit for good (%s): the preload never returns",
-				c.ID, gib(m.plan.ResidentBytes), gib(c.KeyDeviceBytes), gib(held), gib(limit), strings.Join(holders, ", ")))
+		case m.plan.Mode == gpu.ModeStreaming, held+max(m.plan.ResidentBytes, c.KeyDeviceBytes+otherProof) > limit:
+			c.Key = KeyPinned // streamed: too large alone, or beside what is resident and the other keys' proofs
 		default:
 			c.Key = KeyOnDevice
 			held += c.KeyDeviceBytes
 			holders = append(holders, c.ID+"'s key")
+		}
+		if cuda {
+			otherProof = max(otherProof, m.plan.ProofBytes) // the keys after it leave room for it
 		}
 	}
 	for i, m := range alone {
 		if cs[i].Key != KeyOnDevice || !m.plan.MatricesOnDevice {
 			continue
 		}
-		if md := gpu.MatricesDeviceBytes(m.r.MatricesBytes); held+md <= limit {
+		if md := gpu.MatricesDeviceBytes(m.r.MatricesBytes); held+md+otherProof <= limit { // room left for every key's proof
 			held += md
 			holders = append(holders, cs[i].ID+"'s matrices")
 		} else {
@@ -260,7 +247,7 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 		if n == 0 && cs[i].Stall == "" {
 			cs[i].Stall = StallProof
 			out.stall(fmt.Sprintf("%s: a proof reserves %s of device memory; the GPU holds %s of its %s limit for good (%s): "+
-				"the proof waits for ever, and every reservation on the GPU after it", cs[i].ID, gib(m.plan.ProofBytes), gib(held), gib(limit),
+				"its proofs fail at once with ErrOutOfDeviceMemory", cs[i].ID, gib(m.plan.ProofBytes), gib(held), gib(limit),
 				strings.Join(holders, ", ")))
 		}
 	}

@@ -130,27 +130,41 @@ func TestCircuitsRequirementsSmallLimitStreams(t *testing.T) {
 	}
 }
 
-// Each GPU decides a key's mode alone, in load order: a key resident alone
-// that no longer fits beside the keys before it never loads, and the
-// circuits after it neither; a proof that does not fit beside the keys
-// held waits for ever. The order matters.
+// Keys are made resident in load order while they fit, with one of their
+// proofs, beside the keys before them; the others stream (before gpulock's
+// held reservations, such a preload waited for ever). A proof that does not
+// fit beside the keys held fails at once. The order decides which keys are
+// resident.
 func TestCircuitsRequirementsStalls(t *testing.T) {
-	// An H100's limit: PoRep's and SnapDeals' keys are each resident alone.
+	// An H100's limit: PoRep's and SnapDeals' keys are each resident alone,
+	// not together: SnapDeals' streams.
 	s, err := CircuitsRequirements(all32, setConfig(t, 79_134_000_000))
 	require.NoError(t, err)
 	assert.Equal(t, KeyOnDevice, s.Circuits[0].Key)
-	assert.Equal(t, StallPreload, s.Circuits[1].Stall)
-	assert.Empty(t, s.Circuits[1].Key)
-	assert.Equal(t, StallBehind, s.Circuits[2].Stall)
-	assert.Equal(t, StallBehind, s.Circuits[3].Stall)
-	assert.Contains(t, s.Stall, "snap-32g")
-	assert.Contains(t, s.Stall, "porep-32g's key")
+	assert.Equal(t, KeyPinned, s.Circuits[1].Key)
+	for _, c := range s.Circuits {
+		assert.NotEmpty(t, c.Key, c.ID)
+	}
 
-	// SnapDeals first: PoRep's preload waits instead.
+	// SnapDeals first: PoRep's streams instead.
 	s, err = CircuitsRequirements([]string{"snap-32g", "porep-32g"}, setConfig(t, 79_134_000_000))
 	require.NoError(t, err)
-	assert.Equal(t, KeyOnDevice, s.Circuits[0].Key)
-	assert.Equal(t, StallPreload, s.Circuits[1].Stall)
+	assert.Equal(t, []KeyTier{KeyOnDevice, KeyPinned}, []KeyTier{s.Circuits[0].Key, s.Circuits[1].Key})
+
+	// The README's order at an H100's default: PoRep and WinningPoSt
+	// resident, the others streamed, every proof served.
+	s, err = CircuitsRequirements([]string{"porep-32g", "winning-32g", "wpost-32g", "snap-32g"}, setConfig(t, 79_134_000_000))
+	require.NoError(t, err)
+	assert.Empty(t, s.Stall)
+	assert.Equal(t, []KeyTier{KeyOnDevice, KeyOnDevice, KeyPinned, KeyPinned},
+		[]KeyTier{s.Circuits[0].Key, s.Circuits[1].Key, s.Circuits[2].Key, s.Circuits[3].Key})
+
+	// At 18 GiB a streamed PoRep proof takes nearly the whole limit: the
+	// WinningPoSt key streams too rather than leave it no room.
+	s, err = CircuitsRequirements(all32, setConfig(t, 18<<30))
+	require.NoError(t, err)
+	assert.Empty(t, s.Stall)
+	assert.Equal(t, KeyPinned, s.Circuits[3].Key)
 
 	// Without SnapDeals the three fit, WindowPoSt streaming.
 	s, err = CircuitsRequirements([]string{"porep-32g", "wpost-32g", "winning-32g"}, setConfig(t, 79_134_000_000))
@@ -158,15 +172,16 @@ func TestCircuitsRequirementsStalls(t *testing.T) {
 	assert.Empty(t, s.Stall)
 	assert.Equal(t, []KeyTier{KeyOnDevice, KeyPinned, KeyOnDevice}, []KeyTier{s.Circuits[0].Key, s.Circuits[1].Key, s.Circuits[2].Key})
 
-	// Every key fits beside the others, but a proof no longer does.
+	// Every key fits beside the others with a proof of each; the matrices
+	// would not leave the proofs room, so they stay on the host and every
+	// proof fits (before, they took it and PoRep's proofs never did).
 	s, err = CircuitsRequirements([]string{"porep-32g", "winning-32g", "wpost-32g"}, setConfig(t, 130<<30))
 	require.NoError(t, err)
 	for _, c := range s.Circuits {
 		assert.Equal(t, KeyOnDevice, c.Key, c.ID)
+		assert.Positive(t, c.ProofsPerGPU, c.ID)
 	}
-	assert.Equal(t, StallProof, s.Circuits[0].Stall)
-	assert.Zero(t, s.Circuits[0].ProofsPerGPU)
-	assert.Contains(t, s.Stall, "porep-32g: a proof reserves")
+	assert.Empty(t, s.Stall)
 
 	// An automatic host budget leaves room for the streamed keys: on a
 	// small machine, none for a partition.

@@ -12,7 +12,10 @@
 //     blocks, first come first served and cancellable, until the bytes are
 //     free, and the Reservation is held until the worker's buffers are
 //     really freed. A request larger than the limit fails at once with
-//     ErrTooLarge.
+//     ErrTooLarge, as does one larger than what the held reservations
+//     leave of it: Job.Hold marks a reservation long-lived (a resident key
+//     or matrices, given back only when evicted), and waiting for those
+//     would wait for ever.
 //   - a compute lock of configurable width (default 1), held only while the
 //     worker's kernels run.
 //

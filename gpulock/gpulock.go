@@ -46,6 +46,7 @@ type Device struct {
 	uploading   int
 	computing   int
 	reservedNow int64
+	heldNow     int64 // of reservedNow, held long-lived (Job.Hold)
 }
 
 // NewDevice returns the gates of one device; its ledger holds MemoryLimit bytes,
@@ -75,6 +76,14 @@ func (d *Device) Ordinal() int { return d.ordinal }
 
 // MemoryLimit is the number of bytes jobs may reserve together.
 func (d *Device) MemoryLimit() int64 { return d.memoryLimit }
+
+// Held is the bytes held long-lived now (Job.Hold): resident keys and
+// matrices, which end only when evicted.
+func (d *Device) Held() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.heldNow
+}
 
 // Metrics returns a snapshot of the device's counters.
 func (d *Device) Metrics() Metrics {

@@ -328,3 +328,55 @@ func TestTryReserve(t *testing.T) {
 		t.Fatalf("TryReserve after Done: %v", err)
 	}
 }
+
+// A held reservation (a resident key) leaves the rest of the budget: a
+// reservation that cannot fit beside it fails at once, one that can waits
+// for the proofs as before, and Done of the held job gives its room back.
+// Before Hold, a preload that did not fit beside the resident keys waited
+// for ever, and every reservation of that GPU behind it.
+func TestHeldReservations(t *testing.T) {
+	ctx := context.Background()
+	d := newDevice(t, 100, 1)
+	key := d.NewJob()
+	ok, err := key.TryReserve(60)
+	require.True(t, ok)
+	require.NoError(t, err)
+	require.NoError(t, key.Hold())
+	assert.Equal(t, int64(60), d.Held())
+	assert.ErrorIs(t, key.Shrink(10), gpulock.ErrOrder, "a held reservation is not shrunk")
+
+	big := d.NewJob()
+	start := time.Now()
+	err = big.Reserve(ctx, 50)
+	assert.ErrorIs(t, err, gpulock.ErrTooLarge)
+	assert.ErrorContains(t, err, "60 are held")
+	assert.Less(t, time.Since(start), time.Second, "at once, not after a wait")
+	big.Done()
+	up := d.NewJob()
+	assert.ErrorIs(t, up.ReserveUpload(ctx, 20, 30), gpulock.ErrTooLarge, "upload and rest beside the held bytes")
+	up.Done()
+	_, err = d.NewJob().TryReserve(41)
+	assert.ErrorIs(t, err, gpulock.ErrTooLarge)
+
+	// A proof that fits beside the key waits for another proof, as before.
+	proof := d.NewJob()
+	require.NoError(t, proof.Reserve(ctx, 30))
+	next := d.NewJob()
+	done := make(chan error, 1)
+	go func() { done <- next.Reserve(ctx, 30) }()
+	select {
+	case err := <-done:
+		t.Fatalf("reserved beside a proof and the key: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	proof.Done()
+	require.NoError(t, <-done)
+	next.Done()
+
+	key.Done()
+	assert.Zero(t, d.Held())
+	again := d.NewJob()
+	require.NoError(t, again.Reserve(ctx, 100), "the key's room is back")
+	again.Done()
+	assert.ErrorIs(t, d.NewJob().Hold(), gpulock.ErrOrder, "Hold before a reservation")
+}

@@ -30,6 +30,7 @@ type Job struct {
 	rest       int64 // still to reserve at Extend
 	reservedAt time.Time
 	computeAt  time.Time
+	held       bool // Hold: long-lived, counted in the device's heldNow
 }
 
 // NewJob starts a job on d.
@@ -57,6 +58,9 @@ func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, bytes, err)
 	}
 	defer d.turn.Release(1)
+	if err := j.checkSize(bytes, 0); err != nil { // a hold taken while this job waited for its turn
+		return err
+	}
 	if err := j.take(ctx, bytes, start); err != nil {
 		return err
 	}
@@ -83,6 +87,10 @@ func (j *Job) ReserveUpload(ctx context.Context, upload, rest int64) error {
 	if err := d.turn.Acquire(ctx, 1); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, upload, err)
 	}
+	if err := j.checkSize(upload, rest); err != nil { // a hold taken while this job waited for its turn
+		d.turn.Release(1)
+		return err
+	}
 	if err := j.take(ctx, upload, start); err != nil {
 		d.turn.Release(1)
 		return err
@@ -108,7 +116,9 @@ func (j *Job) Extend(ctx context.Context) error {
 }
 
 // checkSize refuses a reservation of bytes and rest more that could never
-// fit.
+// fit: beyond the budget, or beyond what the held reservations (Hold)
+// leave of it, which end only when they are evicted: waiting for them
+// would wait for ever.
 func (j *Job) checkSize(bytes, rest int64) error {
 	d := j.d
 	if bytes < 0 || rest < 0 {
@@ -116,6 +126,29 @@ func (j *Job) checkSize(bytes, rest int64) error {
 	}
 	if bytes+rest > d.memoryLimit {
 		return fmt.Errorf("%w: device %d: %d bytes asked, memory limit %d", ErrTooLarge, d.ordinal, bytes+rest, d.memoryLimit)
+	}
+	d.mu.Lock()
+	held := d.heldNow
+	d.mu.Unlock()
+	if bytes+rest > d.memoryLimit-held {
+		return fmt.Errorf("%w: device %d: %d bytes asked, memory limit %d of which %d are held by resident keys and matrices",
+			ErrTooLarge, d.ordinal, bytes+rest, d.memoryLimit, held)
+	}
+	return nil
+}
+
+// Hold marks the job's reservation long-lived (a resident key or
+// matrices, kept until evicted): a later reservation that cannot fit
+// beside every held one fails at once with ErrTooLarge instead of
+// waiting for an eviction that may never come. Call it once reserved.
+func (j *Job) Hold() error {
+	if err := j.expect(stateReserved, "Hold"); err != nil {
+		return err
+	}
+	if !j.held {
+		d := j.d
+		d.transition(func() { d.heldNow += j.bytes })
+		j.held = true
 	}
 	return nil
 }
@@ -193,6 +226,9 @@ func (j *Job) TryReserve(bytes int64) (bool, error) {
 func (j *Job) Shrink(bytes int64) error {
 	if j.state != stateReserved && j.state != stateComputing && j.state != stateComputed {
 		return fmt.Errorf("%w: Shrink on device %d while %s", ErrOrder, j.d.ordinal, j.state)
+	}
+	if j.held {
+		return fmt.Errorf("%w: Shrink on device %d of a held reservation", ErrOrder, j.d.ordinal)
 	}
 	d := j.d
 	if bytes < 0 || bytes > j.bytes {
@@ -319,6 +355,9 @@ func (j *Job) Done() {
 		d.transition(func() {
 			d.released(j.bytes)
 			d.m.ReserveHold += time.Since(j.reservedAt)
+			if j.held {
+				d.heldNow -= j.bytes
+			}
 		})
 		d.mem.Release(j.bytes)
 		if j.state == stateUploading {

@@ -146,10 +146,12 @@ func checkCounts(c groth16.SectionCounts, vk *groth16.VerifyingKey, w *synth.Pro
 }
 
 // Preload readies pk for proofs on the device until Evict or Close: in
-// resident mode (the key and one proof fit the memory limit) it uploads
-// the key's points, waiting for the room; in streaming mode it decodes them
-// into pinned host memory (once per process). It fails with
-// ErrOutOfDeviceMemory when the limit allows neither.
+// resident mode (the key and one proof fit the memory limit, and beside the
+// keys and matrices resident here leave room for a proof of every other
+// key) it uploads the key's points, waiting for room proofs hold; else it
+// decodes them into pinned host memory (once per process) and proofs
+// stream them. It fails with ErrOutOfDeviceMemory when a streamed proof of
+// pk cannot fit beside what is held here either.
 func (p *Device) Preload(ctx context.Context, pk *groth16.ProvingKey, opts ...PreloadOption) error {
 	var cfg preloadConfig
 	for _, o := range opts {
@@ -182,33 +184,37 @@ func (p *Device) preload(ctx context.Context, pk *groth16.ProvingKey, cfg preloa
 		return err
 	}
 	kp := p.plan(pk)
-	if p.noResident || kp.ResidentBytes > p.gate.MemoryLimit() {
-		p.markUnfit(pk) // proofs stream it
-		if kp.streamed.after > p.gate.MemoryLimit() {
-			return fmt.Errorf("%w: GPU %d: the key needs %d bytes streamed (%d resident), the memory limit is %d",
-				ErrOutOfDeviceMemory, p.device, kp.streamed.after, kp.ResidentBytes, p.gate.MemoryLimit())
-		}
-		_, release, err := p.pinnedKeyFor(ctx, pk)
-		if err != nil {
+	if !p.noResident && kp.ResidentBytes <= p.gate.MemoryLimit() {
+		_, release, _, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
+			return p.uploadKey(ctx, pk, true, hosts)
+		})
+		switch {
+		case errors.Is(err, errEvicted):
+			return nil // loaded, and evicted since
+		case errors.Is(err, ErrOutOfDeviceMemory):
+			// no room beside the resident keys and matrices held here
+			// (uploadKey marked it unfit): streamed, as a key too large
+		case err != nil:
 			return err
-		}
-		release()
-		if cfg.noStage {
+		default:
+			release()
 			return nil
 		}
-		return p.lastStage.ready(ctx, StreamingStageBytes(pk.Counts().H+1)) // off the first proof's path
 	}
-	_, release, _, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
-		return p.uploadKey(ctx, pk, true, hosts)
-	})
-	if errors.Is(err, errEvicted) {
-		return nil // loaded, and evicted since
+	p.markUnfit(pk) // proofs stream it
+	if held := p.gate.Held(); kp.streamed.after > p.gate.MemoryLimit()-held {
+		return fmt.Errorf("%w: GPU %d: the key needs %d bytes streamed (%d resident), the memory limit is %d, %d of it held by resident keys and matrices",
+			ErrOutOfDeviceMemory, p.device, kp.streamed.after, kp.ResidentBytes, p.gate.MemoryLimit(), held)
 	}
+	_, release, err := p.pinnedKeyFor(ctx, pk)
 	if err != nil {
 		return err
 	}
 	release()
-	return nil
+	if cfg.noStage {
+		return nil
+	}
+	return p.lastStage.ready(ctx, StreamingStageBytes(pk.Counts().H+1)) // off the first proof's path
 }
 
 // Evict drops pk's device copy, if any: its memory is freed once the
@@ -278,6 +284,15 @@ func (p *Device) uploadKey(ctx context.Context, pk *groth16.ProvingKey, wait boo
 		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, the budget is %d",
 			ErrOutOfDeviceMemory, p.device, kp.ResidentBytes, p.gate.MemoryLimit())
 	}
+	// Beside the keys and matrices resident here it must leave room for a
+	// proof of its own and for one of each other key: else it streams
+	// (until evicted and loaded again).
+	need := max(kp.ResidentBytes, groth16.KeyBytes(c)+p.otherProofBytes(pk))
+	if held := p.gate.Held(); need > p.gate.MemoryLimit()-held {
+		p.markUnfit(pk)
+		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, %d of the budget's %d are held by other resident keys and matrices",
+			ErrOutOfDeviceMemory, p.device, need, held, p.gate.MemoryLimit())
+	}
 	dk, err := p.newDeviceKey(ctx, c, kp.ResidentBytes-groth16.KeyBytes(c), wait, func(ctx context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			pts, err := pk.BG2(ctx)
@@ -306,6 +321,25 @@ func (p *Device) plan(pk *groth16.ProvingKey) *Plan {
 }
 
 // isUnfit says whether pk was found too large to be resident here.
+// otherProofBytes is the largest proof reservation of a key other than pk
+// known here: a resident key's beside it, a streamed key's alone. What is
+// held for good (a resident key, matrices) must leave room for it, or that
+// key's proofs never find any.
+func (p *Device) otherProofBytes(pk *groth16.ProvingKey) int64 {
+	var most int64
+	for _, dk := range p.keys.values() {
+		most = max(most, dk.proofBytes)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, kp := range p.plans {
+		if k != pk && p.unfit[k] {
+			most = max(most, kp.streamed.after)
+		}
+	}
+	return most
+}
+
 func (p *Device) isUnfit(pk *groth16.ProvingKey) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

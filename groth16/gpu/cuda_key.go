@@ -74,20 +74,22 @@ func (p *Device) newDeviceKey(ctx context.Context, c groth16.SectionCounts, proo
 	return dk, nil
 }
 
+// reserve reserves the key's bytes and holds them long-lived (gpulock's
+// Hold): a reservation that cannot fit beside resident keys and matrices
+// then fails at once, a preload's (wait) included, instead of waiting for
+// an eviction.
 func (dk *deviceKey) reserve(ctx context.Context, wait bool) error {
 	bytes := groth16.KeyBytes(dk.counts)
 	if wait {
 		if err := dk.job.Reserve(ctx, bytes); err != nil {
 			return fmt.Errorf("gpu: resident key: %w", err)
 		}
-		return nil
-	}
-	if ok, err := dk.job.TryReserve(bytes); err != nil {
+	} else if ok, err := dk.job.TryReserve(bytes); err != nil {
 		return fmt.Errorf("gpu: resident key: %w", err)
 	} else if !ok {
 		return errNoRoom
 	}
-	return nil
+	return dk.job.Hold()
 }
 
 // alloc allocates the key's sections, long-lived (outside the stream pool).

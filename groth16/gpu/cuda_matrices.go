@@ -133,12 +133,20 @@ func (p *Device) uploadMatrices(ctx context.Context, ms *pce.Matrices) (*deviceM
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Held for good, they must leave room for a proof of every key.
+	if matricesDeviceBytes(ms)+p.otherProofBytes(nil) > p.gate.MemoryLimit()-p.gate.Held() {
+		return nil, errNoRoom
+	}
 	job := p.gate.NewJob()
 	if ok, err := job.TryReserve(matricesDeviceBytes(ms)); err != nil || !ok {
 		job.Done()
-		if err == nil {
+		if err == nil || errors.Is(err, gpulock.ErrTooLarge) { // no room now, or none beside what is held
 			err = errNoRoom
 		}
+		return nil, err
+	}
+	if err := job.Hold(); err != nil {
+		job.Done()
 		return nil, err
 	}
 	st, err := native.NewStream(p.device)

@@ -183,6 +183,19 @@ func (f *flight[K, V]) ready(k K) bool {
 	return s != nil && s.ready
 }
 
+// values are the values there now (uploaded, not evicted).
+func (f *flight[K, V]) values() []V {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []V
+	for _, s := range f.slots {
+		if s.ready {
+			out = append(out, s.val)
+		}
+	}
+	return out
+}
+
 // drop removes k's slot s, cancelling its upload if one runs, and reports
 // whether its value is to be freed now (ready and not held). Called with mu
 // held.
