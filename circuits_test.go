@@ -143,7 +143,7 @@ func TestCircuitUnknownID(t *testing.T) {
 			require.ErrorIs(t, err, gpuc2.ErrBadInput, name)
 			assert.Contains(t, err.Error(), "unknown circuit id", name)
 			assert.Contains(t, err.Error(), strings.Join(circuits.CircuitIDs(), ", "), name)
-			assert.Less(t, len(err.Error()), 300, name)
+			assert.Less(t, len(err.Error()), 500, name) // the 20 ids served and a 64-byte cut of the id
 			if id != long {
 				assert.Contains(t, err.Error(), `"`+id+`"`, name)
 			} else {

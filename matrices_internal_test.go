@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/post"
 )
 
 // The matrices cache: a corrupt file is recorded over, a good one is read
@@ -95,4 +96,47 @@ func BenchmarkMatricesCache(b *testing.B) {
 		b.ReportMetric(t5.Sub(t4).Seconds(), "check-s")
 		b.ReportMetric(float64(st.Size())/1e9, "file-GB")
 	}
+}
+
+// A preload loads the matrices too where proofs use them, from a synthetic
+// partition: the cache file is written, the key holds them, and the first
+// proof after the preload records nothing (its parameter load is only its
+// key's acquisition). With MatricesOff a preload leaves them alone.
+func TestPreloadLoadsMatrices(t *testing.T) {
+	ctx := context.Background()
+	cache := t.TempDir()
+	pt := abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1
+	k := postKind(pt)
+	p, err := New(ctx, Config{ParamsDir: t.TempDir(), TestParamsDir: t.TempDir(), Backend: BackendCPU,
+		ConstraintMatrices: MatricesOn, MatricesCacheDir: cache})
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, p.PreloadCircuit(ctx, "wpost-2k"))
+	files, err := filepath.Glob(filepath.Join(cache, k.MatricesName()+"-*.pce"))
+	require.NoError(t, err)
+	assert.Len(t, files, 1, "the matrices' cache file")
+	e := p.keys.loaded(k)
+	require.NotNil(t, e)
+	e.matricesMu.Lock()
+	held := e.matrices != nil
+	e.matricesMu.Unlock()
+	assert.True(t, held, "the loaded key holds the matrices")
+
+	params, err := post.ParamsFor(pt)
+	require.NoError(t, err)
+	rnd := [32]byte{5}
+	proofs, err := post.SyntheticSectorProofs(ctx, params, rnd, []uint64{1, 2}, 3)
+	require.NoError(t, err)
+	res, err := p.ProvePoSt(ctx, PoStRequest{ProofType: pt, Randomness: rnd[:], VanillaProofs: post.EncodeSectorProofs(proofs)})
+	require.NoError(t, err)
+	assert.Less(t, res.Timings.ParamLoad, time.Second, "nothing loaded or recorded on the first proof")
+
+	off, err := New(ctx, Config{ParamsDir: t.TempDir(), TestParamsDir: t.TempDir(), Backend: BackendCPU,
+		ConstraintMatrices: MatricesOff, MatricesCacheDir: t.TempDir()})
+	require.NoError(t, err)
+	defer off.Close()
+	require.NoError(t, off.PreloadCircuit(ctx, "winning-2k"))
+	e = off.keys.loaded(postKind(abi.RegisteredPoStProof_StackedDrgWinning2KiBV1))
+	require.NotNil(t, e)
+	assert.Nil(t, e.matrices)
 }

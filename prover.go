@@ -13,6 +13,7 @@ import (
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/internal/pipeline"
+	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/trace"
 )
 
@@ -171,8 +172,35 @@ func (p *Prover) preload(ctx context.Context, what string, k circuits.Type) erro
 		defer p.leave()
 		span := p.tracer.Begin(requestTrack, "parameter load", "proof", k.String(), "preload", true)
 		defer span.End()
-		return p.keys.preload(ctx, k, !p.cfg.SkipSelfVerify)
+		if err := p.keys.preload(ctx, k, !p.cfg.SkipSelfVerify); err != nil {
+			return err
+		}
+		return p.preloadMatrices(ctx, k)
 	})
+}
+
+// preloadMatrices loads or records k's constraint matrices where its
+// proofs would use them, as its first proof would, with partition 0 of a
+// synthetic request (the matrices do not depend on the witness): the
+// first proof after a preload then pays for neither the key nor them.
+func (p *Prover) preloadMatrices(ctx context.Context, k circuits.Type) error {
+	if p.cfg.ConstraintMatrices == MatricesOff {
+		return nil
+	}
+	_, partitions, err := k.CircuitSizes()
+	if err != nil {
+		return err
+	}
+	build := sync.OnceValues(func() (synth.Circuit, error) { return k.SyntheticCircuit(ctx) })
+	circuit := func(int) (synth.Circuit, error) { return build() }
+	a := &admission{kind: k, partitions: partitions, circuit: circuit, pipelined: circuit}
+	var timings ProofTimings
+	if err := p.admitShape(ctx, a, &timings); err != nil {
+		return err
+	}
+	defer p.keys.release(k)
+	_, err = p.matrices(ctx, a, &timings)
+	return err
 }
 
 // Evict releases t's parameters (those of its file, so also of another

@@ -1,6 +1,7 @@
 package circuits
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -52,13 +53,17 @@ type Kind struct {
 
 	// Each type's facts, from the kind's circuit package; a fact of an id
 	// the kind does not serve is the package's error.
-	name         func(id int64) string                    // as the Rust enum spells it
-	sectorSize   func(id int64) (uint64, error)           // bytes
-	sizes        func(id int64) (synth.Sizes, int, error) // the partition circuit's, and the partitions
-	blank        func(id int64) (synth.Circuit, error)    // the circuit without a witness
-	paramsPrefix func(id int64) (string, error)           // the start of Filecoin's file names
-	setupName    func(id int64) string                    // TEST-ONLY-<setupName>.params
-	matricesName func(id int64) string                    // <matricesName>-<inputs>-<aux>-<rows>.pce
+	name       func(id int64) string                    // as the Rust enum spells it
+	sectorSize func(id int64) (uint64, error)           // bytes
+	sizes      func(id int64) (synth.Sizes, int, error) // the partition circuit's, and the partitions
+	blank      func(id int64) (synth.Circuit, error)    // the circuit without a witness
+	// synthetic is partition 0's circuit of made-up inputs (TEST-ONLY
+	// data): what a preload records or checks the matrices with, which do
+	// not depend on the witness.
+	synthetic    func(ctx context.Context, id int64) (synth.Circuit, error)
+	paramsPrefix func(id int64) (string, error) // the start of Filecoin's file names
+	setupName    func(id int64) string          // TEST-ONLY-<setupName>.params
+	matricesName func(id int64) string          // <matricesName>-<inputs>-<aux>-<rows>.pce
 }
 
 // circuitRow is one of the daemon's circuits: its id and the type whose
@@ -155,6 +160,14 @@ func (t Type) CircuitSizes() (sz synth.Sizes, partitions int, err error) { retur
 // BlankCircuit is a partition circuit of t without a witness: the shape
 // a setup is made for.
 func (t Type) BlankCircuit() (synth.Circuit, error) { return t.kind.blank(t.id) }
+
+// SyntheticCircuit is partition 0's circuit of made-up inputs for t (a
+// synthetic sector's, never a real one's): the constraint matrices, which
+// do not depend on the witness, can be recorded or checked with it before
+// any request comes.
+func (t Type) SyntheticCircuit(ctx context.Context) (synth.Circuit, error) {
+	return t.kind.synthetic(ctx, t.id)
+}
 
 // ParamsPrefix is the start of t's Filecoin parameter file names.
 func (t Type) ParamsPrefix() (string, error) { return t.kind.paramsPrefix(t.id) }

@@ -1,6 +1,7 @@
 package circuits
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/filecoin-project/go-state-types/abi"
@@ -16,6 +17,9 @@ import (
 // kinds is the table: every circuit kind gpuc2 proves, in the order the
 // daemon lists their circuits.
 var kinds = []*Kind{PoRep, SnapDeals, WindowPoSt, WinningPoSt}
+
+// syntheticMiner is the miner of the synthetic sectors SyntheticCircuit makes.
+const syntheticMiner = abi.ActorID(1000)
 
 // PoRep is PoRep C2: the stacked-DRG partition circuit (synth/stacked,
 // its inputs in synth/porep) of every seal proof type. The V1, V1_1,
@@ -60,6 +64,13 @@ var PoRep = &Kind{
 			return nil, err
 		}
 		return &stacked.Circuit{Params: cp}, nil
+	},
+	synthetic: func(ctx context.Context, id int64) (synth.Circuit, error) {
+		c1, err := porep.SyntheticC1(ctx, abi.RegisteredSealProof(id), syntheticMiner, 1, [32]byte{1})
+		if err != nil {
+			return nil, err
+		}
+		return c1.Circuit(0)
 	},
 	paramsPrefix: porepParamsPrefix,
 	setupName: func(id int64) string { // the V1_1 type's: every type of a size shares the file
@@ -148,6 +159,21 @@ var SnapDeals = &Kind{
 		}
 		return &update.Circuit{Params: up}, nil
 	},
+	synthetic: func(_ context.Context, id int64) (synth.Circuit, error) {
+		up, err := update.ParamsFor(abi.RegisteredUpdateProof(id))
+		if err != nil {
+			return nil, err
+		}
+		s, err := update.NewSynthetic(up, 1)
+		if err != nil {
+			return nil, err
+		}
+		w, err := s.Witness(0)
+		if err != nil {
+			return nil, err
+		}
+		return &update.Circuit{Params: up, Witness: w}, nil
+	},
 	paramsPrefix: func(id int64) (string, error) { return update.ParamsFileBase(abi.RegisteredUpdateProof(id)) },
 	setupName:    snapMatricesName,
 	matricesName: snapMatricesName,
@@ -207,6 +233,7 @@ var WindowPoSt = &Kind{
 	sectorSize:   postSectorSize,
 	sizes:        postSizes,
 	blank:        postBlank,
+	synthetic:    postSynthetic,
 	paramsPrefix: postParamsPrefix,
 	setupName:    postName,
 	matricesName: postName,
@@ -247,6 +274,7 @@ var WinningPoSt = &Kind{
 	sectorSize:   postSectorSize,
 	sizes:        postSizes,
 	blank:        postBlank,
+	synthetic:    postSynthetic,
 	paramsPrefix: postParamsPrefix,
 	setupName:    postName,
 	matricesName: postName,
@@ -276,6 +304,27 @@ func postBlank(id int64) (synth.Circuit, error) {
 		return nil, err
 	}
 	return &post.Circuit{Params: p}, nil
+}
+
+// postSynthetic is a made-up proof of a full partition: Sectors sectors.
+func postSynthetic(ctx context.Context, id int64) (synth.Circuit, error) {
+	p, err := post.ParamsFor(abi.RegisteredPoStProof(id))
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]uint64, p.Sectors)
+	for i := range ids {
+		ids[i] = uint64(i + 1)
+	}
+	proofs, err := post.SyntheticSectorProofs(ctx, p, [32]byte{1}, ids, 1)
+	if err != nil {
+		return nil, err
+	}
+	w, err := post.WitnessFor(p, proofs)
+	if err != nil {
+		return nil, err
+	}
+	return &post.Circuit{Params: p, Witness: w}, nil
 }
 
 func postParamsPrefix(id int64) (string, error) {
