@@ -57,7 +57,7 @@ func postRequest(t *testing.T, pt abi.RegisteredPoStProof, partition int, ids ..
 // Curio sends them, give proofs filecoin-ffi's verify calls accept; their
 // TEST-ONLY setups are made on first use (seconds).
 func TestPoStProveVerifies(t *testing.T) {
-	d := shared(t)
+	d := start(t, options{}) // its keys stay out of the shared daemon's Status
 	ctx := context.Background()
 	req, sectors := postRequest(t, abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1, 4, 5, 12)
 	resp, err := d.client.Prove(ctx, &pb.ProveRequest{Submit: req})
