@@ -279,9 +279,12 @@ func (p *Prover) VerifyWinningPoSt(info proof.WinningPoStVerifyInfo) (ok bool, e
 		defer p.leave()
 		check := func(t abi.RegisteredPoStProof, s proof.SectorInfo) error {
 			st, err := s.SealProof.RegisteredWinningPoStProof()
-			if err != nil || st != t {
-				return fmt.Errorf("%w: sector %d's seal type %d has WinningPoSt type %d (%v), not the proof's %s", ErrBadInput,
-					s.SectorNumber, s.SealProof, st, err, post.ProofName(t))
+			if err != nil {
+				return fmt.Errorf("%w: sector %d: seal type %d: %w", ErrBadInput, s.SectorNumber, s.SealProof, err)
+			}
+			if st != t {
+				return fmt.Errorf("%w: sector %d's seal type %d has WinningPoSt type %s, not the proof's %s", ErrBadInput,
+					s.SectorNumber, s.SealProof, post.ProofName(st), post.ProofName(t))
 			}
 			return nil
 		}

@@ -262,13 +262,11 @@ func TestPoStFaultySectors(t *testing.T) {
 // A well-formed WindowPoSt and WinningPoSt pass the daemon's checks and
 // reach the facade's ProvePoSt: the job ends FAILED with the facade's own
 // error (its vanilla proofs are no proofs), never refused by the daemon,
-// and is counted under its kind. Where the facade's PoSt is not built yet
-// (ErrUnsupported) the test says so and skips the rest.
+// and is counted under its kind.
 func TestPoStReachesFacade(t *testing.T) {
 	postCircuits(t)
 	f := newFakeServer(t)
 	f.testProve = nil // the Prover's ProvePoSt
-	var unsupported []string
 	for _, req := range []*pb.SubmitProofRequest{fakeWindowPoSt(2, "not a vanilla proof"), fakeWinningPoSt("not a vanilla proof")} {
 		kind := req.GetProofKind().String()
 		resp, err := f.Prove(context.Background(), &pb.ProveRequest{Submit: req})
@@ -280,14 +278,7 @@ func TestPoStReachesFacade(t *testing.T) {
 		text, err := f.metrics.text()
 		require.NoError(t, err)
 		assert.Contains(t, text, `gpuc2d_proofs_total{kind="`+kind+`",outcome="failed"} 1`)
-		if strings.Contains(msg, gpuc2.ErrUnsupported.Error()) {
-			unsupported = append(unsupported, kind+": "+msg)
-			continue
-		}
-		assert.True(t, strings.Contains(msg, gpuc2.ErrBadInput.Error()) || strings.Contains(msg, gpuc2.ErrParamsMissing.Error()),
-			"%s: garbage vanilla proofs are bad input (or, checked after the load, the parameters are missing): %s", kind, msg)
-	}
-	if len(unsupported) > 0 {
-		t.Skipf("the facade's PoSt is not built here; the daemon's side passed: %s", strings.Join(unsupported, "; "))
+		assert.Contains(t, msg, gpuc2.ErrBadInput.Error(), "%s: garbage vanilla proofs are bad input, found before any key loads", kind)
+		assert.Contains(t, msg, "faulty sectors [", "%s: the vanilla proof that does not decode is its sector's fault", kind)
 	}
 }

@@ -213,31 +213,11 @@ var WindowPoSt = &Kind{
 		// WinningPoSt keys agree with their synthesis).
 		32 << 30: {H: 134_217_727, L: 126_902_376, A: 96_205_645, B: 91_925_767},
 	},
-	types: []int64{
-		int64(abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1),
-		int64(abi.RegisteredPoStProof_StackedDrgWindow8MiBV1_1),
-		int64(abi.RegisteredPoStProof_StackedDrgWindow512MiBV1_1),
-		int64(abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1),
-		int64(abi.RegisteredPoStProof_StackedDrgWindow64GiBV1_1),
-	},
-	// cuzk names wpost-32g (srs_manager.rs CircuitId); the others are
-	// ours, named alike.
-	circuits: []circuitRow{
-		{"wpost-2k", int64(abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1)},
-		{"wpost-8m", int64(abi.RegisteredPoStProof_StackedDrgWindow8MiBV1_1)},
-		{"wpost-512m", int64(abi.RegisteredPoStProof_StackedDrgWindow512MiBV1_1)},
-		{"wpost-32g", int64(abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1)},
-		{"wpost-64g", int64(abi.RegisteredPoStProof_StackedDrgWindow64GiBV1_1)},
-	},
-	name:         postName,
-	sectorSize:   postSectorSize,
-	sizes:        postSizes,
-	blank:        postBlank,
-	synthetic:    postSynthetic,
-	paramsPrefix: postParamsPrefix,
-	setupName:    postName,
-	matricesName: postName,
 }
+
+// cuzk names wpost-32g (srs_manager.rs CircuitId); the others are ours,
+// named alike.
+func init() { postFacts(WindowPoSt, "wpost", abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1) }
 
 // WinningPoSt is a WinningPoSt: the FallbackPoSt circuit of 66 sectors of
 // one challenge (one sector's 66 challenges). Its circuits are small (about
@@ -255,32 +235,25 @@ var WinningPoSt = &Kind{
 		// TEST-ONLY 32 GiB key's.
 		32 << 30: {H: 524_287, L: 375_210, A: 284_329, B: 272_185},
 	},
-	types: []int64{
-		int64(abi.RegisteredPoStProof_StackedDrgWinning2KiBV1),
-		int64(abi.RegisteredPoStProof_StackedDrgWinning8MiBV1),
-		int64(abi.RegisteredPoStProof_StackedDrgWinning512MiBV1),
-		int64(abi.RegisteredPoStProof_StackedDrgWinning32GiBV1),
-		int64(abi.RegisteredPoStProof_StackedDrgWinning64GiBV1),
-	},
-	// cuzk names winning-32g; the others are ours.
-	circuits: []circuitRow{
-		{"winning-2k", int64(abi.RegisteredPoStProof_StackedDrgWinning2KiBV1)},
-		{"winning-8m", int64(abi.RegisteredPoStProof_StackedDrgWinning8MiBV1)},
-		{"winning-512m", int64(abi.RegisteredPoStProof_StackedDrgWinning512MiBV1)},
-		{"winning-32g", int64(abi.RegisteredPoStProof_StackedDrgWinning32GiBV1)},
-		{"winning-64g", int64(abi.RegisteredPoStProof_StackedDrgWinning64GiBV1)},
-	},
-	name:         postName,
-	sectorSize:   postSectorSize,
-	sizes:        postSizes,
-	blank:        postBlank,
-	synthetic:    postSynthetic,
-	paramsPrefix: postParamsPrefix,
-	setupName:    postName,
-	matricesName: postName,
 }
 
+// cuzk names winning-32g; the others are ours.
+func init() { postFacts(WinningPoSt, "winning", abi.RegisteredPoStProof_StackedDrgWinning2KiBV1) }
+
 // The PoSt kinds' facts, from synth/post; a proof is one partition.
+
+// postFacts completes a PoSt kind: its five types from first on (abi's
+// sizes in order, 2 KiB … 64 GiB), its circuits "<prefix>-2k" …
+// "<prefix>-64g", and synth/post's facts.
+func postFacts(k *Kind, prefix string, first abi.RegisteredPoStProof) {
+	for i, size := range []string{"2k", "8m", "512m", "32g", "64g"} {
+		id := int64(first) + int64(i)
+		k.types = append(k.types, id)
+		k.circuits = append(k.circuits, circuitRow{prefix + "-" + size, id})
+	}
+	k.name, k.sectorSize, k.sizes, k.blank, k.synthetic = postName, postSectorSize, postSizes, postBlank, postSynthetic
+	k.paramsPrefix, k.setupName, k.matricesName = postParamsPrefix, postName, postName
+}
 
 func postName(id int64) string { return post.ProofName(abi.RegisteredPoStProof(id)) }
 
