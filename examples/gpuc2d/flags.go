@@ -32,6 +32,7 @@ type options struct {
 	testParams    string // the cache root of TEST-ONLY setups (testParamsRoot)
 	testParamsArg string // -test-params as given
 	preload       []string
+	plan          bool   // -plan: print -preload's modelled needs and exit
 	backend       string // "cpu" or "cuda", once checked
 	backendAuto   bool   // -backend auto chose it
 	backendWhy    string // why (cli.Backend)
@@ -73,6 +74,7 @@ func parseFlags(args []string, output io.Writer) (*options, error) {
 		}
 		return nil
 	})
+	fs.BoolVar(&o.plan, "plan", false, "print what -preload's circuits need together on a GPU host under -device-memory and -host-memory (the resource model: where each key is held, host RAM, pinned memory, VRAM) and exit; needs no GPU and no parameter files")
 	fs.StringVar(&o.backend, "backend", "auto", "where H and the MSMs run: auto (cuda when the native library loads), cpu or cuda")
 	fs.Func("devices", "GPUs to prove on, comma-separated ordinals (default every visible one)", cli.DevicesFlag(&o.devices))
 	fs.Func("device-memory", "device memory gpuc2 may use per GPU, e.g. 16GiB (default: the free memory less a margin); below the key's need the key streams from pinned host memory", cli.BytesFlag(&o.deviceMem))
@@ -150,6 +152,17 @@ func (o *options) check() error {
 	}
 	if _, err := listenAddr(o.listen); err != nil {
 		return cli.Usagef("-listen: %w", err)
+	}
+	if o.plan {
+		// A model of a GPU host needs no GPU here: cuda unless -backend cpu.
+		switch {
+		case len(o.preload) == 0:
+			return cli.Usagef("-plan needs -preload: the circuits to model")
+		case o.backend == "cpu":
+		default:
+			o.backend = "cuda"
+		}
+		return nil
 	}
 	backend, why, err := cli.Backend("backend", o.backend)
 	if err != nil {

@@ -90,6 +90,24 @@ func TestFlags(t *testing.T) {
 	assert.Equal(t, 2, cli.Code(err))
 }
 
+// -plan prints the resource model's placement of -preload's circuits for a
+// GPU host, without a GPU or parameter files, and serves nothing: at 16 GiB
+// only WinningPoSt's small key is resident (the README's four-kinds table).
+func TestPlan(t *testing.T) {
+	var out bytes.Buffer
+	err := run(nil, []string{"-plan", "-params", t.TempDir(), "-preload", "porep-32g,snap-32g,wpost-32g,winning-32g",
+		"-workers", "2", "-host-memory", "128GiB", "-device-memory", "16GiB", "-listen", "nowhere:x"}, &out,
+		func(string) { t.Error("served") })
+	require.NoError(t, err, out.String())
+	assert.Contains(t, out.String(), "backend cuda, device memory limit 16.0 GiB")
+	for _, row := range []string{"porep-32g    pinned", "snap-32g     pinned", "wpost-32g    pinned", "winning-32g  device  2"} {
+		assert.Contains(t, out.String(), row)
+	}
+	assert.Contains(t, out.String(), "keys 133.0 GiB")
+	_, err = parseFlags([]string{"-plan"}, &out)
+	assert.Equal(t, 2, cli.Code(err), "-plan without -preload: %v", err)
+}
+
 // A preloaded circuit without parameters stops the daemon before it serves,
 // naming the file.
 func TestPreloadMissingRefusesToStart(t *testing.T) {

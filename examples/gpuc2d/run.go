@@ -37,6 +37,9 @@ func run(sigs <-chan os.Signal, args []string, stderr io.Writer, ready func(addr
 	if err != nil {
 		return err
 	}
+	if o.plan {
+		return printPlan(stderr, o)
+	}
 	log := newLogger(stderr, o)
 	ctx, stop := context.WithCancel(context.Background()) // the first signal: stop serving, drain
 	defer stop()
@@ -260,6 +263,35 @@ func preloadNeeds(log *slog.Logger, prover *gpuc2.Prover, o *options) {
 	if s.Stall != "" {
 		log.Warn("gpuc2d: -preload as given would not be served (README: one host, all four kinds): " + s.Stall)
 	}
+}
+
+// printPlan writes -plan's answer: gpuc2.CircuitsRequirements for
+// -preload's circuits in its order, under -device-memory (0: no limit) and
+// -host-memory, -workers a GPU, as a table.
+func printPlan(w io.Writer, o *options) error {
+	cfg := gpuc2.Config{Backend: gpuc2.Backend(o.backend), DeviceMemoryLimit: o.deviceMem, HostMemoryBudget: o.hostMem,
+		WorkersPerDevice: o.workers}
+	s, err := gpuc2.CircuitsRequirements(o.preload, cfg)
+	if err != nil {
+		return err
+	}
+	gib := func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+	limit := "none"
+	if s.DeviceMemoryLimit > 0 {
+		limit = gib(s.DeviceMemoryLimit)
+	}
+	fmt.Fprintf(w, "-preload %s, backend %s, device memory limit %s (modelled: gpuc2.CircuitsRequirements)\n",
+		strings.Join(o.preload, ","), o.backend, limit)
+	fmt.Fprintf(w, "%-12s %-7s %-13s %s\n", "circuit", "key", "proofs a GPU", "stall")
+	for _, c := range s.Circuits {
+		fmt.Fprintf(w, "%-12s %-7s %-13d %s\n", c.ID, c.Key, c.ProofsPerGPU, c.Stall)
+	}
+	fmt.Fprintf(w, "keys %s, host RAM %s, pinned %s, VRAM %s\n", gib(s.KeysBytes), gib(s.HostBytes), gib(s.PinnedBytes),
+		gib(s.VRAMBytes))
+	if s.Stall != "" {
+		fmt.Fprintf(w, "not served: %s\n", s.Stall)
+	}
+	return nil
 }
 
 // listen opens -listen: a unix socket (a stale socket file replaced; mode

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime/debug"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,10 +63,12 @@ const (
 //
 //	GPUC2_TEST_POST_GPU=1 [GPUC2_POST_GPU_SIZE=32GiB] ./post.test -test.run TestGPUEqualsCPU -test.v
 //
-// GPUC2_POST_NO_CPU=1 leaves the CPU proof out (minutes at 32 GiB): the
-// GPU proofs, two resident and one streamed under a 16 GiB limit, must
-// then equal each other and verify. Each step is timed: the vanilla
-// proofs' decode and check, the witness, each proof (synthesis included).
+// GPUC2_POST_NO_CPU=1 leaves the WindowPoSt CPU proof out (minutes at
+// 32 GiB; WinningPoSt's takes seconds and stays): the GPU proofs, two
+// resident and one streamed under a 16 GiB limit, must then equal each
+// other and verify. Each step is timed: the vanilla proofs' decode and
+// check, the witness, each proof (synthesis included), and three resident
+// proofs at once (the steady rate of a deadline's partitions).
 func TestGPUEqualsCPU(t *testing.T) {
 	if os.Getenv(envTestGPU) == "" {
 		t.Skipf("set %s=1 on a GPU machine", envTestGPU)
@@ -116,7 +119,7 @@ func gpuEqualsCPU(t *testing.T, pt abi.RegisteredPoStProof) {
 	in, err := p.PublicInputs(randomness, public, 0)
 	require.NoError(t, err)
 	var wb []byte // the first proof's bytes: the others must equal them
-	if os.Getenv("GPUC2_POST_NO_CPU") == "" {
+	if os.Getenv("GPUC2_POST_NO_CPU") == "" || p.Kind == post.Winning {
 		start = time.Now()
 		want, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, c, rs)
 		require.NoError(t, err)
@@ -154,6 +157,25 @@ func gpuEqualsCPU(t *testing.T, pt abi.RegisteredPoStProof) {
 				continue
 			}
 			assert.Equal(t, wb, gb, "%s: GPU proof differs from the first proof", mode.name)
+		}
+		if mode.proofs > 1 {
+			// Three at once: their synthesis overlaps the others' GPU work.
+			start = time.Now()
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Go(func() {
+					got, err := groth16.Prove(ctx, devs.Device(0), pk, c, rs)
+					if !assert.NoError(t, err) {
+						return
+					}
+					gb, err := got.MarshalBinary()
+					assert.NoError(t, err)
+					assert.Equal(t, wb, gb, "%s: a proof of three at once differs", mode.name)
+				})
+			}
+			wg.Wait()
+			d := time.Since(start)
+			t.Logf("three GPU proofs at once (%s) in %v: %.1f partitions/min", mode.name, d, 3/d.Minutes())
 		}
 		require.NoError(t, devs.Close())
 	}
