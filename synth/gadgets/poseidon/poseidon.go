@@ -30,18 +30,24 @@ func (e *elt) terms(buf *[1]synth.Term) synth.LinearCombination {
 type Gadget struct {
 	B         *boolean.Builder
 	cs        synth.ConstraintSystem // where synthesize goes
-	noLC      bool                   // values only: skip linear combinations
 	cur, next [native.MaxWidth]elt
 	tmp       synth.LinearCombination
 	a, b, c   synth.LinearCombination
 	oneLC     synth.LinearCombination
-	sink      valueSink
+	in        [native.MaxWidth - 1]fr.Element // the preimage's values
+	vals      []fr.Element
 	vars      []synth.Variable
+	// witness is B.CS when it is a witness-only ProvingAssignment, which
+	// only counts rows: HashWith then extends it with the values alone.
+	witness *synth.ProvingAssignment
 }
 
 // New returns a Gadget sharing the Builder b.
 func New(b *boolean.Builder) *Gadget {
 	g := &Gadget{B: b, cs: b.CS, oneLC: synth.LC(synth.One)}
+	if p, ok := b.CS.(*synth.ProvingAssignment); ok && p.WitnessOnly() {
+		g.witness = p
+	}
 	for i := range g.cur {
 		g.cur[i].lc = make(synth.LinearCombination, 0, 80)
 		g.next[i].lc = make(synth.LinearCombination, 0, 80)
@@ -52,9 +58,6 @@ func New(b *boolean.Builder) *Gadget {
 // addScaled sets dst = dst + k·src for sorted, merged LCs; the result is
 // built in g.tmp and copied back, so dst keeps its buffer.
 func (g *Gadget) addScaled(dst *synth.LinearCombination, src synth.LinearCombination, k *fr.Element) {
-	if g.noLC {
-		return
-	}
 	d := *dst
 	if len(d) == 0 || len(src) > 0 && d[len(d)-1].Var < src[0].Var {
 		for _, t := range src {
@@ -202,9 +205,7 @@ func (g *Gadget) sparse(sp *native.Sparse, t int) {
 		o := &g.next[j]
 		s := &g.cur[j]
 		o.isVar = false
-		if !g.noLC {
-			o.lc = append(o.lc[:0], s.terms(&buf)...)
-		}
+		o.lc = append(o.lc[:0], s.terms(&buf)...)
 		g.addScaled(&o.lc, l0, &sp.V[j-1])
 		tmp.Mul(&sp.V[j-1], &s0.val)
 		o.val.Add(&s.val, &tmp)
@@ -212,8 +213,9 @@ func (g *Gadget) sparse(sp *native.Sparse, t int) {
 	g.cur, g.next = g.next, g.cur
 }
 
-// synthesize runs neptune's circuit into g.cs, building the linear
-// combinations unless g.noLC is set.
+// synthesize runs neptune's circuit into g.cs. It builds the templates;
+// hashes take their values from native.Trace, which computes the values
+// synthesize allocates (tested).
 func (g *Gadget) synthesize(c *native.Constants, preimage []num.Num) num.Num {
 	t := c.Width
 	k := c.Compressed

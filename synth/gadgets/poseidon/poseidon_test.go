@@ -167,3 +167,51 @@ func TestHashWithCustomTag(t *testing.T) {
 	_, err = g.HashWith(c, pre[:1])
 	assert.ErrorIs(t, err, native.ErrArity)
 }
+
+// Into a witness-only system (the values written in place, the rows
+// counted), chained hashes of every arity and a custom tag give the
+// assignment and row count of a full system, in a forked child too.
+func TestWitnessOnlyEqualsFull(t *testing.T) {
+	custom, err := native.CustomConstants(2, 1)
+	require.NoError(t, err)
+	ins := map[int][]fr.Element{}
+	for _, arity := range []int{2, 4, 8, 11} {
+		ins[arity] = randInputs(t, arity)
+	}
+	run := func(cs synth.ConstraintSystem) num.Num {
+		b := boolean.NewBuilder(cs)
+		g := poseidon.New(b)
+		var h num.Num
+		for i, arity := range []int{2, 4, 8, 11} {
+			pre := make([]num.Num, arity)
+			for k := range pre {
+				pre[k] = num.Alloc(b, ins[arity][k])
+			}
+			if i > 0 {
+				pre[0] = h // the previous hash's output variable
+			}
+			h, err = g.Hash(pre)
+			require.NoError(t, err)
+		}
+		h, err = g.HashWith(custom, []num.Num{h, h})
+		require.NoError(t, err)
+		return h
+	}
+	full := synth.NewProvingAssignment(synth.Sizes{})
+	fh := run(full)
+	for _, fork := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fork %v", fork), func(t *testing.T) {
+			w := synth.NewWitnessAssignment(synth.Sizes{})
+			cs := w
+			if fork {
+				w.Alloc(fr.One()) // the child's variables start past the parent's
+				cs = w.Fork(synth.Sizes{})
+			}
+			wh := run(cs)
+			assert.Equal(t, fh.Value, wh.Value)
+			assert.Equal(t, fh.Value, cs.Value(wh.Var))
+			assert.Equal(t, full.Aux, cs.Aux)
+			assert.Equal(t, full.NumRows(), cs.NumRows())
+		})
+	}
+}

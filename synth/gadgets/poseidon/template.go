@@ -2,6 +2,7 @@ package poseidon
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -17,10 +18,12 @@ import (
 // so they are built once per arity into a template whose variables are
 // slots: Aux(k) for k < arity is preimage element k, Aux(arity + j) is the
 // j-th variable the hash allocates, and ONE is ONE. Hash then computes the
-// values alone, allocates them in order and replays the rows with the slots
-// mapped to the real variables. Allocating every variable before the rows
-// gives the same system: a row only refers to variables allocated earlier,
-// and the order of variables and of rows is unchanged.
+// values alone (native.Trace, plain field arithmetic), allocates them in
+// order and replays the rows with the slots mapped to the real variables.
+// Allocating every variable before the rows gives the same system: a row
+// only refers to variables allocated earlier, and the order of variables
+// and of rows is unchanged. A witness-only system keeps no rows, so there
+// the values are written in place and the rows only counted.
 
 type template struct {
 	arity, nvars int
@@ -87,17 +90,6 @@ func templateFor(c *native.Constants) *template {
 	return e.t
 }
 
-// valueSink keeps the allocated values and ignores rows.
-type valueSink struct{ vals []fr.Element }
-
-func (s *valueSink) Alloc(v fr.Element) synth.Variable {
-	s.vals = append(s.vals, v)
-	return synth.Aux(len(s.vals) - 1)
-}
-func (s *valueSink) AllocInput(fr.Element) synth.Variable    { panic("poseidon: unexpected input") }
-func (s *valueSink) Value(v synth.Variable) fr.Element       { return s.vals[v.Index()] }
-func (s *valueSink) Enforce(_, _, _ synth.LinearCombination) {}
-
 // Hash is neptune's circuit::poseidon_hash over the preimage (the arity is
 // its length: 2, 4, 8 or 11) with the Merkle-tree constants. The result is
 // a fresh aux variable.
@@ -116,20 +108,33 @@ func (g *Gadget) HashWith(c *native.Constants, preimage []num.Num) (num.Num, err
 		return num.Num{}, fmt.Errorf("poseidon gadget: %w: %d inputs for arity %d", native.ErrArity, len(preimage), c.Arity)
 	}
 	tpl := templateFor(c)
-
-	// Values: the same walk without linear combinations.
-	g.sink.vals = g.sink.vals[:0]
-	g.cs, g.noLC = &g.sink, true
-	g.synthesize(c, preimage)
-	g.cs, g.noLC = g.B.CS, false
-	if len(g.sink.vals) != tpl.nvars {
-		return num.Num{}, fmt.Errorf("poseidon gadget: %d values for %d variables", len(g.sink.vals), tpl.nvars)
+	in := g.in[:c.Arity]
+	for i := range preimage {
+		in[i] = preimage[i].Value
+	}
+	if tpl.nvars != c.TraceLen() {
+		return num.Num{}, fmt.Errorf("poseidon gadget: %d variables, the native trace has %d", tpl.nvars, c.TraceLen())
+	}
+	last := tpl.nvars - 1
+	if p := g.witness; p != nil {
+		// No row is kept: write the values in place and count the rows.
+		start := p.NextAux()
+		aux, _, _, _ := p.Extend(tpl.nvars, len(tpl.rows))
+		if err := c.Trace(aux, in); err != nil {
+			return num.Num{}, fmt.Errorf("poseidon gadget: %w", err)
+		}
+		return num.Num{Var: synth.Aux(start.Index() + last), Value: aux[last]}, nil
+	}
+	vals := slices.Grow(g.vals[:0], tpl.nvars)[:tpl.nvars]
+	g.vals = vals
+	if err := c.Trace(vals, in); err != nil {
+		return num.Num{}, fmt.Errorf("poseidon gadget: %w", err)
 	}
 
 	cs := g.B.CS
 	vars := g.vars[:0]
-	for i := range g.sink.vals {
-		vars = append(vars, cs.Alloc(g.sink.vals[i]))
+	for i := range vals {
+		vars = append(vars, cs.Alloc(vals[i]))
 	}
 	g.vars = vars
 	a := tpl.arity
@@ -153,6 +158,5 @@ func (g *Gadget) HashWith(c *native.Constants, preimage []num.Num) (num.Num, err
 		g.c = mapLC(g.c, tpl.terms[r.c:r.end])
 		cs.Enforce(g.a, g.b, g.c)
 	}
-	last := len(vars) - 1
-	return num.Num{Var: vars[last], Value: g.sink.vals[last]}, nil
+	return num.Num{Var: vars[last], Value: vals[last]}, nil
 }
