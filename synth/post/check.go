@@ -52,16 +52,7 @@ func DecodeAndCheck(ctx context.Context, p Params, randomness [32]byte, raw [][]
 		return nil, err
 	}
 	proofs := make([]*SectorProof, len(raw))
-	faults := make([]*SectorError, len(raw))
-	for i, b := range raw {
-		sp, err := DecodeSectorProof(b, i)
-		if err != nil {
-			faults[i] = err.(*SectorError)
-			continue
-		}
-		proofs[i] = sp
-	}
-	return proofs, check(ctx, p, randomness, proofs, faults)
+	return proofs, check(ctx, p, randomness, proofs, raw)
 }
 
 // Check checks a proof's vanilla sector proofs as filecoin-proofs does
@@ -77,7 +68,7 @@ func Check(ctx context.Context, p Params, randomness [32]byte, proofs []*SectorP
 	if err := checkCount(p, len(proofs)); err != nil {
 		return err
 	}
-	return check(ctx, p, randomness, proofs, make([]*SectorError, len(proofs)))
+	return check(ctx, p, randomness, proofs, nil)
 }
 
 func checkCount(p Params, n int) error {
@@ -92,10 +83,26 @@ func checkCount(p Params, n int) error {
 	return nil
 }
 
-// check fills faults (the decode faults already there) and orders.
-func check(ctx context.Context, p Params, randomness [32]byte, proofs []*SectorProof, faults []*SectorError) error {
-	err := par.Range(ctx, len(proofs), 8, func(lo, hi int) error {
+// checkChunk is how many sectors a core takes at a time: small enough
+// that cores finishing early (or slowed by other work) share the tail, a
+// sector being some 100 Poseidon hashes.
+const checkChunk = 16
+
+// check checks every sector, decoding proofs[i] from raw[i] first where raw
+// is not nil (a proof that does not decode is that sector's fault), then
+// the order.
+func check(ctx context.Context, p Params, randomness [32]byte, proofs []*SectorProof, raw [][]byte) error {
+	faults := make([]*SectorError, len(proofs))
+	err := par.Chunks(ctx, len(proofs), checkChunk, func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
+			if raw != nil {
+				sp, err := DecodeSectorProof(raw[i], i)
+				if err != nil {
+					faults[i] = err.(*SectorError)
+					continue
+				}
+				proofs[i] = sp
+			}
 			if proofs[i] != nil {
 				faults[i] = checkSector(&p, randomness, i, proofs[i])
 			}
