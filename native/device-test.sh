@@ -338,7 +338,9 @@ fi
 if has post; then
 	# PoSt: the GPU's proofs equal the CPU's at 8 MiB (WindowPoSt, WinningPoSt), then with POST_32G=1 the
 	# 32 GiB WinningPoSt and WindowPoSt partition (2,349 sectors) in memory, two resident and one streamed
-	# proof (no CPU proof: minutes); then, where POST_CACHE holds TEST-ONLY 32 GiB setups (testsetup -post
+	# proof (no CPU proof: minutes; the WindowPoSt's key held twice, on the heap and pinned where it streams,
+	# so on an 80 GB card it needs more than 128 GiB of host RAM: killed for memory on the H100 host,
+	# 2026-12-07); then, where POST_CACHE holds TEST-ONLY 32 GiB setups (testsetup -post
 	# window|winning, and the PoRep one for "inflight"), the facade's figures under each of
 	# ${POST_LIMITS:-unlimited 16GiB} for ${POST_STEPS:-window winning inflight} (TestPoStGPU; RESULT lines).
 	t0=$(date +%s)

@@ -52,7 +52,9 @@ func TestProveVerify2KiB(t *testing.T) {
 // library; envGPUTypes picks the proof types (default the 8 MiB WindowPoSt
 // and WinningPoSt; "32GiB" one full 32 GiB WindowPoSt partition of 2,349
 // sectors: a TEST-ONLY setup on the GPU and a CPU proof of minutes on 16
-// cores).
+// cores). At 32 GiB the WindowPoSt key (56.6 GiB) is held on the heap and,
+// where it streams (a card under about 100 GB), pinned again: more than a
+// 128 GiB host has.
 const (
 	envTestGPU  = "GPUC2_TEST_POST_GPU"
 	envGPUTypes = "GPUC2_POST_GPU_SIZE"
