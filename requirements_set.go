@@ -116,7 +116,10 @@ const (
 //     loaded key and matrices (StallBudget where a partition no longer
 //     fits).
 //
-// Not modelled: keys loaded by a first proof instead of a preload (the
+// Not modelled: the one partition of a PoSt (a priority above NORMAL)
+// the pipeline synthesizes beside the others' (its working set; the host
+// budget still bounds it: it waits there for room); keys
+// loaded by a first proof instead of a preload (the
 // upload then takes the room only if it is free at that moment, else that
 // proof streams: the outcome depends on what else runs, and such a
 // resident key keeps its decoded sections on the host: Requirements'

@@ -24,7 +24,9 @@
 // hold of the host (at 32 GiB about 20 GiB a partition, 4.2 GB for a
 // witness-only one proved from the circuit's matrices, Spec.Matrices), and
 // no more partitions are synthesized or waiting for a prover than there
-// are synthesis workers, whatever room the budget leaves. With
+// are synthesis workers, whatever room the budget leaves, and one more of a
+// priority above the default: that one does not wait for a prover to take
+// the partitions ahead of it, so it waits only for a prover to finish. With
 // Config.Witness a witness-only partition is synthesized into that memory
 // (pinned, for one DMA to the GPU), kept with its spare assignment and
 // freed when the budget lets the assignment go.

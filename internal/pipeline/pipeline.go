@@ -59,6 +59,12 @@ type Pipeline struct {
 	// room the budget leaves (a witness-only partition is a quarter of a
 	// full one, and queued ones would only hold memory).
 	ahead chan struct{}
+	// urgent holds one more token, for a partition above the default
+	// priority only: it is synthesized while the partitions ahead wait for
+	// a prover, and the prover queue's order then puts it first, so a
+	// WinningPoSt does not wait for a prover to take every partition that
+	// was ahead of it.
+	urgent chan struct{}
 
 	mu     sync.Mutex
 	jobs   map[*Job]struct{}
@@ -103,6 +109,7 @@ func New(cfg Config) (*Pipeline, error) {
 		idle:       make(chan *synthWorker, cfg.Synthesis),
 		synthesis:  cfg.Synthesis,
 		ahead:      make(chan struct{}, cfg.Synthesis),
+		urgent:     make(chan struct{}, 1),
 		jobs:       map[*Job]struct{}{},
 		done:       make(chan struct{}),
 	}
@@ -121,6 +128,7 @@ func New(cfg Config) (*Pipeline, error) {
 	for range cfg.Synthesis {
 		p.ahead <- struct{}{}
 	}
+	p.urgent <- struct{}{}
 	for i := range cfg.Synthesis {
 		w := &synthWorker{tasks: make(chan *task, 1), track: trace.Track{Process: "cpu", Thread: fmt.Sprintf("synthesis %d", i)}}
 		p.goLoop("synthesis", func() { p.synthLoop(w) })

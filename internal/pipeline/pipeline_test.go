@@ -551,3 +551,56 @@ func (c heldThen) Synthesize(ctx context.Context, cs synth.ConstraintSystem) err
 	}
 	return c.then.Synthesize(ctx, cs)
 }
+
+// A partition above the default priority does not wait for room ahead of
+// the provers: with the one synthesis worker's partition already waiting
+// for the busy prover, a high one is synthesized at once (the urgent
+// token) and proved next, before the partition that was ahead of it; a
+// default one waits as before.
+func TestPipelineUrgentSynthesizedAhead(t *testing.T) {
+	p, f := newPipeline(t, pipeline.Config{Synthesis: 1, HostBudget: 8 * partitionBytes})
+	release := make(chan struct{})
+	var once sync.Once
+	var mu sync.Mutex
+	var order []string
+	f.hook = func(ctx context.Context) error {
+		for _, w := range p.Stats().Provers {
+			if w.Busy {
+				mu.Lock()
+				order = append(order, w.Label)
+				mu.Unlock()
+			}
+		}
+		first := false
+		once.Do(func() { first = true })
+		if first {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+		return ctx.Err()
+	}
+	mk := func(label string, prio, n int) <-chan error {
+		s := spec(n, chain, nil)
+		s.Label, s.Priority = label, prio
+		j, err := p.Enqueue(context.Background(), s)
+		require.NoError(t, err)
+		return collect(j)
+	}
+	low := mk("low", 0, 3)
+	require.Eventually(t, func() bool { s := p.Stats(); return s.Proving == 1 && s.WaitingProver == 1 }, 5*time.Second, time.Millisecond)
+	normal := mk("normal", 0, 1)
+	time.Sleep(50 * time.Millisecond) // room for a wrong dispatch to show
+	assert.Equal(t, 1, p.Stats().WaitingProver, "a default partition waits for room ahead")
+	high := mk("high", 2, 1)
+	require.Eventually(t, func() bool { return p.Stats().WaitingProver == 2 }, 5*time.Second, time.Millisecond,
+		"the high partition is synthesized while the prover is busy")
+	close(release)
+	for _, got := range []<-chan error{low, normal, high} {
+		require.NoError(t, result(t, got))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"low", "high", "low", "low", "normal"}, order)
+}

@@ -73,6 +73,26 @@ func (q *queue) pop(done <-chan struct{}) *task {
 	}
 }
 
+// headIs reports whether there is a first task and ok says so of it.
+func (q *queue) headIs(ok func(*task) bool) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items) > 0 && ok(q.items[0])
+}
+
+// popIf takes the first task if ok says so, without waiting; else nil.
+func (q *queue) popIf(ok func(*task) bool) *task {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items) == 0 || !ok(q.items[0]) {
+		return nil
+	}
+	t := q.items[0]
+	q.items[0] = nil
+	q.items = q.items[1:]
+	return t
+}
+
 // remove takes out the tasks of job j.
 func (q *queue) remove(j *Job) []*task {
 	q.mu.Lock()

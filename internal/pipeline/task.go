@@ -18,7 +18,7 @@ type task struct {
 
 	enqueued, synthesized time.Time
 	reserved              bool                     // holds spec.Bytes of the budget
-	ahead                 bool                     // holds a token of Pipeline.ahead
+	ahead                 chan struct{}            // the token it holds: Pipeline.ahead or .urgent; nil: none
 	w                     *synth.ProvingAssignment // a spare, or the synthesized one
 	queue, synth, prove   time.Duration
 	device                int

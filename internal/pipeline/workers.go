@@ -20,22 +20,47 @@ func (p *Pipeline) dispatch() {
 		case <-p.done:
 			return
 		}
-		select { // room ahead of the provers
-		case <-p.ahead:
-		case <-p.done:
-			return
-		}
-		t := p.synthQueue.pop(p.done)
+		t := p.take()
 		if t == nil {
 			return
 		}
-		t.ahead = true
 		if err := par.Recover(func() error { return p.schedule(w, t) }); err != nil {
 			p.idle <- w
 			p.finish(t, err)
 			continue
 		}
 		w.tasks <- t
+	}
+}
+
+// take waits for a queued partition and room ahead of the provers: a token
+// of ahead, or for a partition above the default priority at the queue's
+// head, the urgent token. nil once the pipeline is closed.
+func (p *Pipeline) take() *task {
+	urgent := func(t *task) bool { return t.job.spec.Priority > 0 }
+	for {
+		var token chan struct{} // nil: blocks
+		if p.synthQueue.headIs(urgent) {
+			token = p.urgent
+		}
+		select {
+		case <-token:
+			if t := p.synthQueue.popIf(urgent); t != nil {
+				t.ahead = p.urgent
+				return t
+			}
+			p.urgent <- struct{}{} // withdrawn meanwhile
+		case <-p.ahead:
+			t := p.synthQueue.pop(p.done)
+			if t == nil {
+				return nil
+			}
+			t.ahead = p.ahead
+			return t
+		case <-p.synthQueue.notify: // a push, perhaps of an urgent partition (dispatch alone pops this queue)
+		case <-p.done:
+			return nil
+		}
 	}
 }
 
@@ -158,11 +183,11 @@ func (p *Pipeline) prove(w *proveWorker, t *task) error {
 	return nil
 }
 
-// releaseAhead gives back t's token of ahead, if it holds one.
+// releaseAhead gives back t's token (ahead's or urgent's), if it holds one.
 func (p *Pipeline) releaseAhead(t *task) {
-	if t.ahead {
-		t.ahead = false
-		p.ahead <- struct{}{}
+	if t.ahead != nil {
+		t.ahead <- struct{}{}
+		t.ahead = nil
 	}
 }
 
