@@ -56,7 +56,9 @@ type PoStResult struct {
 // for other challenges (another randomness), a malformed proof. Curio
 // declares such sectors faulty and proves the rest. Nothing is proved. It
 // wraps ErrBadInput; errors.As also finds each sector's
-// *post.SectorError.
+// *post.SectorError. The faults the hashes find (a path, comm_r) are
+// found as the witness is synthesized, which computes those hashes anyway,
+// so they come after the key's admission; the others before any work.
 type FaultySectorsError struct {
 	Sectors []abi.SectorNumber
 	// Reasons holds each faulty sector's first problem, in Sectors' order.
@@ -152,7 +154,7 @@ func (p *Prover) provePoSt(ctx context.Context, req PoStRequest) (*PoStResult, e
 	}
 	a := in.admission()
 	if err := p.admitShape(ctx, a, &res.Timings); err != nil {
-		return nil, err
+		return nil, faultsFromSynthesis(err)
 	}
 	defer p.keys.release(a.kind)
 	var verifier partitionChecker
@@ -162,7 +164,7 @@ func (p *Prover) provePoSt(ctx context.Context, req PoStRequest) (*PoStResult, e
 	meta := requestMeta{miner: req.Miner, priority: req.Priority, label: req.Label}
 	proofs, devices, err := p.provePartitions(ctx, a, meta, verifier, &res.Timings)
 	if err != nil {
-		return nil, err
+		return nil, faultsFromSynthesis(err)
 	}
 	b, err := marshalProofs(proofs)
 	if err != nil {
@@ -187,9 +189,21 @@ type postInputs struct {
 	public     []post.PublicSector
 }
 
-// parsePoSt decodes and checks req's vanilla proofs (post.DecodeAndCheck),
-// as filecoin-proofs does before it synthesizes; faults become a
-// *FaultySectorsError.
+// faultsFromSynthesis is err, or where a synthesis found faulty sectors
+// (post.Circuit.Verify), the *FaultySectorsError parsePoSt would have given.
+func faultsFromSynthesis(err error) error {
+	var fe *post.FaultsError
+	if errors.As(err, &fe) {
+		return faultySectors(fe)
+	}
+	return err
+}
+
+// parsePoSt decodes and checks req's vanilla proofs as filecoin-proofs does
+// before it synthesizes, less the hashes (post.DecodeAndCheckShape): the
+// synthesis checks those as it computes them for the witness
+// (post.Circuit.Verify), so that they are computed once. Faults become a
+// *FaultySectorsError, here or from the synthesis.
 func parsePoSt(ctx context.Context, req PoStRequest) (*postInputs, error) {
 	params, err := post.ParamsFor(req.ProofType)
 	if err != nil {
@@ -202,7 +216,7 @@ func parsePoSt(ctx context.Context, req PoStRequest) (*postInputs, error) {
 	if in.randomness, err = post.Randomness(req.Randomness); err != nil {
 		return nil, err
 	}
-	in.proofs, err = post.DecodeAndCheck(ctx, params, in.randomness, req.VanillaProofs)
+	in.proofs, err = post.DecodeAndCheckShape(ctx, params, in.randomness, req.VanillaProofs)
 	var fe *post.FaultsError
 	if errors.As(err, &fe) {
 		return nil, faultySectors(fe)
@@ -227,7 +241,7 @@ func (in *postInputs) admission() *admission {
 		if err != nil {
 			return nil, err
 		}
-		return &post.Circuit{Params: in.params, Witness: w}, nil
+		return &post.Circuit{Params: in.params, Witness: w, Verify: true}, nil
 	}
 	return &admission{kind: postKind(in.t), partitions: 1, circuit: circuit, pipelined: circuit}
 }

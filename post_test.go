@@ -135,6 +135,21 @@ func testPoSt(t *testing.T, window, winning abi.RegisteredPoStProof, seal abi.Re
 		require.NoError(t, err)
 		assert.True(t, ok, "the prover id does not enter the proof")
 
+		// A path that misses comm_r_last is found by the synthesis' check of
+		// the hashes (post.Circuit.Verify): the sector named as the parse
+		// names the others' faults, nothing proved.
+		sp, err := post.DecodeSectorProof(s.vanilla[1], 1)
+		require.NoError(t, err)
+		sp.Openings[0].Inclusions[2].Base[0].Hashes[1].SetUint64(1)
+		tampered := [][]byte{s.vanilla[0], post.EncodeSectorProofs([]*post.SectorProof{sp})[0]}
+		_, err = p.GenerateSinglePartitionWindowPoStWithVanilla(ctx, pt, miner, postRandomness, tampered, 0)
+		var fe *gpuc2.FaultySectorsError
+		require.ErrorAs(t, err, &fe)
+		assert.ErrorIs(t, err, gpuc2.ErrBadInput)
+		assert.Equal(t, []abi.SectorNumber{9}, fe.Sectors)
+		assert.Contains(t, fe.Reasons[0], "challenge 2")
+		assert.Contains(t, fe.Reasons[0], "does not lead from its leaf to comm_r_last")
+
 		for name, change := range map[string]func(*proof.WindowPoStVerifyInfo){
 			"flipped comm_r": func(i *proof.WindowPoStVerifyInfo) {
 				i.ChallengedSectors = []proof.SectorInfo{s.sectors[0], s.sectors[1]}

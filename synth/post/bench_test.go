@@ -31,7 +31,8 @@ func window32(b *testing.B) (post.Params, [][]byte) {
 
 // What a 32 GiB WindowPoSt partition costs on the host before its GPU
 // work: the vanilla proofs' decode and check (23,490 Merkle paths), and
-// the synthesis of the 125 M-row circuit, full and the witness alone:
+// the synthesis of the 125 M-row circuit, full and the witness alone, with
+// the hashes' check (Circuit.Verify) as the facade runs it:
 //
 //	go test -run '^$' -bench 'Window32' -benchtime 2x ./synth/post
 func BenchmarkWindow32DecodeAndCheck(b *testing.B) {
@@ -39,6 +40,18 @@ func BenchmarkWindow32DecodeAndCheck(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		if _, err := post.DecodeAndCheck(context.Background(), p, randomness, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The facade's check: the same less the hashes, which the witness's
+// synthesis (Circuit.Verify) then checks as it computes them.
+func BenchmarkWindow32DecodeAndCheckShape(b *testing.B) {
+	p, raw := window32(b)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := post.DecodeAndCheckShape(context.Background(), p, randomness, raw); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -72,7 +85,7 @@ func benchSynthesize(b *testing.B, make func(synth.Sizes) *synth.ProvingAssignme
 	b.ResetTimer()
 	for range b.N {
 		pa := make(sizes)
-		if err := (&post.Circuit{Params: p, Witness: w}).Synthesize(context.Background(), pa); err != nil {
+		if err := (&post.Circuit{Params: p, Witness: w, Verify: true}).Synthesize(context.Background(), pa); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -52,7 +52,21 @@ func DecodeAndCheck(ctx context.Context, p Params, randomness [32]byte, raw [][]
 		return nil, err
 	}
 	proofs := make([]*SectorProof, len(raw))
-	return proofs, check(ctx, p, randomness, proofs, raw)
+	return proofs, check(ctx, p, randomness, proofs, raw, true)
+}
+
+// DecodeAndCheckShape is DecodeAndCheck less its hashes: comm_r against
+// comm_c and comm_r_last, and each path from its leaf to comm_r_last, which
+// are nearly all of its work. A Circuit with Verify computes the same
+// hashes for its witness and checks them there: a prover that synthesizes
+// takes this and saves the check's hashing (about half the host work of a
+// 32 GiB WindowPoSt partition).
+func DecodeAndCheckShape(ctx context.Context, p Params, randomness [32]byte, raw [][]byte) ([]*SectorProof, error) {
+	if err := checkCount(p, len(raw)); err != nil {
+		return nil, err
+	}
+	proofs := make([]*SectorProof, len(raw))
+	return proofs, check(ctx, p, randomness, proofs, raw, false)
 }
 
 // Check checks a proof's vanilla sector proofs as filecoin-proofs does
@@ -68,7 +82,7 @@ func Check(ctx context.Context, p Params, randomness [32]byte, proofs []*SectorP
 	if err := checkCount(p, len(proofs)); err != nil {
 		return err
 	}
-	return check(ctx, p, randomness, proofs, nil)
+	return check(ctx, p, randomness, proofs, nil, true)
 }
 
 func checkCount(p Params, n int) error {
@@ -90,8 +104,8 @@ const checkChunk = 16
 
 // check checks every sector, decoding proofs[i] from raw[i] first where raw
 // is not nil (a proof that does not decode is that sector's fault), then
-// the order.
-func check(ctx context.Context, p Params, randomness [32]byte, proofs []*SectorProof, raw [][]byte) error {
+// the order; the hashes only if hashes is set.
+func check(ctx context.Context, p Params, randomness [32]byte, proofs []*SectorProof, raw [][]byte, hashes bool) error {
 	faults := make([]*SectorError, len(proofs))
 	err := par.Chunks(ctx, len(proofs), checkChunk, func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
@@ -104,7 +118,7 @@ func check(ctx context.Context, p Params, randomness [32]byte, proofs []*SectorP
 				proofs[i] = sp
 			}
 			if proofs[i] != nil {
-				faults[i] = checkSector(&p, randomness, i, proofs[i])
+				faults[i] = checkSector(&p, randomness, i, proofs[i], hashes)
 			}
 		}
 		return nil
@@ -130,8 +144,22 @@ func check(ctx context.Context, p Params, randomness [32]byte, proofs []*SectorP
 	return nil
 }
 
-// checkSector returns sector i's first fault, or nil.
-func checkSector(p *Params, randomness [32]byte, i int, sp *SectorProof) *SectorError {
+// The faults the hashes find, worded once for check and Circuit.Verify.
+const (
+	commRField   = "comm_r"
+	commRFault   = "comm_r ≠ H(comm_c, comm_r_last): the proof is of another replica, or comm_c or comm_r_last is wrong"
+	pathFault    = "the path does not lead from its leaf to comm_r_last"
+	commRChecked = -1 // the Challenge of a comm_r fault
+)
+
+// inclusionField names inclusion proof n of a sector's opening.
+func inclusionField(n int, sub string) string {
+	return fmt.Sprintf("vanilla_proof.sectors[0].inclusion_proofs[%d]%s", n, sub)
+}
+
+// checkSector returns sector i's first fault, or nil; the hashes only if
+// hashes is set.
+func checkSector(p *Params, randomness [32]byte, i int, sp *SectorProof, hashes bool) *SectorError {
 	bad := func(challenge int, field, format string, args ...any) *SectorError {
 		return &SectorError{Sector: sp.SectorID, Index: i, Challenge: challenge, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -143,17 +171,17 @@ func checkSector(p *Params, randomness [32]byte, i int, sp *SectorProof) *Sector
 		return bad(-1, "vanilla_proof.sectors[0].inclusion_proofs", "%d inclusion proofs, want %d for %s",
 			len(o.Inclusions), p.Challenges, ProofName(p.Type))
 	}
-	h, err := poseidon.Hash([]fr.Element{o.CommC, o.CommRLast})
-	if err != nil {
-		return bad(-1, "", "hashing comm_c and comm_r_last: %v", err)
-	}
-	if h != sp.CommR {
-		return bad(-1, "comm_r", "comm_r ≠ H(comm_c, comm_r_last): the proof is of another replica, or comm_c or comm_r_last is wrong")
+	if hashes {
+		h, err := poseidon.Hash([]fr.Element{o.CommC, o.CommRLast})
+		if err != nil {
+			return bad(commRChecked, "", "hashing comm_c and comm_r_last: %v", err)
+		}
+		if h != sp.CommR {
+			return bad(commRChecked, commRField, "%s", commRFault)
+		}
 	}
 	challenges := p.SectorChallenges(randomness, sp.SectorID, i)
-	field := func(n int, sub string) string {
-		return fmt.Sprintf("vanilla_proof.sectors[0].inclusion_proofs[%d]%s", n, sub)
-	}
+	field := inclusionField
 	wrongLeaves := 0
 	var first *SectorError
 	for n := range o.Inclusions {
@@ -175,8 +203,8 @@ func checkSector(p *Params, randomness [32]byte, i int, sp *SectorProof) *Sector
 		if err != nil {
 			return bad(n, field(n, ""), "%v", err)
 		}
-		if !path.Verify(merkle.PoseidonHash, m.Leaf, o.CommRLast) {
-			return bad(n, field(n, ""), "the path does not lead from its leaf to comm_r_last")
+		if hashes && !path.Verify(merkle.PoseidonHash, m.Leaf, o.CommRLast) {
+			return bad(n, field(n, ""), "%s", pathFault)
 		}
 	}
 	if wrongLeaves == len(o.Inclusions) {

@@ -24,6 +24,11 @@ type Sector struct {
 	CommR, CommC, CommRLast fr.Element
 	Leaves                  []fr.Element
 	Paths                   []merkle.Path
+	// ID, Index and Challenge name the sector's vanilla proof in a fault
+	// (Circuit.Verify): its sector number, its position in the request and
+	// the challenge of Leaves[0] (a WinningPoSt's circuit sector is one).
+	ID               uint64
+	Index, Challenge int
 }
 
 // Partition is the witness of one proof: CircuitSectors sectors.
@@ -43,10 +48,11 @@ func WitnessFor(p Params, proofs []*SectorProof) (*Partition, error) {
 		return nil, err
 	}
 	w := &Partition{Sectors: make([]Sector, 0, p.CircuitSectors)}
-	add := func(sp *SectorProof, inclusions []merkle.Proof[fr.Element]) error {
+	add := func(index int, sp *SectorProof, challenge int, inclusions []merkle.Proof[fr.Element]) error {
 		o := &sp.Openings[0]
 		s := Sector{CommR: sp.CommR, CommC: o.CommC, CommRLast: o.CommRLast,
-			Leaves: make([]fr.Element, len(inclusions)), Paths: make([]merkle.Path, len(inclusions))}
+			Leaves: make([]fr.Element, len(inclusions)), Paths: make([]merkle.Path, len(inclusions)),
+			ID: sp.SectorID, Index: index, Challenge: challenge}
 		for n := range inclusions {
 			s.Leaves[n] = inclusions[n].Leaf
 			var err error
@@ -57,20 +63,20 @@ func WitnessFor(p Params, proofs []*SectorProof) (*Partition, error) {
 		w.Sectors = append(w.Sectors, s)
 		return nil
 	}
-	for _, sp := range proofs {
+	for index, sp := range proofs {
 		if len(sp.Openings) != 1 {
 			return nil, fmt.Errorf("%w: sector %d has %d openings", ErrWitness, sp.SectorID, len(sp.Openings))
 		}
 		inc := sp.Openings[0].Inclusions
 		if p.Kind == Winning {
 			for n := range inc {
-				if err := add(sp, inc[n:n+1]); err != nil {
+				if err := add(index, sp, n, inc[n:n+1]); err != nil {
 					return nil, err
 				}
 			}
 			continue
 		}
-		if err := add(sp, inc); err != nil {
+		if err := add(index, sp, 0, inc); err != nil {
 			return nil, err
 		}
 	}
@@ -92,6 +98,12 @@ type Circuit struct {
 	Workers int
 	// Progress, if set, is called after each sector; calls are serialized.
 	Progress func(done, total int)
+	// Verify checks, as the witness is computed, what DecodeAndCheckShape
+	// leaves out: each comm_r = H(comm_c, comm_r_last) and each path from
+	// its leaf to comm_r_last. Synthesize then returns a *FaultsError
+	// naming every faulty sector (each once, its first fault), as
+	// DecodeAndCheck would have; the assignment is not to be proved.
+	Verify bool
 }
 
 var _ synth.Circuit = (*Circuit)(nil)
@@ -101,6 +113,44 @@ var _ synth.Circuit = (*Circuit)(nil)
 func (c *Circuit) Synthesize(ctx context.Context, cs synth.ConstraintSystem) error {
 	w, err := c.witness()
 	if err != nil {
+		return err
+	}
+	var faults []*SectorError // per circuit sector: its first fault
+	if c.Verify && c.Witness != nil {
+		faults = make([]*SectorError, len(w.Sectors))
+	}
+	if err := c.synthesize(ctx, cs, w, faults); err != nil {
+		return err
+	}
+	return collectFaults(faults)
+}
+
+// collectFaults is the *FaultsError of the circuit sectors' faults (nil if
+// none): each vanilla proof once, with its first circuit sector's fault, in
+// the request's order.
+func collectFaults(faults []*SectorError) error {
+	var fe FaultsError
+	for _, f := range faults {
+		if f == nil {
+			continue
+		}
+		if n := len(fe.Faults); n > 0 && fe.Faults[n-1].Index >= f.Index {
+			continue // a padding copy, or a later challenge of a WinningPoSt's one sector
+		}
+		fe.Faults = append(fe.Faults, f)
+	}
+	if len(fe.Faults) == 0 {
+		return nil
+	}
+	return &fe
+}
+
+func (c *Circuit) synthesize(ctx context.Context, cs synth.ConstraintSystem, w *Partition, faults []*SectorError) error {
+	sector := func(s *synthesizer, i int) error {
+		fault, err := s.sector(i, &w.Sectors[i], faults != nil)
+		if fault != nil {
+			faults[i] = fault
+		}
 		return err
 	}
 	if pa, ok := cs.(*synth.ProvingAssignment); ok && c.Workers != 1 {
@@ -114,7 +164,7 @@ func (c *Circuit) Synthesize(ctx context.Context, cs synth.ConstraintSystem) err
 		}
 		return forkjoin.Run(ctx, pa, len(w.Sectors), size, workers, c.Progress,
 			func(_ context.Context, i int, cs *synth.ProvingAssignment) error {
-				return newSynthesizer(cs).sector(i, &w.Sectors[i])
+				return sector(newSynthesizer(cs), i)
 			})
 	}
 	s := newSynthesizer(cs)
@@ -122,7 +172,7 @@ func (c *Circuit) Synthesize(ctx context.Context, cs synth.ConstraintSystem) err
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.sector(i, &w.Sectors[i]); err != nil {
+		if err := sector(s, i); err != nil {
 			return err
 		}
 		if c.Progress != nil {
@@ -203,8 +253,15 @@ func newSynthesizer(cs synth.ConstraintSystem) *synthesizer {
 	return &synthesizer{b: b, pos: pos, h: posHasher{pos}}
 }
 
-// sector is circuit.rs Sector::synthesize.
-func (s *synthesizer) sector(i int, w *Sector) error {
+// sector is circuit.rs Sector::synthesize. With verify it returns the
+// sector's first fault among the hashes it computes (Circuit.Verify), and
+// synthesizes the rest all the same: the rows and variables do not change.
+func (s *synthesizer) sector(i int, w *Sector, verify bool) (fault *SectorError, err error) {
+	bad := func(challenge int, field, msg string) {
+		if fault == nil {
+			fault = &SectorError{Sector: w.ID, Index: w.Index, Challenge: challenge, Field: field, Msg: msg}
+		}
+	}
 	g := s.b
 	commRL := num.Alloc(g, w.CommRLast)
 	commC := num.Alloc(g, w.CommC)
@@ -213,15 +270,22 @@ func (s *synthesizer) sector(i int, w *Sector) error {
 	// hash2_circuit(comm_c, comm_r_last): comm_c first.
 	h, err := s.pos.Hash([]num.Num{commC, commRL})
 	if err != nil {
-		return fmt.Errorf("post circuit: sector %d: %w", i, err)
+		return nil, fmt.Errorf("post circuit: sector %d: %w", i, err)
+	}
+	if verify && h.Value != w.CommR {
+		bad(commRChecked, commRField, commRFault)
 	}
 	num.Equal(g, commR.Var, h.Var) // constraint::equal: comm_r · ONE = hash
 	for n := range w.Leaves {
-		if _, err := por.Synthesize(g, s.h, por.Val(w.Leaves[n]), w.Paths[n], por.Var(commRL), true); err != nil {
-			return fmt.Errorf("post circuit: sector %d challenge %d: %w", i, n, err)
+		r, err := por.Synthesize(g, s.h, por.Val(w.Leaves[n]), w.Paths[n], por.Var(commRL), true)
+		if err != nil {
+			return nil, fmt.Errorf("post circuit: sector %d challenge %d: %w", i, n, err)
+		}
+		if verify && r.Computed.Value != w.CommRLast {
+			bad(w.Challenge+n, inclusionField(w.Challenge+n, ""), pathFault)
 		}
 	}
-	return nil
+	return fault, nil
 }
 
 // sectorSizes caches sectorSize per Params.
@@ -239,7 +303,7 @@ func sectorSize(p Params) (synth.Sizes, error) {
 	}
 	ch := synth.NewChecker()
 	before := ch.Stats()
-	if err := newSynthesizer(ch).sector(0, &w.Sectors[0]); err != nil {
+	if _, err := newSynthesizer(ch).sector(0, &w.Sectors[0], false); err != nil {
 		return synth.Sizes{}, err
 	}
 	after := ch.Stats()

@@ -245,6 +245,73 @@ func TestCheckFaults(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 }
 
+// The hashes DecodeAndCheckShape leaves out are checked by a Circuit with
+// Verify as it computes the witness: the same sectors, fields and messages
+// as DecodeAndCheck's, into a witness-only, a full (forked) and a
+// sequential system; a sound partition gives the same assignment as
+// without Verify.
+func TestVerifyInSynthesis(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		t   abi.RegisteredPoStProof
+		ids []uint64
+	}{
+		{abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1, []uint64{4, 8}},
+		{abi.RegisteredPoStProof_StackedDrgWindow8MiBV1_1, []uint64{4}}, // padded
+		{abi.RegisteredPoStProof_StackedDrgWinning2KiBV1, []uint64{4}},
+	} {
+		p := params(t, tc.t)
+		name := post.ProofName(tc.t)
+		last := len(tc.ids) - 1
+		for _, bad := range []struct {
+			name   string
+			mutate func([]*post.SectorProof)
+		}{
+			{"sound", func([]*post.SectorProof) {}},
+			{"comm_r", func(ps []*post.SectorProof) { ps[last].CommR.SetUint64(5) }},
+			{"sibling", func(ps []*post.SectorProof) { ps[0].Openings[0].Inclusions[1].Base[1].Hashes[2].SetUint64(1) }},
+			{"both", func(ps []*post.SectorProof) {
+				ps[last].CommR.SetUint64(5)
+				ps[0].Openings[0].Inclusions[1].Base[0].Hashes[0].SetUint64(1)
+			}},
+		} {
+			proofs, err := post.SyntheticSectorProofs(ctx, p, randomness, tc.ids, 3)
+			require.NoError(t, err)
+			bad.mutate(proofs)
+			raw := post.EncodeSectorProofs(proofs)
+			_, want := post.DecodeAndCheck(ctx, p, randomness, raw)
+			decoded, err := post.DecodeAndCheckShape(ctx, p, randomness, raw)
+			require.NoError(t, err, "%s %s: the shape holds", name, bad.name)
+			w, err := post.WitnessFor(p, decoded)
+			require.NoError(t, err)
+			sizes, err := p.CircuitSizes()
+			require.NoError(t, err)
+			for _, sys := range []struct {
+				name    string
+				cs      *synth.ProvingAssignment
+				workers int
+			}{
+				{"witness-only", synth.NewWitnessAssignment(sizes), 0},
+				{"full", synth.NewProvingAssignment(sizes), 3},
+				{"sequential", synth.NewProvingAssignment(sizes), 1},
+			} {
+				err := (&post.Circuit{Params: p, Witness: w, Verify: true, Workers: sys.workers}).Synthesize(ctx, sys.cs)
+				if want == nil {
+					require.NoError(t, err, "%s %s %s", name, bad.name, sys.name)
+					plain := synth.NewProvingAssignment(sizes)
+					require.NoError(t, (&post.Circuit{Params: p, Witness: w}).Synthesize(ctx, plain))
+					assert.Equal(t, plain.Aux, sys.cs.Aux, "%s %s", name, sys.name)
+					continue
+				}
+				var fe *post.FaultsError
+				require.ErrorAs(t, err, &fe, "%s %s %s", name, bad.name, sys.name)
+				assert.ErrorIs(t, err, post.ErrVanillaProof)
+				assert.Equal(t, want.Error(), err.Error(), "%s %s %s: DecodeAndCheck's faults", name, bad.name, sys.name)
+			}
+		}
+	}
+}
+
 // Randomness must be 32 bytes and a field element.
 func TestRandomness(t *testing.T) {
 	_, err := post.Randomness(make([]byte, 31))
