@@ -47,7 +47,7 @@ type PoStResult struct {
 	Partition groth16.Proof
 	Backend   Backend
 	Devices   []int        // as SealResult's
-	Timings   ProofTimings // Parse covers the vanilla proofs' decode and check
+	Timings   ProofTimings // Parse covers the vanilla proofs' decode and check (less the hashes: synthesis checks those)
 }
 
 // FaultySectorsError reports the sectors of a PoSt request whose vanilla
