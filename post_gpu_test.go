@@ -3,6 +3,7 @@ package gpuc2_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -23,11 +24,12 @@ import (
 // step), with the TEST-ONLY 32 GiB setups under GPUC2_POST_CACHE (made
 // with examples/testsetup -post window|winning, and for the in-flight
 // case the PoRep one), once per device memory limit in GPUC2_POST_LIMITS
-// ("unlimited 16GiB"):
+// ("unlimited 16GiB"), the constraint matrices cached in GPUC2_POST_CACHE's
+// matrices folder:
 //
 //   - window: a 32 GiB WindowPoSt partition of 2,349 sectors, request →
-//     proof (the key preloaded; the first proof records the matrices, as a
-//     deadline's first does), then four partitions at once: the steady rate;
+//     proof twice (the key and its matrices preloaded), then three
+//     partitions at once: the steady rate;
 //   - winning: a 32 GiB WinningPoSt, idle, three times;
 //   - inflight: four 32 GiB PoRep proofs alone, then again with a
 //     WinningPoSt (CRITICAL) sent once their first partition proves.
@@ -72,8 +74,11 @@ func TestPoStGPU(t *testing.T) {
 		}
 		t.Run(limit, func(t *testing.T) {
 			ctx := context.Background()
+			// The matrices cached beside the setups: a later call on the same
+			// machine reads them (about 30 s at 32 GiB) instead of recording
+			// them (about 90 s).
 			p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: cache, Backend: backend,
-				WorkersPerDevice: 2, DeviceMemoryLimit: int64(bytes)})
+				WorkersPerDevice: 2, DeviceMemoryLimit: int64(bytes), MatricesCacheDir: filepath.Join(cache, "matrices")})
 			require.NoError(t, err)
 			defer p.Close()
 			res := func(format string, args ...any) { t.Logf("RESULT %s: "+format, append([]any{limit}, args...)...) }
