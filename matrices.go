@@ -198,6 +198,12 @@ func (p *Prover) loadOrRecord(ctx context.Context, a *admission) (ms *pce.Matric
 		}
 		s := <-full
 		cancel()
+		if err == nil && s.err != nil && ctx.Err() == nil {
+			// The request's partition does not synthesize (a PoSt's faulty
+			// sectors, post.Circuit.Verify): recording from it would fail
+			// the same way, and the file is not to blame.
+			return nil, "", s.err
+		}
 		if err == nil {
 			err = s.err
 		}

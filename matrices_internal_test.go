@@ -2,6 +2,7 @@ package gpuc2
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"log/slog"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/synth/post"
@@ -47,12 +49,33 @@ func TestMatricesCache(t *testing.T) {
 	assert.True(t, strings.HasPrefix(from, "cache "), from)
 	assert.Equal(t, ms.Rows(), again.Rows())
 
+	// A request whose partition does not synthesize (a PoSt's faulty
+	// sectors) fails with that error after one synthesis: no recording
+	// attempted from it, the file kept.
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	bad := *a
+	errBad := errors.New("faulty sectors")
+	synthesized := 0
+	bad.circuit = func(int) (synth.Circuit, error) { synthesized++; return failingCircuit{errBad}, nil }
+	_, _, err = p.loadOrRecord(ctx, &bad)
+	require.ErrorIs(t, err, errBad)
+	assert.Equal(t, 1, synthesized, "recorded again from a request that does not synthesize")
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the cache file is not blamed")
+
 	p.cfg.MatricesCacheDir = "none"
 	assert.Empty(t, p.matricesCachePath(a))
 	_, from, err = p.loadOrRecord(ctx, a)
 	require.NoError(t, err)
 	assert.Equal(t, "recorded", from)
 }
+
+// failingCircuit fails its synthesis with err.
+type failingCircuit struct{ err error }
+
+func (c failingCircuit) Synthesize(context.Context, synth.ConstraintSystem) error { return c.err }
 
 var matricesSize = flag.String("matrices-size", "2KiB", "BenchmarkMatricesCache: sector size of the partition circuit")
 
