@@ -2,11 +2,11 @@ package pce
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -27,12 +27,20 @@ var ErrFormat = errors.New("pce: malformed matrices file")
 // The file: magic, version, the sizes (inputs, aux, rows, coefficients,
 // then each matrix's terms), the coefficients (32 bytes each, canonical
 // big-endian), the density bitmaps (aAux, bAux, bInput; 64-bit words), each
-// matrix's row starts, columns and coefficient ids, then SHA-256 of
-// everything before it. Integers are little-endian.
+// matrix's row starts, columns and coefficient ids, then the CRC-32C of
+// everything before it (4 bytes, big-endian). Integers are little-endian.
+// The checksum only catches a damaged file (a cache's matrices are checked
+// against a full synthesis before use): CRC-32C runs at the memory's speed
+// where SHA-256, in version 1, was most of the read's time (2.1 GB/s on the
+// dev machine).
 const (
 	fileMagic   = "GPUC2PCE"
-	fileVersion = 1
+	fileVersion = 2
 )
+
+// crc32c is the checksum's table (Castagnoli: SSE 4.2 and ARMv8 compute it
+// in hardware).
+var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
 // chunkElems bounds what Read allocates ahead of the data: a header that
 // claims more than the file holds fails at its end, not with a huge
@@ -46,7 +54,7 @@ func (ms *Matrices) WriteTo(w io.Writer) (int64, error) {
 	}
 	cw := &iocount.Writer{W: w}
 	bw := bufio.NewWriterSize(cw, 1<<20)
-	h := sha256.New()
+	h := crc32.New(crc32c)
 	out := io.MultiWriter(bw, h)
 	le := binary.LittleEndian
 	head := []byte(fileMagic)
@@ -109,7 +117,7 @@ func Read(r io.Reader) (*Matrices, error) {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
 	// The large slices are read past the buffer, straight into their memory.
-	f := &fileReader{r: br, h: sha256.New()}
+	f := &fileReader{r: br, h: crc32.New(crc32c)}
 	ms, err := f.read()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
