@@ -77,3 +77,20 @@ func multiExp(a []bls12381.G1Affine, c []fr.Element, what string) (bls12381.G1Af
 	r.FromJacobian(&j)
 	return r, nil
 }
+
+// multiExpG2 is multiExp in G2, for the KZG opening of the v key.
+func multiExpG2(a []bls12381.G2Affine, c []fr.Element, what string) (bls12381.G2Affine, error) {
+	var r bls12381.G2Affine
+	if len(a) != len(c) {
+		return r, lengthError(what, len(a), len(c))
+	}
+	if len(a) == 0 {
+		return r, nil
+	}
+	var j bls12381.G2Jac
+	if _, err := j.MultiExp(a, c, ecc.MultiExpConfig{}); err != nil {
+		return r, fmt.Errorf("aggregate: %s: %v: %w", what, err, ErrInput)
+	}
+	r.FromJacobian(&j)
+	return r, nil
+}

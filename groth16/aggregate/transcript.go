@@ -116,3 +116,9 @@ func (t *Transcript) Challenge() fr.Element {
 		return c
 	}
 }
+
+// writeCommitment appends both GT elements of c: bincode writes the tuple
+// commit::Output as its fields in order.
+func (t *Transcript) writeCommitment(c *Commitment) *Transcript {
+	return t.WriteGT(&c[0]).WriteGT(&c[1])
+}
