@@ -24,7 +24,9 @@ import (
 const maxTestProofs = 8
 
 // fixture holds real Groth16 proofs of testcircuit.Cubic, proof i for
-// x = i+1 (public input x³+x+5), and one more for x = 100.
+// x = i+1 (public input x³+x+5), and one more for x = 100. Setup, proofs
+// and SRS come from fixed seeds, so aggregates of them have fixed bytes
+// (TestBellpersonKnownAnswers).
 type fixture struct {
 	vk     *groth16.VerifyingKey
 	proofs []groth16.Proof
@@ -53,7 +55,7 @@ func testFixture(t testing.TB) *fixture {
 	prove := func(x uint64) (groth16.Proof, []fr.Element) {
 		c := &testcircuit.Cubic{}
 		c.X.SetUint64(x)
-		p := testprove.Prove(t, pk, c)
+		p := testprove.Prove(t, pk, c, testprove.Randomness(x, x+1000))
 		out := c.Out()
 		ok, err := groth16.Verify(f.vk, p, []fr.Element{out})
 		require.NoError(t, err)
