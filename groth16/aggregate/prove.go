@@ -184,7 +184,7 @@ func Aggregate(ctx context.Context, srs *ProverSRS, proofs []groth16.Proof, tran
 	}
 
 	var comAB, comC Commitment
-	if err := both(ctx,
+	if err := concurrently(ctx,
 		func() (err error) { comAB, err = CommitPair(&keys.vkey, &keys.wkey, a, b); return },
 		func() (err error) { comC, err = CommitSingleG1(&keys.vkey, c); return },
 	); err != nil {
@@ -210,7 +210,7 @@ func Aggregate(ctx context.Context, srs *ProverSRS, proofs []groth16.Proof, tran
 	}
 	var ipAB bls12381.GT
 	var aggC bls12381.G1Affine
-	if err := both(ctx,
+	if err := concurrently(ctx,
 		func() (err error) { ipAB, err = pairingProduct(a, bR, "ip_ab: A and B^r"); return },
 		func() (err error) { aggC, err = multiExp(c, rVec, "agg_c: C and r"); return },
 	); err != nil {
@@ -229,15 +229,9 @@ func Aggregate(ctx context.Context, srs *ProverSRS, proofs []groth16.Proof, tran
 	return &Proof{ComAB: comAB, ComC: comC, IPAB: ipAB, AggC: aggC, TMIPP: *tmipp}, nil
 }
 
-// both runs f and g concurrently (bellperson's try_par! of two), failing
-// with the first error; a cancelled ctx stops neither midway, but fails
-// the call.
-func both(ctx context.Context, f, g func() error) error {
-	return concurrently(ctx, f, g)
-}
-
-// concurrently runs fs at once and returns the first error, or ctx's once
-// all are done.
+// concurrently runs fs at once (bellperson's try_par!) and returns the
+// first error, or ctx's once all are done: a cancelled ctx stops none of
+// them midway, but fails the call.
 func concurrently(ctx context.Context, fs ...func() error) error {
 	var eg errgroup.Group
 	for _, f := range fs {
@@ -279,7 +273,7 @@ func proveTippMipp(ctx context.Context, keys *proverKeys, a []bls12381.G1Affine,
 
 	var vOpen [2]bls12381.G2Affine
 	var wOpen [2]bls12381.G1Affine
-	if err := both(ctx,
+	if err := concurrently(ctx,
 		func() (err error) {
 			// f_v(X) = Π (1 + x⁻¹_{k-1-j}·X^{2^j}), n coefficients.
 			f := polyCoeffsFromTranscript(xsInv, new(fr.Element).SetOne())
