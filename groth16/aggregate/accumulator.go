@@ -44,8 +44,10 @@ func newPairingChecks(rng io.Reader) *pairingChecks {
 // invalidate fails the whole check (bellperson's invalidate).
 func (pc *pairingChecks) invalidate() { pc.valid = false }
 
-// randomScalar is bellperson's derive_non_zero: Fr::random (64 bytes
-// reduced mod r, as blstrs' Scalar::random) until non-zero.
+// randomScalar is bellperson's derive_non_zero: a uniform scalar until
+// non-zero. It reduces 64 bytes mod r where blstrs' Scalar::random rejects
+// 255-bit draws ≥ r; both are uniform to within 2^-128, which is all the
+// merge needs.
 func randomScalar(rng io.Reader) (fr.Element, error) {
 	var b [2 * fr.Bytes]byte
 	for {
