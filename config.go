@@ -28,7 +28,9 @@ const (
 // DefaultParamsDir, CUDA on every visible GPU when available, a host memory
 // budget from the machine's memory, self-verification on.
 type Config struct {
-	ParamsDir string  // default DefaultParamsDir()
+	// ParamsDir holds Filecoin's .params and .vk files, and SnarkPack's SRS
+	// (SRSFileName) for aggregation and NI-PoRep; default DefaultParamsDir().
+	ParamsDir string
 	Backend   Backend // default BackendAuto
 	// Devices are the CUDA device ordinals to use; default all visible.
 	Devices []int
@@ -69,7 +71,9 @@ type Config struct {
 	// existing file for any size (a warning is logged), one created on first
 	// use for test sizes (≤ 512 MiB). Larger ones are made beforehand with
 	// examples/testsetup (on a GPU); without one the error wraps
-	// ErrParamsMissing and says so.
+	// ErrParamsMissing and says so. Without SRSFileName in ParamsDir,
+	// aggregation uses a TEST-ONLY SRS kept here too (made once, for up to
+	// 8192 proofs).
 	TestParamsDir string
 	// SkipSelfVerify turns off verifying each proof before returning it.
 	SkipSelfVerify bool

@@ -25,6 +25,9 @@ type (
 	// context; gpuc2's add one in front.
 	ffiSealCommitPhase2              func(phase1Output []byte, sectorNum abi.SectorNumber, minerID abi.ActorID) ([]byte, error)
 	ffiSealCommitPhase2CircuitProofs func(phase1Output []byte, sectorNum abi.SectorNumber) ([]byte, error)
+	// ffi's AggregateSealProofs takes no context either.
+	ffiAggregateSealProofs  func(aggregateInfo proof.AggregateSealVerifyProofAndInfos, proofs [][]byte) (out []byte, err error)
+	ffiVerifyAggregateSeals func(aggregate proof.AggregateSealVerifyProofAndInfos) (bool, error)
 )
 
 // TestDropInSignatures fails to compile if gpuc2's calls drift from the
@@ -40,14 +43,18 @@ func TestDropInSignatures(t *testing.T) {
 	var _ ffiSealCommitPhase2CircuitProofs = func(b []byte, s abi.SectorNumber) ([]byte, error) {
 		return p.SealCommitPhase2CircuitProofs(ctx, b, s)
 	}
+	var _ ffiAggregateSealProofs = func(info proof.AggregateSealVerifyProofAndInfos, proofs [][]byte) ([]byte, error) {
+		return p.AggregateSealProofs(ctx, info, proofs)
+	}
+	var _ ffiVerifyAggregateSeals = p.VerifyAggregateSeals
 }
 
-// NI-PoRep: filecoin-ffi's SealCommitPhase2 and VerifySeal make and check a
-// SnarkPack aggregate, which gpuc2 cannot; they say so before any work.
-// SealCommitPhase2CircuitProofs serves NI-PoRep: a consistent C1 passes its
-// checks and gets as far as the parameters (none here), and one with two
-// partitions swapped is refused at its challenges.
-func TestNonInteractiveUnsupported(t *testing.T) {
+// NI-PoRep: SealCommitPhase2 (whose output is then a SnarkPack aggregate),
+// ProveSeal and SealCommitPhase2CircuitProofs check a consistent C1 and get
+// as far as the parameters (none here); one with two partitions swapped is
+// refused at its challenges. VerifySealVK, which has no SRS, refuses
+// NI-PoRep.
+func TestNonInteractiveChecks(t *testing.T) {
 	ctx := context.Background()
 	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU})
 	require.NoError(t, err)
@@ -59,27 +66,35 @@ func TestNonInteractiveUnsupported(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = p.SealCommitPhase2(ctx, raw, sector, miner)
-	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
-	assert.ErrorIs(t, err, errors.ErrUnsupported)
-	assert.ErrorContains(t, err, "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep")
+	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
+	assert.ErrorContains(t, err, gpuc2.SRSFileName, "the SRS its aggregate needs is looked for first")
 	_, err = p.ProveSeal(ctx, gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner})
-	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
-
-	_, err = p.VerifySeal(proof.SealVerifyInfo{SealProof: abi.RegisteredSealProof_StackedDrg32GiBV1_2_Feat_NiPoRep})
-	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
+	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
+	_, err = p.SealCommitPhase2(ctx, raw, sector, miner+1)
+	assert.ErrorIs(t, err, gpuc2.ErrBadInput, "replica_id of another miner")
 
 	_, err = p.SealCommitPhase2CircuitProofs(ctx, raw, sector)
 	assert.ErrorIs(t, err, gpuc2.ErrParamsMissing)
-	assert.NotErrorIs(t, err, gpuc2.ErrUnsupported)
+	assert.NotContains(t, err.Error(), gpuc2.SRSFileName, "no aggregate, no SRS")
+
+	_, err = gpuc2.VerifySealVK(nil, proof.SealVerifyInfo{SealProof: abi.RegisteredSealProof_StackedDrg32GiBV1_2_Feat_NiPoRep})
+	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
+	assert.ErrorIs(t, err, errors.ErrUnsupported)
+	assert.ErrorContains(t, err, "StackedDrg32GiBV1_2_Feat_NonInteractivePoRep")
 
 	c1.VanillaProofs[0], c1.VanillaProofs[1] = c1.VanillaProofs[1], c1.VanillaProofs[0]
 	swapped, err := c1.EncodeJSON()
 	require.NoError(t, err)
-	_, err = p.SealCommitPhase2CircuitProofs(ctx, swapped, sector)
-	assert.ErrorIs(t, err, gpuc2.ErrBadInput)
-	var c1Err *porep.C1Error
-	require.ErrorAs(t, err, &c1Err)
-	assert.Equal(t, 0, c1Err.Partition)
+	for _, call := range []func() error{
+		func() error { _, err := p.SealCommitPhase2CircuitProofs(ctx, swapped, sector); return err },
+		func() error { _, err := p.SealCommitPhase2(ctx, swapped, sector, miner); return err },
+	} {
+		err := call()
+		assert.ErrorIs(t, err, gpuc2.ErrBadInput)
+		var c1Err *porep.C1Error
+		require.ErrorAs(t, err, &c1Err)
+		assert.Equal(t, 0, c1Err.Partition)
+	}
 }
 
 // captureHandler keeps the messages of the records it handles.

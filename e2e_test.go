@@ -8,12 +8,15 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	commcid "github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/aggregate"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
@@ -134,12 +137,13 @@ func TestCUDAProof8MiBEqualsCPU(t *testing.T) {
 // comm_r), proven with the TEST-ONLY setup that V1_1 shares (same circuit,
 // 13 partitions instead of 1). Each partition proof verifies against the
 // public inputs derived from the on-chain values alone, and not against
-// another partition's. SealCommitPhase2, whose ffi output is an aggregate,
-// refuses the same C1.
+// another partition's. Aggregated as filecoin-proofs' seal_commit_phase2
+// aggregates them (AggregateSealProofs of the one sector, SnarkPackV2),
+// they pass VerifySeal and VerifyAggregateSeals; with another seed too (an
+// NI-PoRep's challenges and transcript do not depend on it), not with
+// another comm_r, nor as SnarkPackV1.
 func TestSealCommitPhase2CircuitProofsNonInteractive2KiB(t *testing.T) {
-	if testing.Short() || os.Getenv("GPUC2_TEST_NI") == "" {
-		t.Skip("set GPUC2_TEST_NI=1 to prove 13 NI-PoRep partitions (about 15 CPU-minutes; .ci/run does, in a run of its own)")
-	}
+	needNIProofs(t)
 	ctx := context.Background()
 	ni := abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep
 	miner, sector := abi.ActorID(1000), abi.SectorNumber(15)
@@ -182,8 +186,106 @@ func TestSealCommitPhase2CircuitProofsNonInteractive2KiB(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok, "partition 0's proof against partition 1's inputs")
 
-	_, err = p.SealCommitPhase2(ctx, raw, sector, miner)
-	assert.ErrorIs(t, err, gpuc2.ErrUnsupported)
+	info, err := gpuc2.NewSealVerifyInfo(raw, nil, sector, miner)
+	require.NoError(t, err)
+	agg := proof.AggregateSealVerifyProofAndInfos{Miner: miner, SealProof: ni, AggregateProof: abi.RegisteredAggregationProof_SnarkPackV2,
+		Infos: []proof.AggregateSealVerifyInfo{aggregateInfo(info)}}
+	agg.Proof, err = p.AggregateSealProofs(ctx, agg, [][]byte{out})
+	require.NoError(t, err)
+	size, err := aggregate.EncodedSize(16)
+	require.NoError(t, err)
+	assert.Len(t, agg.Proof, size, "13 partition proofs padded to 16")
+	ok, err = p.VerifyAggregateSeals(agg)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	info.Proof = agg.Proof
+	ok, err = p.VerifySeal(info)
+	require.NoError(t, err)
+	assert.True(t, ok, "VerifySeal: an NI-PoRep proof is the aggregate of its partition proofs")
+
+	otherSeed := info
+	otherSeed.InteractiveRandomness = slices.Clone(info.InteractiveRandomness)
+	otherSeed.InteractiveRandomness[0] ^= 1
+	ok, err = p.VerifySeal(otherSeed)
+	require.NoError(t, err)
+	assert.True(t, ok, "the seed plays no part in NI-PoRep")
+	otherCommR := info
+	cr, err := commcid.CIDToReplicaCommitmentV1(info.SealedCID)
+	require.NoError(t, err)
+	cr = slices.Clone(cr)
+	cr[0] ^= 1 // the low bit: still a field element
+	otherCommR.SealedCID, err = commcid.ReplicaCommitmentV1ToCID(cr)
+	require.NoError(t, err)
+	ok, err = p.VerifySeal(otherCommR)
+	require.NoError(t, err)
+	assert.False(t, ok, "another comm_r")
+
+	v1 := agg
+	v1.AggregateProof = abi.RegisteredAggregationProof_SnarkPackV1
+	v1.Proof, err = p.AggregateSealProofs(ctx, v1, [][]byte{out})
+	require.NoError(t, err)
+	ok, err = p.VerifyAggregateSeals(v1)
+	require.NoError(t, err)
+	assert.True(t, ok, "SnarkPackV1 checked as V1")
+	info.Proof = v1.Proof
+	ok, err = p.VerifySeal(info)
+	require.NoError(t, err)
+	assert.False(t, ok, "VerifySeal checks V2 aggregates")
+}
+
+// needNIProofs opts in to the tests that prove a 2 KiB NI-PoRep sector's
+// 13 partitions.
+func needNIProofs(t *testing.T) {
+	t.Helper()
+	if testing.Short() || os.Getenv("GPUC2_TEST_NI") == "" {
+		t.Skip("set GPUC2_TEST_NI=1 to prove 13 NI-PoRep partitions (about 15 CPU-minutes; .ci/run does, in a run of its own)")
+	}
+}
+
+// filecoin-ffi's SealCommitPhase2 of an NI-PoRep sector: the SnarkPack
+// aggregate (V2) of its 13 partition proofs padded to 16, self-verified;
+// VerifySeal accepts it and ProveSeal's VerifyInfo carries it.
+func TestSealCommitPhase2NonInteractive2KiB(t *testing.T) {
+	needNIProofs(t)
+	ctx := context.Background()
+	ni := abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep
+	miner, sector := abi.ActorID(1000), abi.SectorNumber(16)
+	c1, err := porep.SyntheticC1(ctx, ni, miner, sector, [32]byte{16})
+	require.NoError(t, err)
+	raw, err := c1.EncodeJSON()
+	require.NoError(t, err)
+	p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: testParamsDir(t)})
+	require.NoError(t, err)
+	defer p.Close()
+
+	res, err := p.ProveSeal(ctx, gpuc2.SealRequest{C1: raw, Sector: sector, Miner: miner})
+	require.NoError(t, err)
+	t.Logf("timings: %+v", res.Timings)
+	assert.Positive(t, res.Timings.Aggregate)
+	require.Len(t, res.Partitions, 13)
+	size, err := aggregate.EncodedSize(16)
+	require.NoError(t, err)
+	require.Len(t, res.Proof, size)
+	assert.Equal(t, res.Proof, res.VerifyInfo.Proof)
+	ok, err := p.VerifySeal(res.VerifyInfo)
+	require.NoError(t, err)
+	assert.True(t, ok)
+
+	// SealCommitPhase2's bytes are ProveSeal's Proof: the same check.
+	info, err := gpuc2.NewSealVerifyInfo(raw, res.Proof, sector, miner)
+	require.NoError(t, err)
+	ok, err = p.VerifySeal(info)
+	require.NoError(t, err)
+	assert.True(t, ok)
+
+	// The partition proofs aggregated again give the same bytes.
+	parts, err := groth16.MarshalProofs(res.Partitions)
+	require.NoError(t, err)
+	again, err := p.AggregateSealProofs(ctx, proof.AggregateSealVerifyProofAndInfos{Miner: miner, SealProof: ni,
+		AggregateProof: abi.RegisteredAggregationProof_SnarkPackV2, Infos: []proof.AggregateSealVerifyInfo{aggregateInfo(info)}},
+		[][]byte{parts})
+	require.NoError(t, err)
+	assert.Equal(t, res.Proof, again)
 }
 
 // Matrices recorded from one sector prove another (every sector of a proof

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/filecoin-project/go-state-types/abi"
-
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/par"
@@ -25,7 +23,9 @@ var (
 	// challenge and field) or commitment CIDs, a PoSt request's vanilla
 	// proofs (a *FaultySectorsError listing the faulty sectors) or
 	// randomness, the sector identity, a proof type, a SealVerifyInfo, a
-	// ReplicaUpdateInfo, a PoSt verify info or a proof, a Config's
+	// ReplicaUpdateInfo, a PoSt verify info or a proof, what is aggregated
+	// or verified as an aggregate (AggregateSealProofs,
+	// VerifyAggregateSeals), a Config's
 	// Backend or ConstraintMatrices. A string of the caller's is
 	// quoted in the message and cut to 64 bytes, its length said.
 	ErrBadInput = errors.New("gpuc2: bad input")
@@ -53,10 +53,10 @@ var (
 	// ErrInternal reports a panic inside gpuc2, recovered: the proof or call
 	// it met fails (the stack is logged), the Prover and the process go on.
 	ErrInternal = errors.New("gpuc2: internal error")
-	// ErrUnsupported reports a request gpuc2 cannot serve: today NI-PoRep
-	// through SealCommitPhase2, ProveSeal and VerifySeal, where filecoin-ffi
-	// makes and checks a SnarkPack aggregate (SealCommitPhase2CircuitProofs
-	// gives the partition proofs). It also matches errors.ErrUnsupported.
+	// ErrUnsupported reports a request gpuc2 cannot serve: today an NI-PoRep
+	// proof in VerifySealVK, which has no SRS to check its SnarkPack
+	// aggregate with (Prover.VerifySeal has). It also matches
+	// errors.ErrUnsupported.
 	ErrUnsupported = fmt.Errorf("gpuc2: unsupported: %w", errors.ErrUnsupported)
 )
 
@@ -101,9 +101,4 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	return err
-}
-
-func errNonInteractive(t abi.RegisteredSealProof) error {
-	return fmt.Errorf("%w: %s is NI-PoRep, whose C2 output is a SnarkPack aggregate of its partition proofs; "+
-		"gpuc2 makes the partition proofs only (SealCommitPhase2CircuitProofs)", ErrUnsupported, porep.ProofName(t))
 }

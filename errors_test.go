@@ -78,10 +78,14 @@ func TestErrorsWrapSentinels(t *testing.T) {
 			_, err := gpuc2.VerifySealVK(nil, info)
 			return err
 		}, gpuc2.ErrBadInput, "the proof has 191 bytes"},
-		{"NI-PoRep in VerifySeal", func() error {
-			_, err := p.VerifySeal(proof.SealVerifyInfo{SealProof: abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep})
+		{"NI-PoRep in VerifySealVK", func() error {
+			_, err := gpuc2.VerifySealVK(nil, proof.SealVerifyInfo{SealProof: abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep})
 			return err
 		}, gpuc2.ErrUnsupported, "NI-PoRep"},
+		{"NI-PoRep in VerifySeal, no CIDs", func() error {
+			_, err := p.VerifySeal(proof.SealVerifyInfo{SealProof: abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep})
+			return err
+		}, gpuc2.ErrBadInput, "SealedCID (comm_r) is undefined"},
 		{"a directory at the .params path", func() error {
 			params, vk := paramsPaths(t, filepath.Join(dir, "real"), c1.RegisteredProof)
 			require.NoError(t, os.MkdirAll(params, 0o755))

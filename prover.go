@@ -32,6 +32,7 @@ type Prover struct {
 	budgetAuto bool // the host budget is the machine's: loaded parameters shrink it
 
 	keys    *keyCache          // the loaded parameters
+	srs     *srsCache          // SnarkPack's SRS, specialized to the proof counts used last
 	pipe    *pipeline.Pipeline // the scheduler of every proof's partitions
 	devices *gpu.Devices       // the GPUs, shared by their prover workers; nil on the CPU
 	events  *events            // Progress reports
@@ -84,6 +85,7 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 		closing: make(chan struct{}),
 	}
 	p.keys = newKeyCache(cfg, devices, p.closing)
+	p.srs = newSRSCache(cfg)
 	if budgetAuto {
 		p.keys.resident = pipe.Budget().SetResident
 	}

@@ -51,8 +51,11 @@ const (
 
 // SealResult is a finished, self-verified (unless SkipSelfVerify) proof.
 type SealResult struct {
-	Proof      []byte          // the partition proofs, 192 bytes each, in order
-	Partitions []groth16.Proof // the same, decoded
+	// Proof is filecoin-ffi's SealCommitPhase2 output: the partition proofs,
+	// 192 bytes each, in order; for NI-PoRep the SnarkPack aggregate (V2)
+	// of them.
+	Proof      []byte
+	Partitions []groth16.Proof // the partition proofs, decoded
 	// VerifyInfo is ready for VerifySeal (and for the chain's
 	// ProveCommitSector): proof type, sector, randomness, CIDs, proof.
 	VerifyInfo proof.SealVerifyInfo
@@ -77,7 +80,8 @@ type ProofTimings struct {
 	Queue     time.Duration // waiting for a synthesis worker, host memory and a prover
 	Synthesis time.Duration
 	Prove     time.Duration // H and the MSMs (GPU or CPU)
-	Verify    time.Duration // self-verification
+	Aggregate time.Duration // an NI-PoRep C2's SnarkPack aggregate of its partition proofs
+	Verify    time.Duration // self-verification (an NI-PoRep aggregate's too)
 	Total     time.Duration // wall time of the call
 }
 
@@ -89,6 +93,7 @@ func (t *ProofTimings) Add(u ProofTimings) {
 	t.Queue += u.Queue
 	t.Synthesis += u.Synthesis
 	t.Prove += u.Prove
+	t.Aggregate += u.Aggregate
 	t.Verify += u.Verify
 	t.Total += u.Total
 }
@@ -96,8 +101,11 @@ func (t *ProofTimings) Add(u ProofTimings) {
 // SealCommitPhase2 proves a sector's C1 output (filecoin-ffi JSON or the
 // Commit2In envelope) and returns the concatenated partition proofs, 192
 // bytes each: filecoin-ffi's SealCommitPhase2, the call Curio makes. For
-// NI-PoRep types, where ffi returns an aggregate, the error wraps
-// ErrUnsupported.
+// NI-PoRep types it returns, as ffi does, the SnarkPack aggregate (V2) of
+// the partition proofs (AggregateSealProofs of this one sector), checked
+// with VerifySeal's check unless Config.SkipSelfVerify: it needs
+// SRSFileName beside the parameters (or Config.TestParamsDir's TEST-ONLY
+// SRS).
 func (p *Prover) SealCommitPhase2(ctx context.Context, phase1Output []byte, sector abi.SectorNumber, miner abi.ActorID) ([]byte, error) {
 	res, err := p.ProveSeal(ctx, SealRequest{C1: phase1Output, Sector: sector, Miner: miner})
 	if err != nil {
@@ -135,8 +143,9 @@ func (p *Prover) ProveC1(ctx context.Context, c1 []byte, sector abi.SectorNumber
 // ProveSeal proves one sector's C2 through the pipeline, together with
 // whatever other proofs are in flight: its partitions queue behind those of
 // earlier calls. It returns when every partition is proven (and
-// self-verified), or at the first error, once the partitions still in the
-// pipeline have been withdrawn and their memory given back.
+// self-verified; an NI-PoRep sector's aggregated and checked too), or at
+// the first error, once the partitions still in the pipeline have been
+// withdrawn and their memory given back.
 func (p *Prover) ProveSeal(ctx context.Context, req SealRequest) (res *SealResult, err error) {
 	err = guard(p.log, "ProveSeal", func() error {
 		res, err = p.proveSeal(ctx, req, forMiner)
@@ -150,10 +159,12 @@ type c1Scope int
 
 const (
 	// forMiner: the C1's replica_id must derive from the request's miner and
-	// sector; NI-PoRep is refused (its chain proof is an aggregate).
+	// sector; an NI-PoRep sector's proof is the aggregate of its partition
+	// proofs, as on chain.
 	forMiner c1Scope = iota
 	// circuitOnly: no miner is known (SealCommitPhase2CircuitProofs); the
-	// C1's replica_id is taken as it stands, and every proof type is served.
+	// C1's replica_id is taken as it stands, and the proof is the partition
+	// proofs, NI-PoRep's included.
 	circuitOnly
 )
 
@@ -189,7 +200,7 @@ func (p *Prover) proveSeal(ctx context.Context, req SealRequest, scope c1Scope) 
 	if err != nil {
 		return nil, err
 	}
-	if err := p.result(res, req, a); err != nil {
+	if err := p.result(ctx, res, req, a, scope); err != nil {
 		return nil, err
 	}
 	res.Timings.Total = time.Since(start)
@@ -253,8 +264,9 @@ func (p *Prover) provePartitions(ctx context.Context, a *admission, meta request
 	return proofs, devices, nil
 }
 
-// admit parses and checks req's C1, checks that a partition fits the host
-// budget, and loads the parameters, timing the parse and the load.
+// admit parses and checks req's C1, finds the SRS where its proof is an
+// aggregate, checks that a partition fits the host budget, and loads the
+// parameters, timing the parse and the load.
 func (p *Prover) admit(ctx context.Context, req SealRequest, scope c1Scope, timings *ProofTimings) (*admission, error) {
 	parseStart := time.Now()
 	in, err := p.parse(ctx, req, scope)
@@ -263,6 +275,12 @@ func (p *Prover) admit(ctx context.Context, req SealRequest, scope c1Scope, timi
 		return nil, err
 	}
 	a := sealAdmission(in)
+	if sp, _ := porep.ParamsFor(in.RegisteredProof); sp.NonInteractive() && scope == forMiner {
+		// Its proof will be an aggregate: the SRS is found before any work.
+		if _, _, err := p.specializedSRS(ctx, aggregateTargetLen(a.partitions)); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.admitShape(ctx, a, timings); err != nil {
 		return nil, err
 	}
@@ -312,12 +330,9 @@ func (p *Prover) parse(ctx context.Context, req SealRequest, scope c1Scope) (*po
 			porep.ProofName(in.RegisteredProof), porep.ProofName(*req.ProofType))
 	}
 	if err == nil {
-		switch sp, _ := porep.ParamsFor(in.RegisteredProof); {
-		case scope == circuitOnly:
+		if scope == circuitOnly {
 			err = in.CheckAllButReplicaID(ctx)
-		case sp.NonInteractive():
-			err = errNonInteractive(in.RegisteredProof)
-		default:
+		} else {
 			err = in.CheckAll(ctx, req.Miner, req.Sector)
 		}
 	}
@@ -395,12 +410,18 @@ func (p *Prover) selfVerify(v partitionChecker, job *pipeline.Job, req requestMe
 	return nil
 }
 
-// result completes res: the proof's bytes, the GPUs used and the
+// result completes res: the proof's bytes (for a miner's NI-PoRep sector
+// the aggregate of its partition proofs), the GPUs used and the
 // SealVerifyInfo.
-func (p *Prover) result(res *SealResult, req SealRequest, a *admission) error {
+func (p *Prover) result(ctx context.Context, res *SealResult, req SealRequest, a *admission, scope c1Scope) error {
 	var err error
 	if res.Proof, err = marshalProofs(res.Partitions); err != nil {
 		return err
+	}
+	if sp, _ := porep.ParamsFor(a.c1.RegisteredProof); sp.NonInteractive() && scope == forMiner {
+		if res.Proof, err = p.sealAggregate(ctx, a, res.Partitions, &res.Timings); err != nil {
+			return err
+		}
 	}
 	res.Devices = usedDevices(res.PartitionDevices)
 	res.VerifyInfo, err = sealVerifyInfo(a.c1, res.Proof, req.Sector, req.Miner)

@@ -15,7 +15,9 @@ import (
 	"github.com/filecoin-project/go-state-types/proof"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/groth16/aggregate"
 	"github.com/gpuc2/gpuc2/internal/circuits"
+	"github.com/gpuc2/gpuc2/internal/par"
 	"github.com/gpuc2/gpuc2/synth/porep"
 )
 
@@ -24,9 +26,12 @@ import (
 // (replica_id from the miner, sector number, ticket and comm_d; challenges
 // from replica_id and the seed, and comm_r for synthetic PoRep), with t's
 // verifying key from the .vk file beside the parameters, or from the loaded
-// parameters (TEST-ONLY ones included). A proof that does not verify is
-// (false, nil); malformed info is an error wrapping ErrBadInput; an
-// NI-PoRep info (an aggregate in ffi) one wrapping ErrUnsupported.
+// parameters (TEST-ONLY ones included). For NI-PoRep types the proof is
+// the SnarkPack aggregate (V2) of the sector's partition proofs that
+// SealCommitPhase2 returns, checked as VerifyAggregateSeals checks one of
+// a single sector (filecoin-proofs' verify_seal does so). A proof that
+// does not verify is (false, nil); malformed info is an error wrapping
+// ErrBadInput.
 func (p *Prover) VerifySeal(info proof.SealVerifyInfo) (ok bool, err error) {
 	err = guard(p.log, "VerifySeal", func() error {
 		ok, err = p.verifySeal(info)
@@ -40,16 +45,31 @@ func (p *Prover) verifySeal(info proof.SealVerifyInfo) (bool, error) {
 		return false, err
 	}
 	defer p.leave()
-	if sp, err := porep.ParamsFor(info.SealProof); err != nil { // before any parameter file is read
+	sp, err := porep.ParamsFor(info.SealProof)
+	if err != nil { // before any parameter file is read
 		return false, fmt.Errorf("%w: SealProof: %w", ErrBadInput, err)
-	} else if sp.NonInteractive() {
-		return false, errNonInteractive(info.SealProof)
+	}
+	if !sp.NonInteractive() {
+		vk, err := p.verifyingKey(sealKind(info.SealProof))
+		if err != nil {
+			return false, err
+		}
+		return verifySealVK(vk, info)
+	}
+	sector, err := checkSealSector(info.SealProof, info.Miner, info.Number, info.SealedCID, info.UnsealedCID,
+		info.Randomness, info.InteractiveRandomness)
+	if err != nil {
+		return false, err
+	}
+	agg, err := decodeAggregate(info.Proof) // before any parameter file is read
+	if err != nil {
+		return false, err
 	}
 	vk, err := p.verifyingKey(sealKind(info.SealProof))
 	if err != nil {
 		return false, err
 	}
-	return verifySealVK(vk, info)
+	return p.verifySealAggregate(context.Background(), sp, vk, []sealSector{sector}, agg, aggregate.V2)
 }
 
 // verifyingKey returns t's verifying key: the loaded key's, the real .vk
@@ -121,7 +141,9 @@ func verifyPartition(pvk *groth16.PreparedVerifyingKey, proof *groth16.Proof, pu
 	return nil
 }
 
-// VerifySealVK is VerifySeal with a given verifying key.
+// VerifySealVK is VerifySeal with a given verifying key, for the types
+// whose proofs are partition proofs: an NI-PoRep proof, an aggregate, also
+// needs the SRS (Prover.VerifySeal), and is refused with ErrUnsupported.
 func VerifySealVK(vk *groth16.VerifyingKey, info proof.SealVerifyInfo) (ok bool, err error) {
 	err = guard(slog.Default(), "VerifySealVK", func() error {
 		ok, err = verifySealVK(vk, info)
@@ -137,19 +159,12 @@ func verifySealVK(vk *groth16.VerifyingKey, info proof.SealVerifyInfo) (bool, er
 		return false, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	if sp.NonInteractive() {
-		return false, errNonInteractive(t)
+		return false, fmt.Errorf("%w: %s is NI-PoRep, whose proof is a SnarkPack aggregate: VerifySealVK has no SRS to check it with "+
+			"(Prover.VerifySeal has)", ErrUnsupported, porep.ProofName(t))
 	}
-	commR, err := commitmentOf(info.SealedCID, commcid.CIDToReplicaCommitmentV1, "SealedCID (comm_r)")
+	sector, err := checkSealSector(t, info.Miner, info.Number, info.SealedCID, info.UnsealedCID, info.Randomness, info.InteractiveRandomness)
 	if err != nil {
 		return false, err
-	}
-	commD, err := commitmentOf(info.UnsealedCID, commcid.CIDToDataCommitmentV1, "UnsealedCID (comm_d)")
-	if err != nil {
-		return false, err
-	}
-	if len(info.Randomness) != 32 || len(info.InteractiveRandomness) != 32 {
-		return false, fmt.Errorf("%w: randomness of %d and interactive randomness of %d bytes, want 32 each",
-			ErrBadInput, len(info.Randomness), len(info.InteractiveRandomness))
 	}
 	if len(info.Proof) != sp.Partitions*groth16.ProofSize {
 		return false, fmt.Errorf("%w: the proof has %d bytes, a %v proof %d", ErrBadInput, len(info.Proof), porep.ProofName(t), sp.Partitions*groth16.ProofSize)
@@ -158,28 +173,76 @@ func verifySealVK(vk *groth16.VerifyingKey, info proof.SealVerifyInfo) (bool, er
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	var ticket, seed [32]byte
-	copy(ticket[:], info.Randomness)
-	copy(seed[:], info.InteractiveRandomness)
-	replicaID, err := porep.ReplicaID(t, info.Miner, info.Number, ticket, commD)
+	public, err := sealPublicInputs(context.Background(), sp, []sealSector{sector})
 	if err != nil {
-		return false, fmt.Errorf("%w: %w", ErrBadInput, err)
-	}
-	g, err := porep.NewGraph(t)
-	if err != nil {
-		return false, fmt.Errorf("%w: %w", ErrBadInput, err)
-	}
-	public := make([][]fr.Element, len(proofs))
-	for k := range proofs {
-		if public[k], err = porep.PublicInputsFor(g, t, replicaID, commD, commR, seed, k); err != nil {
-			return false, fmt.Errorf("%w: %w", ErrBadInput, err)
-		}
+		return false, err
 	}
 	ok, err := groth16.BatchVerify(vk, proofs, public)
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	return ok, nil
+}
+
+// sealSector is what one sector's seal proof is checked against: the
+// values its public inputs are computed from.
+type sealSector struct {
+	replicaID, commD, commR, seed [32]byte
+}
+
+// checkSealSector checks a sector's on-chain values (the commitment CIDs,
+// 32 bytes of ticket and of seed) and derives its replica_id from them and
+// the miner. Errors wrap ErrBadInput.
+func checkSealSector(t abi.RegisteredSealProof, miner abi.ActorID, number abi.SectorNumber, sealed, unsealed cid.Cid,
+	ticket abi.SealRandomness, seed abi.InteractiveSealRandomness) (sealSector, error) {
+	var s sealSector
+	var err error
+	if s.commR, err = commitmentOf(sealed, commcid.CIDToReplicaCommitmentV1, "SealedCID (comm_r)"); err != nil {
+		return s, err
+	}
+	if s.commD, err = commitmentOf(unsealed, commcid.CIDToDataCommitmentV1, "UnsealedCID (comm_d)"); err != nil {
+		return s, err
+	}
+	if len(ticket) != 32 || len(seed) != 32 {
+		return s, fmt.Errorf("%w: randomness of %d and interactive randomness of %d bytes, want 32 each",
+			ErrBadInput, len(ticket), len(seed))
+	}
+	var tk [32]byte
+	copy(tk[:], ticket)
+	copy(s.seed[:], seed)
+	if s.replicaID, err = porep.ReplicaID(t, miner, number, tk, s.commD); err != nil {
+		return s, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	return s, nil
+}
+
+// sealSectorOf is the sector a C1 proves, as it states it.
+func sealSectorOf(c *porep.C1) sealSector {
+	return sealSector{replicaID: frBytesLE(&c.ReplicaID), commD: c.CommD, commR: frBytesLE(&c.CommR), seed: c.Seed}
+}
+
+// sealPublicInputs are the public inputs of every partition of sectors
+// under sp: sector by sector, partition by partition (filecoin-proofs'
+// get_seal_inputs of each, concatenated as filecoin-ffi's
+// verify_aggregate_seal_proof concatenates them). Errors wrap ErrBadInput.
+func sealPublicInputs(ctx context.Context, sp porep.SealParams, sectors []sealSector) ([][]fr.Element, error) {
+	g := sp.Graph()
+	k := sp.Partitions
+	public := make([][]fr.Element, len(sectors)*k)
+	err := par.Range(ctx, len(public), 4, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			s := &sectors[i/k]
+			var err error
+			if public[i], err = sp.PublicInputs(g, s.replicaID, s.commD, s.commR, s.seed, i%k); err != nil {
+				return fmt.Errorf("%w: sector %d of %d, partition %d: %w", ErrBadInput, i/k, len(sectors), i%k, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return public, nil
 }
 
 // commitmentOf reads a 32-byte commitment out of a Filecoin commitment CID

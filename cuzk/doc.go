@@ -7,8 +7,9 @@
 // status from Prover.Status, and counts metrics for Prometheus.
 //
 // What it serves: the four kinds Curio sends. POREP_SEAL_COMMIT for every
-// V1, V1_1 and synthetic RegisteredSealProof (NI-PoRep types fail with the
-// library's ErrUnsupported text). SNAP_DEALS_UPDATE for every
+// RegisteredSealProof; the answer is SealCommitPhase2's bytes (for
+// NI-PoRep types the SnarkPack aggregate of the partition proofs, which
+// needs gpuc2.SRSFileName beside the parameters). SNAP_DEALS_UPDATE for every
 // RegisteredUpdateProof, as Curio's ProveUpdateCuzk sends it: the partition
 // proofs in vanilla_proofs, comm_r_old, comm_r_new and comm_d_new as 32 raw
 // bytes or binary CIDs. WINDOW_POST_PARTITION and WINNING_POST for the

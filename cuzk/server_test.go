@@ -512,13 +512,14 @@ func TestBadInput(t *testing.T) {
 		{"C1 of another proof type", func(r *pb.SubmitProofRequest) {
 			r.RegisteredProof = uint64(abi.RegisteredSealProof_StackedDrg2KiBV1)
 		}, codes.OK, "the C1 is for StackedDrg2KiBV1_1, the request for StackedDrg2KiBV1"},
-		{"NI-PoRep", func(r *pb.SubmitProofRequest) {
+		{"NI-PoRep of another miner", func(r *pb.SubmitProofRequest) {
 			c, err := porep.SyntheticC1(ctx, abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep, miner, 60, [32]byte{1})
 			require.NoError(t, err)
 			r.VanillaProof, err = c.EncodeJSON()
 			require.NoError(t, err)
 			r.RegisteredProof = uint64(abi.RegisteredSealProof_StackedDrg2KiBV1_2_Feat_NiPoRep)
-		}, codes.OK, "unsupported"},
+			r.MinerId = uint64(miner) + 1
+		}, codes.OK, "replica_id"},
 		{"unknown registered_proof", func(r *pb.SubmitProofRequest) { r.RegisteredProof = 999 }, codes.InvalidArgument, "registered_proof 999"},
 		{"sector size mismatch", func(r *pb.SubmitProofRequest) { r.SectorSize = 32 << 30 }, codes.InvalidArgument, "sector_size"},
 		{"empty", func(r *pb.SubmitProofRequest) { r.VanillaProof = nil }, codes.InvalidArgument, "vanilla_proof is empty"},
