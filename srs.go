@@ -39,7 +39,7 @@ const srsMaxProofs = aggregate.FilecoinSRSMaxLen / 2
 // testSRSProofs is the most proofs the TEST-ONLY SRS serves: 8192, which
 // covers every aggregate the chain takes (819 interactive sectors of 10
 // partitions; 65 NI-PoRep sectors of 126) and every padded NI-PoRep
-// C2 output (16 or 128 partitions). It takes about 4 s on 2 cores to make.
+// C2 output (16 or 128 partitions). It takes about 3 s on 2 cores to make.
 const testSRSProofs = 8192
 
 // testSRSSeed seeds the TEST-ONLY SRS: every TEST-ONLY SRS is the same, so
