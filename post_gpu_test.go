@@ -77,8 +77,14 @@ func TestPoStGPU(t *testing.T) {
 			// The matrices cached beside the setups: a later call on the same
 			// machine reads them (about 30 s at 32 GiB) instead of recording
 			// them (about 90 s).
+			// GPUC2_POST_MATRICES puts them elsewhere (a 32 GiB WindowPoSt key
+			// and its matrices, 67 GB, crowd a 64 GiB disk) or, "none", nowhere.
+			matrices := filepath.Join(cache, "matrices")
+			if dir := os.Getenv("GPUC2_POST_MATRICES"); dir != "" {
+				matrices = dir
+			}
 			p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: cache, Backend: backend,
-				WorkersPerDevice: 2, DeviceMemoryLimit: int64(bytes), MatricesCacheDir: filepath.Join(cache, "matrices")})
+				WorkersPerDevice: 2, DeviceMemoryLimit: int64(bytes), MatricesCacheDir: matrices})
 			require.NoError(t, err)
 			defer p.Close()
 			res := func(format string, args ...any) { t.Logf("RESULT %s: "+format, append([]any{limit}, args...)...) }

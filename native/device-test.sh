@@ -342,7 +342,10 @@ if has post; then
 	# so on an 80 GB card it needs more than 128 GiB of host RAM: killed for memory on the H100 host,
 	# 2026-12-07); then, where POST_CACHE holds TEST-ONLY 32 GiB setups (testsetup -post
 	# window|winning, and the PoRep one for "inflight"), the facade's figures under each of
-	# ${POST_LIMITS:-unlimited 16GiB} for ${POST_STEPS:-window winning inflight} (TestPoStGPU; RESULT lines).
+	# ${POST_LIMITS:-unlimited 16GiB} for ${POST_STEPS:-window winning inflight} (TestPoStGPU; RESULT lines;
+	# POST_MATRICES puts the matrices cache elsewhere, e.g. /dev/shm/mx: a 32 GiB WindowPoSt key and its
+	# matrices crowd a 64 GiB disk). POST_WINDOW_EQUAL=1 first checks the 32 GiB WindowPoSt partition's GPU
+	# proofs against the CPU's from the window setup file in POST_CACHE (two processes).
 	t0=$(date +%s)
 	GPUC2_TEST_POST_GPU=1 "$DEV/post.test" -test.v -test.timeout 20m -test.run 'TestGPUEqualsCPU$' >"$OUT/post-gpu.log" 2>&1
 	note "PoSt GPU = CPU (8 MiB): rc=$? $(counts "$OUT/post-gpu.log") in $(($(date +%s) - t0)) s"
@@ -354,9 +357,23 @@ if has post; then
 		note "PoSt 32 GiB on the GPU: rc=$? $(counts "$OUT/post-gpu-32g.log") in $(($(date +%s) - t0)) s"
 		grep -E -- '--- (FAIL|PASS)|proof_test.go|Maximum resident' "$OUT/post-gpu-32g.log" | tee -a "$summary"
 	fi
+	wkey=$(find "${POST_CACHE:-/nonexistent}" -maxdepth 1 -name '*.params' 2>/dev/null | grep -i window | head -1)
+	if [ -n "${POST_WINDOW_EQUAL:-}" ] && [ -n "$wkey" ]; then
+		# The 32 GiB WindowPoSt partition GPU = CPU from its setup file, in two processes (one
+		# holds the key decoded on the heap for the CPU proof, the other only pinned): the CPU
+		# proof (minutes) is kept in a file the GPU run compares its proofs with.
+		for run in cpu gpu; do
+			t0=$(date +%s)
+			if [ $run = cpu ]; then extra="GPUC2_POST_GPU_MODES=none"; else extra="GPUC2_POST_NO_CPU=1 GPUC2_POST_GPU_MODES=${POST_GPU_MODES:-streamed-unlimited streamed}"; fi
+			env $extra GPUC2_TEST_POST_GPU=1 GPUC2_POST_GPU_SIZE=32GiB GPUC2_POST_KEY="$wkey" GPUC2_POST_CPU_PROOF="$POST_CACHE/window-cpu-proof" \
+				timev "$DEV/post.test" -test.v -test.timeout 30m -test.run 'TestGPUEqualsCPU$/Window' >"$OUT/post-window-$run.log" 2>&1
+			note "PoSt 32 GiB WindowPoSt GPU = CPU ($run process): rc=$? $(counts "$OUT/post-window-$run.log") in $(($(date +%s) - t0)) s"
+			grep -E -- '--- (FAIL|PASS)|proof_test.go|Maximum resident' "$OUT/post-window-$run.log" | tee -a "$summary"
+		done
+	fi
 	if [ -n "${POST_CACHE:-}" ]; then
 		t0=$(date +%s)
-		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} GPUC2_TEST_POST_GPU=1 GPUC2_POST_CACHE="$POST_CACHE" GPUC2_POST_LIMITS="${POST_LIMITS:-unlimited 16GiB}" \
+		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} GPUC2_TEST_POST_GPU=1 GPUC2_POST_CACHE="$POST_CACHE" GPUC2_POST_MATRICES="${POST_MATRICES:-}" GPUC2_POST_LIMITS="${POST_LIMITS:-unlimited 16GiB}" \
 			GPUC2_POST_STEPS="${POST_STEPS:-window winning inflight}" timev "$DEV/gpuc2.test" -test.v -test.timeout 40m \
 			-test.run 'TestPoStGPU$' >"$OUT/post-facade.log" 2>&1
 		note "PoSt through the facade: rc=$? in $(($(date +%s) - t0)) s"

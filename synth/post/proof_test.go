@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,12 +54,25 @@ func TestProveVerify2KiB(t *testing.T) {
 // library; envGPUTypes picks the proof types (default the 8 MiB WindowPoSt
 // and WinningPoSt; "32GiB" one full 32 GiB WindowPoSt partition of 2,349
 // sectors: a TEST-ONLY setup on the GPU and a CPU proof of minutes on 16
-// cores). At 32 GiB the WindowPoSt key (56.6 GiB) is held on the heap and,
-// where it streams (a card under about 100 GB), pinned again: more than a
-// 128 GiB host has.
+// cores). In memory, the 32 GiB WindowPoSt key (56.6 GiB) is held on the
+// heap and, where it streams (a card under about 100 GB), pinned again:
+// more than a 128 GiB host has; envKeyFile avoids that.
+//
+// envKeyFile names a TEST-ONLY setup file of the 32 GiB WindowPoSt
+// (testsetup -post window -sector-size 32GiB) to open, mapped, instead of
+// a setup in memory: the key is then decoded onto the heap only by the
+// CPU prover and only pinned by the GPU's. envCPUProof names a file that
+// carries the CPU proof from one process to the next: a process that
+// makes it writes it there; one run with GPUC2_POST_NO_CPU=1 compares its
+// GPU proofs with it. envGPUModes picks the GPU modes by name (default
+// "resident streamed"; also "streamed-unlimited": the key streamed with no
+// device-memory limit, as an 80 GB card proves the 60.8 GB key).
 const (
 	envTestGPU  = "GPUC2_TEST_POST_GPU"
 	envGPUTypes = "GPUC2_POST_GPU_SIZE"
+	envKeyFile  = "GPUC2_POST_KEY"
+	envCPUProof = "GPUC2_POST_CPU_PROOF"
+	envGPUModes = "GPUC2_POST_GPU_MODES"
 )
 
 // On a GPU, the CUDA prover's PoSt proof equals the CPU prover's byte for
@@ -91,10 +106,18 @@ func gpuEqualsCPU(t *testing.T, pt abi.RegisteredPoStProof) {
 	ctx := context.Background()
 	p := params(t, pt)
 	start := time.Now()
-	pk, err := groth16.Setup(ctx, &post.Circuit{Params: p}, rand.NewChaCha8([32]byte{57}), groth16.WithSetupEngine(cuda.Engine{Device: 0}))
-	require.NoError(t, err)
+	var pk *groth16.ProvingKey
+	var err error
+	if file := os.Getenv(envKeyFile); file != "" && pt == abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1 {
+		pk, err = groth16.OpenProvingKeyContext(ctx, file)
+		require.NoError(t, err)
+		t.Logf("%s: TEST-ONLY setup opened from %s", post.ProofName(pt), file)
+	} else {
+		pk, err = groth16.Setup(ctx, &post.Circuit{Params: p}, rand.NewChaCha8([32]byte{57}), groth16.WithSetupEngine(cuda.Engine{Device: 0}))
+		require.NoError(t, err)
+		t.Logf("%s: TEST-ONLY setup on the GPU in %v", post.ProofName(pt), time.Since(start))
+	}
 	defer pk.Close()
-	t.Logf("%s: TEST-ONLY setup on the GPU in %v", post.ProofName(pt), time.Since(start))
 	ids := make([]uint64, p.Sectors)
 	for i := range ids {
 		ids[i] = uint64(1000 + 3*i)
@@ -132,12 +155,28 @@ func gpuEqualsCPU(t *testing.T, pt abi.RegisteredPoStProof) {
 		require.NoError(t, err)
 		require.True(t, ok, "the CPU proof verifies")
 		t.Logf("CPU proof: sha256 %x", sha256.Sum256(wb))
+		if file := os.Getenv(envCPUProof); file != "" {
+			require.NoError(t, os.WriteFile(file, wb, 0o644))
+		}
+	} else if file := os.Getenv(envCPUProof); file != "" {
+		var err error
+		wb, err = os.ReadFile(file)
+		require.NoError(t, err, "the CPU proof an earlier process made")
+		t.Logf("CPU proof read from %s: sha256 %x", file, sha256.Sum256(wb))
+	}
+	modes := strings.Fields(os.Getenv(envGPUModes))
+	if len(modes) == 0 {
+		modes = []string{"resident", "streamed"}
 	}
 	for _, mode := range []struct {
 		name   string
 		cfg    gpu.Config
 		proofs int
-	}{{"resident", gpu.Config{}, 2}, {"streaming under 16 GiB", gpu.Config{NoResident: true, MemoryLimit: 16 << 30}, 1}} {
+	}{{"resident", gpu.Config{}, 2}, {"streamed", gpu.Config{NoResident: true, MemoryLimit: 16 << 30}, 1},
+		{"streamed-unlimited", gpu.Config{NoResident: true}, 2}} {
+		if !slices.Contains(modes, mode.name) {
+			continue
+		}
 		debug.FreeOSMemory()
 		cfg := mode.cfg
 		cfg.Ordinals = []int{0}
