@@ -19,6 +19,8 @@ import (
 
 	"github.com/gpuc2/gpuc2/internal/iocount"
 	"github.com/gpuc2/gpuc2/internal/par"
+
+	"github.com/gpuc2/gpuc2/internal/subgroup"
 )
 
 // Sections of a .params file after the verifying key, in file order: the
@@ -312,7 +314,7 @@ func (pk *ProvingKey) BG2(ctx context.Context) ([]bls12381.G2Affine, error) {
 		return nil, err
 	}
 	return pk.bg2.get(ctx, func(ctx context.Context) ([]bls12381.G2Affine, error) {
-		return decodeSection(ctx, pk, SectionBG2, decodeG2, firstOutsideG2)
+		return decodeSection(ctx, pk, SectionBG2, decodeG2, subgroup.FirstOutsideG2)
 	})
 }
 
@@ -321,7 +323,7 @@ func sectionG1(ctx context.Context, pk *ProvingKey, s int, z *lazy[bls12381.G1Af
 		return nil, err
 	}
 	return z.get(ctx, func(ctx context.Context) ([]bls12381.G1Affine, error) {
-		return decodeSection(ctx, pk, s, decodeG1, firstOutsideG1)
+		return decodeSection(ctx, pk, s, decodeG1, subgroup.FirstOutsideG1)
 	})
 }
 
@@ -453,7 +455,7 @@ func (pk *ProvingKey) fileBacked() bool {
 // heap), else copied from the in-memory section.
 func (pk *ProvingKey) SectionG1Into(ctx context.Context, s int, dst []bls12381.G1Affine) error {
 	if pk.fileBacked() {
-		return decodeSectionInto(ctx, pk, s, decodeG1, firstOutsideG1, dst)
+		return decodeSectionInto(ctx, pk, s, decodeG1, subgroup.FirstOutsideG1, dst)
 	}
 	src, err := [...]func(context.Context) ([]bls12381.G1Affine, error){SectionH: pk.H, SectionL: pk.L, SectionA: pk.A, SectionBG1: pk.BG1}[s](ctx)
 	if err != nil {
@@ -469,7 +471,7 @@ func (pk *ProvingKey) SectionG1Into(ctx context.Context, s int, dst []bls12381.G
 // BG2Into is SectionG1Into for b_g2.
 func (pk *ProvingKey) BG2Into(ctx context.Context, dst []bls12381.G2Affine) error {
 	if pk.fileBacked() {
-		return decodeSectionInto(ctx, pk, SectionBG2, decodeG2, firstOutsideG2, dst)
+		return decodeSectionInto(ctx, pk, SectionBG2, decodeG2, subgroup.FirstOutsideG2, dst)
 	}
 	src, err := pk.BG2(ctx)
 	if err != nil {
@@ -480,34 +482,6 @@ func (pk *ProvingKey) BG2Into(ctx context.Context, dst []bls12381.G2Affine) erro
 	}
 	copy(dst, src)
 	return nil
-}
-
-// firstOutsideG1 returns the index of the first point of ps outside the
-// prime-order subgroup, or -1: one batch test and, only when it fails, a
-// search point by point.
-func firstOutsideG1(ps []bls12381.G1Affine) int {
-	if bls12381.IsInSubGroupBatchG1(ps) {
-		return -1
-	}
-	for i := range ps {
-		if !ps[i].IsInSubGroup() {
-			return i
-		}
-	}
-	return -1
-}
-
-// firstOutsideG2 is firstOutsideG1 for G2.
-func firstOutsideG2(ps []bls12381.G2Affine) int {
-	if bls12381.IsInSubGroupBatchG2(ps) {
-		return -1
-	}
-	for i := range ps {
-		if !ps[i].IsInSubGroup() {
-			return i
-		}
-	}
-	return -1
 }
 
 // dropMapped drops the resident pages of data[off:off+n] of a mapped key,

@@ -14,6 +14,8 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/par"
+
+	"github.com/gpuc2/gpuc2/internal/subgroup"
 )
 
 // Version is SnarkPack's version: V2 is what filecoin-proofs uses for every
@@ -137,10 +139,10 @@ func checkProofs(proofs []groth16.Proof) error {
 		a = append(a, p.A, p.C)
 		b[i] = p.B
 	}
-	if k := srsFirstOutsideG1(a); k >= 0 {
+	if k := subgroup.FirstOutsideG1(a); k >= 0 {
 		return fmt.Errorf("aggregate: proof %d: %s is not in the prime-order subgroup: %w", k/2, [2]string{"A", "C"}[k%2], ErrInput)
 	}
-	if k := srsFirstOutsideG2(b); k >= 0 {
+	if k := subgroup.FirstOutsideG2(b); k >= 0 {
 		return fmt.Errorf("aggregate: proof %d: B is not in the prime-order subgroup: %w", k, ErrInput)
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/gpuc2/gpuc2/internal/subgroup"
 )
 
 // ErrSRS reports SRS bytes that are short, corrupt or too long, and a proof
@@ -302,10 +304,10 @@ func (lay *srsLayout) source() *powerSource {
 	return &powerSource{
 		lens: lay.lens,
 		g1: func(v, lo, hi int) ([]bls12381.G1Affine, error) {
-			return decodeRange[bls12381.G1Affine](lay, v, lo, hi, g1Size, decodeSRSG1, srsFirstOutsideG1)
+			return decodeRange[bls12381.G1Affine](lay, v, lo, hi, g1Size, decodeSRSG1, subgroup.FirstOutsideG1)
 		},
 		g2: func(v, lo, hi int) ([]bls12381.G2Affine, error) {
-			return decodeRange[bls12381.G2Affine](lay, v, lo, hi, g2Size, decodeSRSG2, srsFirstOutsideG2)
+			return decodeRange[bls12381.G2Affine](lay, v, lo, hi, g2Size, decodeSRSG2, subgroup.FirstOutsideG2)
 		},
 	}
 }
@@ -398,33 +400,6 @@ func decodeSRSPoint[P *bls12381.G1Affine | *bls12381.G2Affine](p P, b []byte) er
 
 func decodeSRSG1(p *bls12381.G1Affine, b []byte) error { return decodeSRSPoint(p, b) }
 func decodeSRSG2(p *bls12381.G2Affine, b []byte) error { return decodeSRSPoint(p, b) }
-
-// srsFirstOutsideG1 returns the index of the first point outside the
-// prime-order subgroup, or -1: one batch test, then a search only if it fails.
-func srsFirstOutsideG1(ps []bls12381.G1Affine) int {
-	if bls12381.IsInSubGroupBatchG1(ps) {
-		return -1
-	}
-	for i := range ps {
-		if !ps[i].IsInSubGroup() {
-			return i
-		}
-	}
-	return -1
-}
-
-// srsFirstOutsideG2 is srsFirstOutsideG1 for G2.
-func srsFirstOutsideG2(ps []bls12381.G2Affine) int {
-	if bls12381.IsInSubGroupBatchG2(ps) {
-		return -1
-	}
-	for i := range ps {
-		if !ps[i].IsInSubGroup() {
-			return i
-		}
-	}
-	return -1
-}
 
 // TestOnlySRS makes a TEST-ONLY GenericSRS from secrets alpha and beta drawn
 // from rng and then discarded: whoever ran it could have kept them and
