@@ -21,6 +21,7 @@ import (
 	"github.com/gpuc2/gpuc2/internal/par"
 
 	"github.com/gpuc2/gpuc2/internal/subgroup"
+	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
 // Sections of a .params file after the verifying key, in file order: the
@@ -314,7 +315,7 @@ func (pk *ProvingKey) BG2(ctx context.Context) ([]bls12381.G2Affine, error) {
 		return nil, err
 	}
 	return pk.bg2.get(ctx, func(ctx context.Context) ([]bls12381.G2Affine, error) {
-		return decodeSection(ctx, pk, SectionBG2, decodeG2, subgroup.FirstOutsideG2)
+		return decodeSection(ctx, pk, SectionBG2, zcash.DecodeUncompressedG2, subgroup.FirstOutsideG2)
 	})
 }
 
@@ -323,7 +324,7 @@ func sectionG1(ctx context.Context, pk *ProvingKey, s int, z *lazy[bls12381.G1Af
 		return nil, err
 	}
 	return z.get(ctx, func(ctx context.Context) ([]bls12381.G1Affine, error) {
-		return decodeSection(ctx, pk, s, decodeG1, subgroup.FirstOutsideG1)
+		return decodeSection(ctx, pk, s, zcash.DecodeUncompressedG1, subgroup.FirstOutsideG1)
 	})
 }
 
@@ -346,7 +347,7 @@ const decodeChunk = 1 << 13
 // pk.checked, outside finds a point of a decoded chunk outside the
 // subgroup. On bad bytes it reports the lowest failing index.
 func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int,
-	dec func(*T, []byte, bool) error, outside func([]T) int) ([]T, error) {
+	dec func(*T, []byte, zcash.Identity, zcash.Subgroup) error, outside func([]T) int) ([]T, error) {
 	out := make([]T, pk.counts.Section(s)) // the count was confirmed against the file length at open
 	if err := decodeSectionInto(ctx, pk, s, dec, outside, out); err != nil {
 		return nil, err
@@ -356,7 +357,7 @@ func decodeSection[T any](ctx context.Context, pk *ProvingKey, s int,
 
 // decodeSectionInto is decodeSection into out, of the section's length.
 func decodeSectionInto[T any](ctx context.Context, pk *ProvingKey, s int,
-	dec func(*T, []byte, bool) error, outside func([]T) int, out []T) error {
+	dec func(*T, []byte, zcash.Identity, zcash.Subgroup) error, outside func([]T) int, out []T) error {
 	pk.mu.RLock()
 	defer pk.mu.RUnlock()
 	if pk.closed {
@@ -411,14 +412,14 @@ func decodeSectionInto[T any](ctx context.Context, pk *ProvingKey, s int,
 					}
 					lo, hi := c*decodeChunk, min(n, (c+1)*decodeChunk)
 					for i = lo; i < hi; i++ {
-						if err := dec(&out[i], data[base+int64(i)*size:], false); err != nil {
+						if err := dec(&out[i], data[base+int64(i)*size:], zcash.AcceptIdentity, zcash.SkipSubgroup); err != nil {
 							return err
 						}
 					}
 					if pk.checked {
 						if j := outside(out[lo:hi]); j >= 0 {
 							i = lo + j
-							return errNotInSubgroup
+							return zcash.ErrNotInSubgroup
 						}
 					}
 					// The decoded copy replaces the file's bytes in memory as
@@ -455,7 +456,7 @@ func (pk *ProvingKey) fileBacked() bool {
 // heap), else copied from the in-memory section.
 func (pk *ProvingKey) SectionG1Into(ctx context.Context, s int, dst []bls12381.G1Affine) error {
 	if pk.fileBacked() {
-		return decodeSectionInto(ctx, pk, s, decodeG1, subgroup.FirstOutsideG1, dst)
+		return decodeSectionInto(ctx, pk, s, zcash.DecodeUncompressedG1, subgroup.FirstOutsideG1, dst)
 	}
 	src, err := [...]func(context.Context) ([]bls12381.G1Affine, error){SectionH: pk.H, SectionL: pk.L, SectionA: pk.A, SectionBG1: pk.BG1}[s](ctx)
 	if err != nil {
@@ -471,7 +472,7 @@ func (pk *ProvingKey) SectionG1Into(ctx context.Context, s int, dst []bls12381.G
 // BG2Into is SectionG1Into for b_g2.
 func (pk *ProvingKey) BG2Into(ctx context.Context, dst []bls12381.G2Affine) error {
 	if pk.fileBacked() {
-		return decodeSectionInto(ctx, pk, SectionBG2, decodeG2, subgroup.FirstOutsideG2, dst)
+		return decodeSectionInto(ctx, pk, SectionBG2, zcash.DecodeUncompressedG2, subgroup.FirstOutsideG2, dst)
 	}
 	src, err := pk.BG2(ctx)
 	if err != nil {

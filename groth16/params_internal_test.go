@@ -14,6 +14,8 @@ import (
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
 // A caller waiting on another's fill takes over when that fill is cancelled,
@@ -215,9 +217,9 @@ func readSectionChunks(data []byte, s, n int, read func(s, lo, hi int, buf []byt
 					for i := range hi - lo {
 						var err error
 						if s == SectionBG2 {
-							err = decodeG2(&g2[i], b[i*g2Uncompressed:], false)
+							err = zcash.DecodeUncompressedG2(&g2[i], b[i*g2Uncompressed:], zcash.AcceptIdentity, zcash.SkipSubgroup)
 						} else {
-							err = decodeG1(&g1[i], b[i*g1Uncompressed:], false)
+							err = zcash.DecodeUncompressedG1(&g1[i], b[i*g1Uncompressed:], zcash.AcceptIdentity, zcash.SkipSubgroup)
 						}
 						if err != nil {
 							return err

@@ -1,11 +1,11 @@
 package groth16
 
 import (
-	"bytes"
 	"fmt"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+
+	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
 // ProofSize is the length of an encoded proof: A (48) ‖ B (96) ‖ C (48).
@@ -31,7 +31,11 @@ func (p *Proof) appendBinary(b []byte, what string) ([]byte, error) {
 	for _, c := range []struct {
 		name string
 		err  error
-	}{{"A", checkProofPoint(&p.A)}, {"B", checkProofPoint(&p.B)}, {"C", checkProofPoint(&p.C)}} {
+	}{
+		{"A", zcash.Check(&p.A, zcash.RefuseIdentity)},
+		{"B", zcash.Check(&p.B, zcash.RefuseIdentity)},
+		{"C", zcash.Check(&p.C, zcash.RefuseIdentity)},
+	} {
 		if c.err != nil {
 			return b, fmt.Errorf("groth16: %s point %s: %v: %w", what, c.name, c.err, ErrMalformedProof)
 		}
@@ -40,25 +44,6 @@ func (p *Proof) appendBinary(b []byte, what string) ([]byte, error) {
 	b = append(b, a[:]...)
 	b = append(b, bb[:]...)
 	return append(b, c[:]...), nil
-}
-
-// checkProofPoint is what a reader of a proof point checks, in the terms
-// decodeCompressed reports.
-func checkProofPoint[P interface {
-	*bls12381.G1Affine | *bls12381.G2Affine
-	IsInfinity() bool
-	IsOnCurve() bool
-	IsInSubGroup() bool
-}](p P) error {
-	switch {
-	case p.IsInfinity():
-		return errIdentity
-	case !p.IsOnCurve():
-		return errNotOnCurve
-	case !p.IsInSubGroup():
-		return errNotInSubgroup
-	}
-	return nil
 }
 
 // UnmarshalBinary decodes exactly ProofSize bytes. Each point must be a
@@ -75,51 +60,16 @@ func (p *Proof) UnmarshalBinary(b []byte) error {
 func (p *Proof) decode(b []byte, what string) error {
 	var q Proof
 	const offB, offC = g1Compressed, g1Compressed + g2Compressed
-	if err := decodeCompressed(&q.A, b[:offB]); err != nil {
+	if err := zcash.DecodeCompressed(&q.A, b[:offB], zcash.RefuseIdentity, zcash.CheckSubgroup); err != nil {
 		return fmt.Errorf("groth16: %s point A at offset 0: %v: %w", what, err, ErrMalformedProof)
 	}
-	if err := decodeCompressed(&q.B, b[offB:offC]); err != nil {
+	if err := zcash.DecodeCompressed(&q.B, b[offB:offC], zcash.RefuseIdentity, zcash.CheckSubgroup); err != nil {
 		return fmt.Errorf("groth16: %s point B at offset %d: %v: %w", what, offB, err, ErrMalformedProof)
 	}
-	if err := decodeCompressed(&q.C, b[offC:ProofSize]); err != nil {
+	if err := zcash.DecodeCompressed(&q.C, b[offC:ProofSize], zcash.RefuseIdentity, zcash.CheckSubgroup); err != nil {
 		return fmt.Errorf("groth16: %s point C at offset %d: %v: %w", what, offC, err, ErrMalformedProof)
 	}
 	*p = q
-	return nil
-}
-
-// decodeCompressed decodes one compressed G1 or G2 point, giving a precise
-// reason on failure: flags, identity, x encoding, curve, subgroup.
-func decodeCompressed[P interface {
-	*bls12381.G1Affine | *bls12381.G2Affine
-	IsInSubGroup() bool
-}](p P, b []byte) error {
-	switch b[0] & flagMask {
-	case flagCompressed, flagCompressed | flagSign:
-	case flagCompressed | flagInfinity:
-		return errIdentity
-	default:
-		return fmt.Errorf("%w 0x%02x (want compressed)", errFlags, b[0]&flagMask)
-	}
-	// x must be canonical; each 48-byte limb is checked on a copy with the
-	// flags cleared, so any remaining failure means x is not on the curve.
-	var limb [fp.Bytes]byte
-	var z fp.Element
-	for i := 0; i < len(b); i += fp.Bytes {
-		copy(limb[:], b[i:i+fp.Bytes])
-		if i == 0 {
-			limb[0] &^= flagMask
-		}
-		if z.SetBytesCanonical(limb[:]) != nil {
-			return errNonCanonical
-		}
-	}
-	if err := bls12381.NewDecoder(bytes.NewReader(b), bls12381.NoSubgroupChecks()).Decode(p); err != nil {
-		return errNotOnCurve
-	}
-	if !p.IsInSubGroup() {
-		return errNotInSubgroup
-	}
 	return nil
 }
 

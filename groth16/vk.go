@@ -9,7 +9,8 @@ import (
 	"math"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+
+	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
 // Sizes of the ZCash point encodings used by bellperson.
@@ -24,112 +25,6 @@ const (
 	// vkHeaderSize adds the u32 IC count; a .vk file is vkHeaderSize + 96·|ic|.
 	vkHeaderSize = vkPointsSize + 4 // 868
 )
-
-// Flag bits in the first byte of a ZCash-encoded point.
-const (
-	flagMask       byte = 0xe0
-	flagCompressed byte = 0x80
-	flagInfinity   byte = 0x40
-	flagSign       byte = 0x20
-)
-
-// Reasons a point fails to decode; callers wrap them with the place.
-var (
-	errFlags         = errors.New("invalid flag bits")
-	errBadInfinity   = errors.New("infinity flag with non-zero coordinates")
-	errIdentity      = errors.New("point at infinity not allowed here")
-	errNonCanonical  = errors.New("coordinate not below the field modulus")
-	errNotOnCurve    = errors.New("point not on the curve")
-	errNotInSubgroup = errors.New("point not in the prime-order subgroup")
-)
-
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// uncompressedFlags classifies byte 0 of an uncompressed point: it reports
-// whether the point is infinity (and well-formed), or an error.
-func uncompressedFlags(b []byte) (infinity bool, err error) {
-	switch b[0] & flagMask {
-	case 0:
-		return false, nil
-	case flagInfinity:
-		if b[0]&^flagMask != 0 || !allZero(b[1:]) {
-			return true, errBadInfinity
-		}
-		return true, nil
-	default:
-		return false, fmt.Errorf("%w 0x%02x (want uncompressed)", errFlags, b[0]&flagMask)
-	}
-}
-
-func setFp(z *fp.Element, b []byte) error {
-	if z.SetBytesCanonical(b) != nil {
-		return errNonCanonical
-	}
-	return nil
-}
-
-// decodeG1 decodes a 96-byte uncompressed G1 point and checks its flags,
-// field encodings and curve equation, which any flipped byte breaks; with
-// subgroup, also the prime-order subgroup test, about 200 times the cost
-// (section points are tested in batches instead: decodeSection).
-func decodeG1(p *bls12381.G1Affine, b []byte, subgroup bool) error {
-	b = b[:g1Uncompressed]
-	inf, err := uncompressedFlags(b)
-	if err != nil {
-		return err
-	}
-	if inf {
-		*p = bls12381.G1Affine{}
-		return nil
-	}
-	if err := setFp(&p.X, b[:48]); err != nil {
-		return err
-	}
-	if err := setFp(&p.Y, b[48:]); err != nil {
-		return err
-	}
-	// (0,0) is gnark-crypto's in-memory infinity, which IsOnCurve accepts;
-	// as a non-infinity encoding it is off the curve.
-	if p.X.IsZero() && p.Y.IsZero() || !p.IsOnCurve() {
-		return errNotOnCurve
-	}
-	if subgroup && !p.IsInSubGroup() {
-		return errNotInSubgroup
-	}
-	return nil
-}
-
-// decodeG2 is decodeG1 for 192-byte uncompressed G2 points.
-func decodeG2(p *bls12381.G2Affine, b []byte, subgroup bool) error {
-	b = b[:g2Uncompressed]
-	inf, err := uncompressedFlags(b)
-	if err != nil {
-		return err
-	}
-	if inf {
-		*p = bls12381.G2Affine{}
-		return nil
-	}
-	for i, z := range []*fp.Element{&p.X.A1, &p.X.A0, &p.Y.A1, &p.Y.A0} {
-		if err := setFp(z, b[48*i:48*(i+1)]); err != nil {
-			return err
-		}
-	}
-	if p.X.IsZero() && p.Y.IsZero() || !p.IsOnCurve() {
-		return errNotOnCurve
-	}
-	if subgroup && !p.IsInSubGroup() {
-		return errNotInSubgroup
-	}
-	return nil
-}
 
 // vkField is one of the six fixed points at the start of a .vk file.
 type vkField struct {
@@ -165,16 +60,10 @@ func parseVK(b []byte) (*VerifyingKey, int64, error) {
 			return nil, 0, keyError(f.name, -1, off, "truncated: need %d bytes, %d remain", n, size-off)
 		}
 		var err error
-		var inf bool
 		if f.g1 != nil {
-			err = decodeG1(f.g1, b[off:], true)
-			inf = f.g1.IsInfinity()
+			err = zcash.DecodeUncompressedG1(f.g1, b[off:], zcash.RefuseIdentity, zcash.CheckSubgroup)
 		} else {
-			err = decodeG2(f.g2, b[off:], true)
-			inf = f.g2.IsInfinity()
-		}
-		if err == nil && inf {
-			err = errIdentity
+			err = zcash.DecodeUncompressedG2(f.g2, b[off:], zcash.RefuseIdentity, zcash.CheckSubgroup)
 		}
 		if err != nil {
 			return nil, 0, keyError(f.name, -1, off, "%v", err)
@@ -194,11 +83,7 @@ func parseVK(b []byte) (*VerifyingKey, int64, error) {
 	}
 	vk.IC = make([]bls12381.G1Affine, count)
 	for i := range vk.IC {
-		err := decodeG1(&vk.IC[i], b[off:], true)
-		if err == nil && vk.IC[i].IsInfinity() {
-			err = errIdentity
-		}
-		if err != nil {
+		if err := zcash.DecodeUncompressedG1(&vk.IC[i], b[off:], zcash.RefuseIdentity, zcash.CheckSubgroup); err != nil {
 			return nil, 0, keyError("ic", i, off, "%v", err)
 		}
 		off += g1Uncompressed

@@ -17,6 +17,7 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
 	"github.com/gpuc2/gpuc2/internal/testprove"
+	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
 // maxTestProofs is the most proofs the tests aggregate; the TEST-ONLY SRS
@@ -264,7 +265,7 @@ func TestAggregateRefuses(t *testing.T) {
 
 	// Points outside the subgroups or off the curve, each named.
 	var outside bls12381.G1Affine
-	require.NoError(t, decodeCompressed(&outside, onCurveOutsideG1(t)))
+	require.NoError(t, zcash.DecodeCompressed(&outside, onCurveOutsideG1(t), zcash.AcceptIdentity, zcash.SkipSubgroup))
 	bad := append([]groth16.Proof(nil), f.proofs[:4]...)
 	bad[2].C = outside
 	_, err = Aggregate(ctx, f.psrs, bad, include, V2)
@@ -313,7 +314,7 @@ func TestVerifyErrors(t *testing.T) {
 	require.ErrorContains(t, err, "z_c")
 
 	bad = *agg
-	require.NoError(t, decodeCompressed(&bad.AggC, onCurveOutsideG1(t)))
+	require.NoError(t, zcash.DecodeCompressed(&bad.AggC, onCurveOutsideG1(t), zcash.AcceptIdentity, zcash.SkipSubgroup))
 	_, err = Verify(ctx, f.vsrs, f.vk, f.inputs[:4], &bad, include, V2)
 	require.ErrorIs(t, err, ErrFormat)
 	require.ErrorContains(t, err, "agg_c")

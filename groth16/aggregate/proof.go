@@ -1,7 +1,6 @@
 package aggregate
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +8,8 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+
+	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
 // ErrFormat reports bytes that are not an aggregate proof, or a Proof that
@@ -35,14 +36,6 @@ const (
 		2*g2Size + 2*g1Size // vkey_opening, wkey_opening
 	// roundSize is one GIPA round: comms_ab, comms_c, z_ab, z_c.
 	roundSize = 4*gtSize + 4*gtSize + 2*gtSize + 2*g1Size
-)
-
-// Flag bits in the first byte of a ZCash-compressed point.
-const (
-	flagMask       byte = 0xe0
-	flagCompressed byte = 0x80
-	flagInfinity   byte = 0x40
-	flagSign       byte = 0x20
 )
 
 // Commitment is commit::Output: a pair commitment, two GT elements.
@@ -181,12 +174,18 @@ func (d *decoder) next(n int, field string, decode func([]byte) error) {
 	d.off += n
 }
 
+// g1 and g2 accept the identity, as bellperson's read_affine does: a
+// verifier must not refuse what bellperson's accepts.
 func (d *decoder) g1(p *bls12381.G1Affine, field string) {
-	d.next(g1Size, field, func(b []byte) error { return decodePoint(p, b) })
+	d.next(g1Size, field, func(b []byte) error {
+		return zcash.DecodeCompressed(p, b, zcash.AcceptIdentity, zcash.CheckSubgroup)
+	})
 }
 
 func (d *decoder) g2(p *bls12381.G2Affine, field string) {
-	d.next(g2Size, field, func(b []byte) error { return decodePoint(p, b) })
+	d.next(g2Size, field, func(b []byte) error {
+		return zcash.DecodeCompressed(p, b, zcash.AcceptIdentity, zcash.CheckSubgroup)
+	})
 }
 
 func (d *decoder) gt(z *bls12381.GT, field string) {
@@ -198,74 +197,11 @@ func (d *decoder) commitment(c *Commitment, field string) {
 	d.gt(&c[1], field+".1")
 }
 
-// Reasons an element fails to decode; the decoder adds the field.
+// Reasons a GT element fails; points fail with internal/zcash's.
 var (
-	errFlags         = errors.New("invalid flag bits")
-	errBadInfinity   = errors.New("infinity flag with other bits set")
-	errNonCanonical  = errors.New("coordinate not below the field modulus")
-	errNotOnCurve    = errors.New("point not on the curve")
-	errNotInSubgroup = errors.New("not in the prime-order subgroup")
-	errGTOne         = errors.New("GT element ±1 has no torus compression")
-	errIdentity      = errors.New("point at infinity")
+	errGTNotInSubgroup = errors.New("not in the prime-order subgroup")
+	errGTOne           = errors.New("GT element ±1 has no torus compression")
 )
-
-// decodeCompressed decodes a ZCash-compressed point as blst_p1_uncompress /
-// blst_p2_uncompress do, the identity accepted, without the subgroup check
-// (decodePoint's; the SRS checks a batch at once). groth16's
-// decodeCompressed does not fit: it refuses the identity, which bellperson's
-// read_affine accepts, and a verifier must not refuse what bellperson's does.
-func decodeCompressed[P *bls12381.G1Affine | *bls12381.G2Affine](p P, b []byte) error {
-	switch b[0] & flagMask {
-	case flagCompressed, flagCompressed | flagSign:
-	case flagCompressed | flagInfinity:
-		// blst: no sign bit, all other bits zero.
-		if b[0]&^flagMask != 0 || !allZero(b[1:]) {
-			return errBadInfinity
-		}
-	default:
-		return fmt.Errorf("%w 0x%02x (want compressed)", errFlags, b[0]&flagMask)
-	}
-	// Each 48-byte limb of x must be canonical (blst refuses x ≥ p, gnark
-	// would reduce it); checked on a copy with the flags cleared.
-	var limb [fp.Bytes]byte
-	var z fp.Element
-	for i := 0; i < len(b); i += fp.Bytes {
-		copy(limb[:], b[i:i+fp.Bytes])
-		if i == 0 {
-			limb[0] &^= flagMask
-		}
-		if z.SetBytesCanonical(limb[:]) != nil {
-			return errNonCanonical
-		}
-	}
-	if err := bls12381.NewDecoder(bytes.NewReader(b), bls12381.NoSubgroupChecks()).Decode(p); err != nil {
-		return errNotOnCurve
-	}
-	return nil
-}
-
-// decodePoint is decodeCompressed and blstrs' torsion check.
-func decodePoint[P interface {
-	*bls12381.G1Affine | *bls12381.G2Affine
-	IsInSubGroup() bool
-}](p P, b []byte) error {
-	if err := decodeCompressed(p, b); err != nil {
-		return err
-	}
-	if !p.IsInSubGroup() {
-		return errNotInSubgroup
-	}
-	return nil
-}
-
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
 
 // gtCoeffs lists the Fp coefficients of a torus-compressed GT element in
 // blstrs' write order.
@@ -280,13 +216,13 @@ func decodeGT(z *bls12381.GT, b []byte) error {
 	for i, e := range gtCoeffs(&c) {
 		v, err := fp.LittleEndian.Element((*[fp.Bytes]byte)(b[i*fp.Bytes:]))
 		if err != nil {
-			return errNonCanonical
+			return zcash.ErrNonCanonical
 		}
 		*e = v
 	}
 	*z = c.DecompressTorus()
 	if !z.IsInSubGroup() {
-		return errNotInSubgroup
+		return errGTNotInSubgroup
 	}
 	return nil
 }
@@ -361,30 +297,11 @@ func (e *encoder) fail(field string, err error) {
 	}
 }
 
-// checkPoint is what decodePoint checks of a decoded point; gnark's
-// in-memory identity (0,0) passes, as its encoding 0xc0… decodes.
-func checkPoint[P interface {
-	*bls12381.G1Affine | *bls12381.G2Affine
-	IsInfinity() bool
-	IsOnCurve() bool
-	IsInSubGroup() bool
-}](p P) error {
-	switch {
-	case p.IsInfinity():
-		return nil
-	case !p.IsOnCurve():
-		return errNotOnCurve
-	case !p.IsInSubGroup():
-		return errNotInSubgroup
-	}
-	return nil
-}
-
 func (e *encoder) g1(p *bls12381.G1Affine, field string) {
 	if e.err != nil {
 		return
 	}
-	if err := checkPoint(p); err != nil {
+	if err := zcash.Check(p, zcash.AcceptIdentity); err != nil {
 		e.fail(field, err)
 		return
 	}
@@ -396,7 +313,7 @@ func (e *encoder) g2(p *bls12381.G2Affine, field string) {
 	if e.err != nil {
 		return
 	}
-	if err := checkPoint(p); err != nil {
+	if err := zcash.Check(p, zcash.AcceptIdentity); err != nil {
 		e.fail(field, err)
 		return
 	}
@@ -411,7 +328,7 @@ func (e *encoder) gt(z *bls12381.GT, field string) {
 		return
 	}
 	if !z.IsInSubGroup() {
-		e.fail(field, errNotInSubgroup)
+		e.fail(field, errGTNotInSubgroup)
 		return
 	}
 	c, err := z.CompressTorus()

@@ -16,6 +16,8 @@ import (
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
 // envVector names a copy of rust-fil-proofs' aggregate test vector,
@@ -226,7 +228,7 @@ func TestNonCanonical(t *testing.T) {
 	copy(c[spans[2].off+fp.Bytes:], modLE)
 	_, err := Decode(c)
 	wantFieldErr(t, err, spans[2].name)
-	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), errNonCanonical.Error()) {
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), zcash.ErrNonCanonical.Error()) {
 		t.Fatalf("got %v, want non-canonical", err)
 	}
 
@@ -236,7 +238,7 @@ func TestNonCanonical(t *testing.T) {
 	copy(c[fb.off+fp.Bytes:], fp.Modulus().FillBytes(make([]byte, fp.Bytes)))
 	_, err = Decode(c)
 	wantFieldErr(t, err, fb.name)
-	if !strings.Contains(err.Error(), errNonCanonical.Error()) {
+	if !strings.Contains(err.Error(), zcash.ErrNonCanonical.Error()) {
 		t.Fatalf("got %v, want non-canonical", err)
 	}
 }

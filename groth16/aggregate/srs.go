@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gpuc2/gpuc2/internal/subgroup"
+	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
 // ErrSRS reports SRS bytes that are short, corrupt or too long, and a proof
@@ -373,7 +374,7 @@ func decodeRange[P any](lay *srsLayout, v, lo, hi, size int,
 				}
 			}
 			if k := firstOutside(out[c:end]); k >= 0 {
-				return pointError(v, lo+c+k, base+int64(k)*int64(size), errNotInSubgroup)
+				return pointError(v, lo+c+k, base+int64(k)*int64(size), zcash.ErrNotInSubgroup)
 			}
 			return nil
 		})
@@ -388,18 +389,16 @@ func pointError(v, i int, off int64, reason error) error {
 	return fmt.Errorf("aggregate: SRS %s element %d at offset %d: %v: %w", vecNames[v], i, off, reason, ErrSRS)
 }
 
-// decodeSRSPoint decodes one compressed point without the subgroup check
-// (done in batch by the caller). Identity is refused: no power of a nonzero
-// secret is the identity, so one marks a corrupt or forged SRS.
-func decodeSRSPoint[P *bls12381.G1Affine | *bls12381.G2Affine](p P, b []byte) error {
-	if b[0]&flagMask == flagCompressed|flagInfinity {
-		return errIdentity
-	}
-	return decodeCompressed(p, b)
+// decodeSRSG1 and decodeSRSG2 leave the subgroup to decodeRange's batch
+// test and refuse the identity: no power of a nonzero secret is the
+// identity, so one marks a corrupt or forged SRS.
+func decodeSRSG1(p *bls12381.G1Affine, b []byte) error {
+	return zcash.DecodeCompressed(p, b, zcash.RefuseIdentity, zcash.SkipSubgroup)
 }
 
-func decodeSRSG1(p *bls12381.G1Affine, b []byte) error { return decodeSRSPoint(p, b) }
-func decodeSRSG2(p *bls12381.G2Affine, b []byte) error { return decodeSRSPoint(p, b) }
+func decodeSRSG2(p *bls12381.G2Affine, b []byte) error {
+	return zcash.DecodeCompressed(p, b, zcash.RefuseIdentity, zcash.SkipSubgroup)
+}
 
 // TestOnlySRS makes a TEST-ONLY GenericSRS from secrets alpha and beta drawn
 // from rng and then discarded: whoever ran it could have kept them and

@@ -11,6 +11,8 @@ import (
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
 // testSRS is a TEST-ONLY SRS of 2·size powers from a fixed seed.
@@ -135,7 +137,7 @@ func offCurveG1(t *testing.T) []byte {
 		y2.Square(&fx).Mul(&y2, &fx).Add(&y2, &b4)
 		if y2.Legendre() == -1 {
 			e := fx.Bytes()
-			e[0] |= flagCompressed
+			e[0] |= zcash.FlagCompressed
 			return e[:]
 		}
 	}
@@ -173,11 +175,11 @@ func TestReadRefusesCorruptSRS(t *testing.T) {
 		return b
 	}
 	identity := make([]byte, g1Size)
-	identity[0] = flagCompressed | flagInfinity
+	identity[0] = zcash.FlagCompressed | zcash.FlagInfinity
 	uncompressed := bytes.Clone(good[at : at+g1Size])
-	uncompressed[0] &^= flagCompressed
+	uncompressed[0] &^= zcash.FlagCompressed
 	nonCanonical := bytes.Clone(modulus)
-	nonCanonical[0] |= flagCompressed
+	nonCanonical[0] |= zcash.FlagCompressed
 
 	tooMany := bytes.Clone(good)
 	binary.BigEndian.PutUint32(tooMany[lenSize+8*g1Size:], MaxSRSSize+1)
@@ -189,8 +191,8 @@ func TestReadRefusesCorruptSRS(t *testing.T) {
 		b          []byte
 	}{
 		{"off curve", "g_beta_powers element 3 at offset " + strconv.Itoa(at) + ": point not on the curve", withPoint(offCurveG1(t))},
-		{"outside subgroup", "g_beta_powers element 3 at offset " + strconv.Itoa(at) + ": not in the prime-order subgroup", withPoint(onCurveOutsideG1(t))},
-		{"identity", "g_beta_powers element 3 at offset " + strconv.Itoa(at) + ": point at infinity", withPoint(identity)},
+		{"outside subgroup", "g_beta_powers element 3 at offset " + strconv.Itoa(at) + ": point not in the prime-order subgroup", withPoint(onCurveOutsideG1(t))},
+		{"identity", "g_beta_powers element 3 at offset " + strconv.Itoa(at) + ": point at infinity not allowed here", withPoint(identity)},
 		{"uncompressed flag", "invalid flag bits", withPoint(uncompressed)},
 		{"x not canonical", "not below the field modulus", withPoint(nonCanonical)},
 		{"count too large", "g_beta_powers count 1048578", tooMany},
