@@ -151,7 +151,7 @@ func (p *Prover) prepareWitnesses(ctx context.Context, a *admission) <-chan stru
 // evaluates a, b, c from a's circuit's matrices (gpu.Devices.MatricesFit),
 // sized before they are recorded: MatricesAuto's condition.
 func (p *Prover) matricesFitDevices(a *admission) bool {
-	return p.devices != nil && p.devices.MatricesFit(a.key.pk, pce.EstimatedBytes(a.shape.sizes.Rows+a.shape.sizes.Inputs))
+	return p.devices != nil && p.devices.MatricesFit(a.key.pk, a.shape.matrices.EstimatedBytes(a.shape.sizes.Rows+a.shape.sizes.Inputs))
 }
 
 // partitionBytes is the host working set of a partition of a proved with
@@ -301,7 +301,7 @@ func recordMatrices(ctx context.Context, a *admission) (*pce.Matrices, error) {
 		return nil, err
 	}
 	sz := a.shape.sizes
-	rec := synth.NewRecorderSized(sz, pce.RecordingTerms(sz))
+	rec := synth.NewRecorderSized(sz, a.shape.matrices.RecordingTerms(sz))
 	if err := circuit.Synthesize(ctx, rec); err != nil {
 		return nil, err
 	}

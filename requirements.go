@@ -12,7 +12,6 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/circuits"
-	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
 // Resources are the resources one proof of a proof type needs, for a
@@ -42,7 +41,7 @@ type Resources struct {
 	MatricesOnGPU bool
 	// MatricesLoadBytes is host RAM the first proof of a parameter file
 	// holds while it loads the matrices, when proofs use them: their
-	// recording (pce.RecordingBytes, 19.1 GB at 32 GiB), or where
+	// recording (pce.Profile.RecordingBytes, 19.1 GB at 32 GiB PoRep), or where
 	// MatricesCacheDir holds the circuit's file, its check (one full
 	// assignment beside the matrices read back, 22.9 GB). HostBytes counts
 	// it (the witnesses made meanwhile beside it). 0 without matrices.
@@ -210,7 +209,7 @@ func model(t circuits.Type, cfg Config, o modelOpts) (*typeModel, error) {
 
 	cuda := cfg.Backend == BackendCUDA
 	workers, conc := cfg.WorkersPerDevice, cfg.SynthesisConcurrency
-	matrices := pce.EstimatedBytes(r.Constraints) // if proofs use them (Config.ConstraintMatrices)
+	matrices := sh.matrices.EstimatedBytes(r.Constraints) // if proofs use them (Config.ConstraintMatrices)
 	if cfg.ConstraintMatrices == MatricesOn {
 		r.MatricesBytes = matrices // on the host, unless a GPU holds them below
 	}
@@ -243,7 +242,7 @@ func model(t circuits.Type, cfg Config, o modelOpts) (*typeModel, error) {
 	}
 	pinnedHost := plan.PinnedMatricesBytes + plan.StageBytes // streaming: pinned host memory beyond the key and staging
 	if r.MatricesBytes > 0 {
-		r.MatricesLoadBytes = pce.RecordingBytes(sh.sizes)
+		r.MatricesLoadBytes = sh.matrices.RecordingBytes(sh.sizes)
 		if path := matricesCacheFile(cfg.MatricesCacheDir, t, sh.sizes); path != "" && fileSize(path) > 0 {
 			r.MatricesLoadBytes = groth16.AssignmentBytes(sh.sizes) + matrices // checked by one full synthesis
 		}

@@ -22,8 +22,8 @@ import (
 	"github.com/gpuc2/gpuc2/groth16/gpu"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
 	"github.com/gpuc2/gpuc2/synth"
-	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/stacked"
 )
 
 const name2KiB = "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138test"
@@ -434,7 +434,7 @@ func TestRequirements(t *testing.T) {
 	assert.Equal(t, small.HostBytes+on.MatricesBytes, on.HostBytes)
 	assert.Zero(t, small.MatricesLoadBytes, "no matrices, nothing to record")
 	sizes2KiB := circuitSizes(t, abi.RegisteredSealProof_StackedDrg2KiBV1_1)
-	assert.Equal(t, pce.RecordingBytes(sizes2KiB), on.MatricesLoadBytes, "no cached file: a recording")
+	assert.Equal(t, stacked.MatricesProfile.RecordingBytes(sizes2KiB), on.MatricesLoadBytes, "no cached file: a recording")
 	cacheFile(t, cacheDir, abi.RegisteredSealProof_StackedDrg2KiBV1_1)
 	cached, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg2KiBV1_1, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU,
 		ConstraintMatrices: gpuc2.MatricesOn, MatricesCacheDir: cacheDir})

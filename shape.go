@@ -6,6 +6,7 @@ import (
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/circuits"
 	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
 // shape is what the facade needs to know of a proof type's partition
@@ -18,6 +19,7 @@ type shape struct {
 	bytes        int64       // host bytes of one partition's working set
 	witnessBytes int64       // ... when the GPUs evaluate a, b, c: its witness alone
 	partitions   int
+	matrices     pce.Profile // sizes the circuit's matrices and their recording
 }
 
 // newShape is k's shape, from the circuit's formulas (cheap).
@@ -26,7 +28,7 @@ func newShape(k circuits.Type) (*shape, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	s := &shape{sizes: sizes, partitions: partitions}
+	s := &shape{sizes: sizes, partitions: partitions, matrices: k.Kind().Matrices}
 	s.domain = int64(s.sizes.Domain())
 	s.hint = s.sizes
 	s.hint.Rows = int(s.domain)

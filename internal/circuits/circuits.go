@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/synth"
+	"github.com/gpuc2/gpuc2/synth/pce"
 )
 
 // Enum names the go-state-types enum of a kind's proof types.
@@ -45,6 +46,9 @@ type Kind struct {
 	// proof by when the file is absent (else a and b are bounded by the
 	// circuit's variables).
 	Counts map[uint64]groth16.SectionCounts
+	// Matrices sizes the kind's constraint matrices and their recording
+	// before they exist: its circuit package's measured profile.
+	Matrices pce.Profile
 
 	types    []int64      // the ids served, in the enum's order
 	circuits []circuitRow // the daemon's circuits, smallest first

@@ -30,6 +30,7 @@ var PoRep = &Kind{
 	Enum:             SealProof,
 	DaemonProofKind:  "POREP_SEAL_COMMIT",
 	OnDemandSetupMax: 512 << 20,
+	Matrices:         stacked.MatricesProfile,
 	Counts: map[uint64]groth16.SectionCounts{
 		// The published section counts of the 32 GiB circuit (FILECOIN-C2-FACTS §5).
 		32 << 30: {H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282},
@@ -114,6 +115,7 @@ var SnapDeals = &Kind{
 	DaemonProofKind:  "SNAP_DEALS_UPDATE",
 	SetupFlag:        "-update ",
 	OnDemandSetupMax: 512 << 20,
+	Matrices:         update.MatricesProfile,
 	Counts: map[uint64]groth16.SectionCounts{
 		// The 32 GiB update circuit's section counts, from its synthesis
 		// (`circuitinfo -update -sector-size 32GiB`: aux 80,978,488, a's aux
@@ -202,6 +204,7 @@ var WindowPoSt = &Kind{
 	DaemonProofKind:  "WINDOW_POST_PARTITION",
 	SetupFlag:        "-post window ",
 	OnDemandSetupMax: 512 << 20,
+	Matrices:         post.MatricesProfile,
 	Counts: map[uint64]groth16.SectionCounts{
 		// The 32 GiB partition circuit's section counts, from its synthesis in
 		// counting mode (synth.Checker): the circuit is 2,349 copies of one
@@ -229,6 +232,7 @@ var WinningPoSt = &Kind{
 	DaemonProofKind:  "WINNING_POST",
 	SetupFlag:        "-post winning ",
 	OnDemandSetupMax: 64 << 30,
+	Matrices:         post.MatricesProfile,
 	Counts: map[uint64]groth16.SectionCounts{
 		// The 32 GiB circuit's, from its synthesis in counting mode (a's aux
 		// density 284,196, b's 272,184 and 1 of the inputs), equal to a

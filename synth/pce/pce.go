@@ -165,54 +165,54 @@ func (ms *Matrices) Bytes() int64 {
 	return ms.a.bytes() + ms.b.bytes() + ms.c.bytes() + int64(len(ms.coeffs))*fr.Bytes
 }
 
-// PoRep partition circuits hold about 5.55 terms per row over A, B and C
-// (722,388,891 over 130,278,869 rows at 32 GiB; 5.55 and 5.59 measured at
-// 2 KiB and 8 MiB) and 1,526 distinct coefficients: what EstimatedBytes
-// sizes a PoRep circuit's matrices by before they are recorded.
-const (
-	poRepTermsPerRow = 722_388_891.0 / 130_278_869
-	poRepCoeffs      = 1526
-)
+// Profile is what a circuit kind's matrices are sized by before they are
+// recorded, measured by the kind's circuit package (each kind differs:
+// Poseidon's rows hold 9.2 terms, SHA-256's 5.5).
+type Profile struct {
+	// TermsPerRow is the largest measured of A, B and C's terms per row
+	// (input rows included): a recording's room.
+	TermsPerRow [3]float64
+	// Terms is A, B and C's terms per row together at the kind's largest
+	// measured shape: what its matrices' bytes are estimated by.
+	Terms float64
+	// Coeffs is the number of distinct coefficients.
+	Coeffs int
+}
 
-// A PoRep partition circuit's terms per row in A, B and C: the largest of
-// those measured (A 2.3888, 2.4417 and 2.3751 at 2 KiB, 8 MiB and the
-// 32 GiB shape with one challenge; B 1.0004, 1.0008, 1.0004; C 2.1670,
-// 2.1417, 2.1695), RecordingTerms' basis.
-var poRepTermsPerRowABC = [3]float64{2.4417, 1.0008, 2.1695}
-
-// RecordingTerms is room for the terms of a PoRep partition circuit of
-// sizes sz (rows without the input rows, which it adds) in each of A, B
-// and C, with 1 % to spare: the hint of synth.NewRecorderSized.
-func RecordingTerms(sz synth.Sizes) [3]int {
+// RecordingTerms is room for the terms of a partition circuit of the
+// profile's kind and sizes sz (rows without the input rows, which it adds)
+// in each of A, B and C, with 1 % to spare: the hint of
+// synth.NewRecorderSized.
+func (p Profile) RecordingTerms(sz synth.Sizes) [3]int {
 	rows := sz.Rows + sz.Inputs
 	var t [3]int
-	for i, r := range poRepTermsPerRowABC {
+	for i, r := range p.TermsPerRow {
 		t[i] = int(float64(rows)*r*1.01) + 1
 	}
 	return t
 }
 
-// RecordingBytes is the most a recording of a PoRep partition circuit of
-// sizes sz (rows without the input rows) holds at once: a recorder sized by
+// RecordingBytes is the most a recording of a partition circuit of sizes
+// sz (rows without the input rows) holds at once: a recorder sized by
 // RecordingTerms (8 bytes a term, 8 per row start of each matrix, the
 // inputs and aux, the densities) beside the matrices Compile makes of it.
-// At the 32 GiB shape with one challenge it counts 1,014 MiB, where the Go
-// runtime held at most 1,024 (BENCHMARKS.md, issue 19).
-func RecordingBytes(sz synth.Sizes) int64 {
+// At the 32 GiB PoRep shape with one challenge it counts 1,014 MiB, where
+// the Go runtime held at most 1,024 (BENCHMARKS.md, issue 19).
+func (p Profile) RecordingBytes(sz synth.Sizes) int64 {
 	rows := sz.Rows + sz.Inputs
 	var terms int64
-	for _, t := range RecordingTerms(sz) {
+	for _, t := range p.RecordingTerms(sz) {
 		terms += int64(t)
 	}
 	vars := int64(sz.Inputs + sz.Aux)
-	return 8*terms + 3*8*int64(rows+1) + vars*fr.Bytes + 3*((vars+63)/64)*8 + EstimatedBytes(rows)
+	return 8*terms + 3*8*int64(rows+1) + vars*fr.Bytes + 3*((vars+63)/64)*8 + p.EstimatedBytes(rows)
 }
 
-// EstimatedBytes is what Bytes would say of a PoRep partition circuit of
-// rows rows (its input rows included), from the circuits' terms per row.
-func EstimatedBytes(rows int) int64 {
-	terms := int64(float64(rows)*poRepTermsPerRow + 0.5)
-	return 3*4*int64(rows+1) + 6*terms + poRepCoeffs*fr.Bytes
+// EstimatedBytes is what Bytes would say of a partition circuit of the
+// profile's kind of rows rows (its input rows included).
+func (p Profile) EstimatedBytes(rows int) int64 {
+	terms := int64(float64(rows)*p.Terms + 0.5)
+	return 3*4*int64(rows+1) + 6*terms + int64(p.Coeffs)*fr.Bytes
 }
 
 // Compile converts a recording into compact matrices. rec is what

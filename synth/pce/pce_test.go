@@ -20,6 +20,7 @@ import (
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/synth/stacked"
 )
 
 var benchSize = flag.String("pce-size", "2KiB", "BenchmarkEval: sector size of the partition circuit (2KiB, 8MiB, 512MiB)")
@@ -139,7 +140,7 @@ func TestEvalEqualsSynthesis(t *testing.T) {
 			if want := int64(6*terms) + int64(3*4*(n+1)) + int64(len(ms.Coeffs())*fr.Bytes); ms.Bytes() != want {
 				t.Errorf("Bytes %d, want %d (6 per term, 4 per row start, 32 per coefficient)", ms.Bytes(), want)
 			}
-			if est := pce.EstimatedBytes(n); math.Abs(float64(est-ms.Bytes())) > 0.02*float64(ms.Bytes()) {
+			if est := stacked.MatricesProfile.EstimatedBytes(n); math.Abs(float64(est-ms.Bytes())) > 0.02*float64(ms.Bytes()) {
 				t.Errorf("EstimatedBytes %d, more than 2 %% from the recorded %d", est, ms.Bytes())
 			}
 			t.Logf("%s: %d rows, %d terms (A %d, B %d, C %d), %d coefficients: %d bytes", size, n, terms,

@@ -152,7 +152,7 @@ func BenchmarkRecord(b *testing.B) {
 			for b.Loop() {
 				rec := synth.NewRecorder()
 				if sized {
-					rec = synth.NewRecorderSized(sz, pce.RecordingTerms(sz))
+					rec = synth.NewRecorderSized(sz, stacked.MatricesProfile.RecordingTerms(sz))
 				}
 				if err := c.Synthesize(context.Background(), rec); err != nil {
 					b.Fatal(err)

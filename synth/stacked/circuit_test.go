@@ -237,30 +237,6 @@ func TestDigests(t *testing.T) {
 	})
 }
 
-// pce.RecordingTerms leaves room for every term of the PoRep shapes it was
-// measured on, less than 5 % too much: a recording sized by it grows none
-// of its term slices.
-func TestRecordingTermsCover(t *testing.T) {
-	for name, p := range map[string]stacked.Params{"2KiB": stacked.Params2KiB, "8MiB": stacked.Params8MiB} {
-		t.Run(name, func(t *testing.T) {
-			if testing.Short() {
-				t.Skip("millions of rows recorded")
-			}
-			sz := p.Sizes()
-			terms := pce.RecordingTerms(sz)
-			rec := synth.NewRecorderSized(sz, terms)
-			require.NoError(t, (&stacked.Circuit{Params: p}).Synthesize(context.Background(), rec))
-			synth.AppendInputRows(rec, len(rec.Inputs))
-			for i, m := range []*synth.Matrix{&rec.A, &rec.B, &rec.C} {
-				assert.Equal(t, terms[i], cap(m.Cols), "matrix %d grew: %d terms", i, m.NNZ())
-				assert.Less(t, float64(terms[i]), 1.05*float64(m.NNZ()), "matrix %d", i)
-			}
-			assert.Equal(t, sz.Rows+sz.Inputs+1, cap(rec.A.RowStart), "rows")
-			assert.Equal(t, sz.Aux, cap(rec.Aux), "aux")
-		})
-	}
-}
-
 // The blank circuit has the shape of a real one.
 func TestBlankShape(t *testing.T) {
 	p := stacked.TestCircuitParams(merkle.Shape{Base: 8})
@@ -414,7 +390,7 @@ func TestRecordingBytes(t *testing.T) {
 		t.Skip("2.7 M rows recorded")
 	}
 	sz := stacked.Params2KiB.Sizes()
-	rec := synth.NewRecorderSized(sz, pce.RecordingTerms(sz))
+	rec := synth.NewRecorderSized(sz, stacked.MatricesProfile.RecordingTerms(sz))
 	require.NoError(t, (&stacked.Circuit{Params: stacked.Params2KiB}).Synthesize(context.Background(), rec))
 	synth.AppendInputRows(rec, len(rec.Inputs))
 	ms, err := pce.Compile(rec)
@@ -426,5 +402,5 @@ func TestRecordingBytes(t *testing.T) {
 	for _, d := range []synth.Density{rec.AAux, rec.BAux, rec.BInput} {
 		held += int64(cap(d.Words)) * 8
 	}
-	assert.InEpsilon(t, float64(held), float64(pce.RecordingBytes(sz)), 0.02)
+	assert.InEpsilon(t, float64(held), float64(stacked.MatricesProfile.RecordingBytes(sz)), 0.02)
 }
