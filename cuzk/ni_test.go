@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,9 +57,12 @@ func TestNIPoRepAggregate(t *testing.T) {
 	ok, err := d.prover.VerifySeal(info)
 	require.NoError(t, err)
 	assert.True(t, ok, "VerifySeal of the NI-PoRep aggregate")
-	info.SealedCID = info.UnsealedCID // another comm_r
+	commR, err := commcid.CIDToReplicaCommitmentV1(info.SealedCID)
+	require.NoError(t, err)
+	commR[0] ^= 1 // another comm_r, still a field element (little-endian: the low byte)
+	info.SealedCID, err = commcid.ReplicaCommitmentV1ToCID(commR)
+	require.NoError(t, err)
 	ok, err = d.prover.VerifySeal(info)
-	if err == nil {
-		assert.False(t, ok, "verifies for another comm_r")
-	}
+	require.NoError(t, err, "a well-formed comm_r that is not the sector's")
+	assert.False(t, ok, "verifies for another comm_r")
 }
