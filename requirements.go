@@ -116,6 +116,14 @@ type Resources struct {
 	// GPU can prove this type at all (streaming, one worker).
 	ProofVRAMBytes    int64
 	LeastDeviceMemory int64
+	// PartitionBusBytes is what one partition's proof moves from the host
+	// to its GPU in Mode (gpu.Plan's ProofBusBytes), the key's and the
+	// matrices' one-time loads not counted: the witness; a, b, c unless
+	// MatricesOnGPU; streaming, also every point of the key and, with
+	// MatricesOnGPU, the matrices from their pinned copy. Over the bus's
+	// host→device bandwidth it is the least time a partition spends on the
+	// bus (examples/cardmodel). 0 on the CPU.
+	PartitionBusBytes int64
 	// GPUs is the number of GPUs one proof needs: 1 with the CUDA backend
 	// (its partitions may spread over more), 0 on the CPU.
 	GPUs int
@@ -227,13 +235,14 @@ func model(t circuits.Type, cfg Config, o modelOpts) (*typeModel, error) {
 		if cfg.ConstraintMatrices != MatricesOff && !o.noDeviceMatrices {
 			opts.MatricesBytes = matrices
 		}
-		plan, err = gpu.NewPlan(limit, gpu.Shape{Counts: counts, Inputs: sh.sizes.Inputs}, opts)
+		plan, err = gpu.NewPlan(limit, gpu.Shape{Counts: counts, Inputs: sh.sizes.Inputs, Rows: r.Constraints}, opts)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v: %w", ErrOutOfDeviceMemory, t, err)
 		}
 		r.GPUs, r.DeviceMemoryLimit = 1, limit
 		r.Mode, r.ProofVRAMBytes, r.LeastDeviceMemory = plan.Mode, plan.ProofBytes, plan.LeastBytes
 		r.ProofsPerGPU, r.VRAMBytes = plan.ProofsAtOnce, plan.PeakBytes
+		r.PartitionBusBytes = plan.ProofBusBytes
 		r.PinnedBytes = plan.PinnedBytes()
 		if plan.MatricesOnDevice {
 			r.MatricesOnGPU, r.MatricesBytes = true, matrices

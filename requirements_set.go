@@ -57,8 +57,11 @@ type CircuitResources struct {
 	// the GPU had no room for its matrices beside the other keys, it proves
 	// as without them on the GPU (MatricesOnGPU false: under MatricesAuto
 	// every partition synthesized in full, the matrices recorded all the
-	// same and kept on the heap, in MatricesBytes and HostBytes). For a set
-	// of one circuit they are Requirements'.
+	// same and kept on the heap, in MatricesBytes and HostBytes). Mode and
+	// PartitionBusBytes stay its own plan's: a key the set leaves KeyPinned
+	// though its plan is resident streams all the same, its partitions
+	// moving the key over the bus too. For a set of one circuit they are
+	// Requirements'.
 	Resources
 	// Key is where the circuit's key is held once the set is preloaded:
 	// KeyOnDevice (resident on every GPU), KeyPinned (a page-locked host

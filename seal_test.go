@@ -329,6 +329,8 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 	// one proof, as the device decides (MatricesFit): two workers then take
 	// turns.
 	require.True(t, res.MatricesOnGPU)
+	witnessBus := (int64(130_169_893) + 328) * 32 // aux and inputs (ONE among them), 32 B each
+	assert.Equal(t, witnessBus, res.PartitionBusBytes, "resident, a, b, c on the GPU: only the witness crosses the bus")
 	two := cfg
 	two.WorkersPerDevice = 2
 	two.DeviceMemoryLimit = res.VRAMBytes + 1<<20 // one worker's need, and a little
@@ -377,11 +379,15 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			assert.Greater(t, st.HostBytes, st.ParamsBytes+st.MatricesLoadBytes, "the key beside the matrices' first load")
 			assert.Less(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "the witness held besides")
 			assert.Less(t, st.PartitionHostBytes, int64(4<<30), "a partition holds its witness alone")
+			assert.Equal(t, groth16.KeyBytes(counts)+witnessBus+st.MatricesBytes, st.PartitionBusBytes,
+				"the key, the witness and the matrices cross the bus")
 		case 24 << 30:
 			// Two plain streamed proofs fit, but one holding its witness.
 			assert.False(t, st.MatricesOnGPU)
 			assert.Zero(t, st.MatricesBytes, "auto: no matrices where they would cost the GPU its overlap")
 			assert.Equal(t, st.LeastDeviceMemory, st.ProofVRAMBytes, "one worker: the least limit is its proof")
+			assert.Equal(t, groth16.KeyBytes(counts)+witnessBus+3*int64(res.Constraints)*32, st.PartitionBusBytes,
+				"the key, the witness and a, b, c over the rows cross the bus")
 			perAssignment := (int64(130_169_893) + 3<<27) * 32 // aux, and a, b, c over the domain
 			assignments := (st.PinnedBytes - pinned) / perAssignment
 			assert.Positive(t, assignments)
@@ -423,6 +429,7 @@ func TestRequirements(t *testing.T) {
 	assert.Zero(t, small.GPUs)
 	assert.Zero(t, small.VRAMBytes)
 	assert.Zero(t, small.PinnedBytes)
+	assert.Zero(t, small.PartitionBusBytes)
 	assert.Zero(t, small.MatricesBytes, "auto: no matrices on the CPU")
 	cacheDir := t.TempDir() // no cached matrices: the first proof records them
 	on, err := gpuc2.Requirements(abi.RegisteredSealProof_StackedDrg2KiBV1_1, gpuc2.Config{ParamsDir: t.TempDir(), Backend: gpuc2.BackendCPU,

@@ -21,10 +21,13 @@ const (
 // Shape is what a plan needs of a proving key: its section counts and
 // its public inputs (ONE included: the verifying key's IC). Its proofs'
 // domain is H+1 and their aux variables L (a witness that differs fails
-// with groth16.ErrKeyMismatch).
+// with groth16.ErrKeyMismatch). Rows is the circuit's QAP rows (its
+// constraints and one per input), which no key knows: it sizes only
+// Plan.ProofBusBytes; 0 takes the domain, an upper bound.
 type Shape struct {
 	Counts groth16.SectionCounts
 	Inputs int
+	Rows   int
 }
 
 // ShapeOf is pk's shape.
@@ -34,6 +37,14 @@ func ShapeOf(pk *groth16.ProvingKey) Shape {
 
 func (s Shape) domain() int { return s.Counts.H + 1 }
 func (s Shape) aux() int    { return s.Counts.L }
+
+// rows is what a, b, c uploaded from the host hold: Rows, else the domain.
+func (s Shape) rows() int {
+	if s.Rows > 0 {
+		return s.Rows
+	}
+	return s.domain()
+}
 
 // Plan is what proving with one key costs a device under a memory limit:
 // the one place device memory is decided. Devices' provers read it for
@@ -71,6 +82,13 @@ type Plan struct {
 	// beside them, that witness, reserved ahead of its proof's rest
 	// (UploadAheadBytes).
 	PeakBytes int64
+	// ProofBusBytes is what one proof moves host→device in Mode, the
+	// key's and the matrices' one-time loads not counted: its witness (aux
+	// and inputs); a, b, c unless MatricesOnDevice; streaming, also every
+	// point of the key (its sections hold only the points the MSMs read,
+	// each streamed once a proof) and, with MatricesOnDevice, the matrices
+	// from their pinned copy (proofBusBytes).
+	ProofBusBytes int64
 	// UploadAheadBytes is what a resident proof with MatricesOnDevice
 	// reserves ahead of the rest of ProofBytes: its witness (aux and
 	// inputs), uploaded while the previous proof computes. 0 otherwise.
@@ -154,8 +172,32 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 	default:
 		return p
 	}
+	var matrices int64 // evaluated on the device from these
+	if p.MatricesOnDevice {
+		matrices = opts.MatricesBytes
+	}
+	p.ProofBusBytes = proofBusBytes(s, p.Mode == ModeStreaming, matrices)
 	p.PeakBytes = p.peak(p.HeldBytes, p.ProofsAtOnce)
 	return p
+}
+
+// proofBusBytes is what one proof of shape s moves host→device, resident
+// or streaming, with a, b, c evaluated on the device from matrices of
+// matrices bytes (pce's Bytes; 0: uploaded): the witness (aux and inputs)
+// always; a, b, c, without matrices; streaming, the key (groth16.KeyBytes:
+// each MSM streams all of its section's points, which are only those of
+// the variables its density selects) and the matrices (each chunk once,
+// with the coefficient table; the chunks' extra row starts, one a chunk,
+// not counted). What is read back, a few points, is not counted either.
+func proofBusBytes(s Shape, streaming bool, matrices int64) int64 {
+	b := assignmentBytes(s.aux(), s.Inputs)
+	if matrices == 0 {
+		b += 3 * int64(s.rows()) * frSize
+	}
+	if streaming {
+		b += groth16.KeyBytes(s.Counts) + matrices
+	}
+	return b
 }
 
 // Beside is what the plan's proofs get on a device where other bytes are

@@ -78,3 +78,70 @@ func TestPlanBeside(t *testing.T) {
 		assert.Equal(t, p.MemoryLimit-p.ProofBytes+1, peak, "what is held")
 	}
 }
+
+// A proof's bus bytes in each mode, by hand for a small shape: the
+// witness (aux and inputs, 32 B each); a, b, c over the rows unless the
+// device evaluates them; streaming, every key point (G1 96 B, G2 192 B)
+// and the matrices.
+func TestPlanProofBusBytes(t *testing.T) {
+	s := Shape{Counts: groth16.SectionCounts{H: 1023, L: 1000, A: 900, B: 300}, Inputs: 5, Rows: 1000}
+	const (
+		witness  = (1000 + 5) * 32                  // 32,160
+		abc      = 3 * 1000 * 32                    // 96,000
+		key      = (1023+1000+900+300)*96 + 300*192 // 367,008
+		matrices = 50_000                           // pce's Bytes, made up
+		abcPad   = 3 * 1024 * 32                    // Rows unknown: the domain's 1024
+	)
+	for _, tc := range []struct {
+		name     string
+		shape    Shape
+		opts     PlanOptions
+		mode     DeviceMode
+		onDevice bool
+		want     int64
+	}{
+		{"resident", s, PlanOptions{}, ModeResident, false, witness + abc},
+		{"resident, rows unknown", Shape{Counts: s.Counts, Inputs: 5}, PlanOptions{}, ModeResident, false, witness + abcPad},
+		{"resident, matrices on the device", s, PlanOptions{MatricesBytes: matrices}, ModeResident, true, witness},
+		{"streaming", s, PlanOptions{NoResident: true}, ModeStreaming, false, witness + abc + key},
+		{"streaming, matrices streamed", s, PlanOptions{NoResident: true, MatricesBytes: matrices}, ModeStreaming, true, witness + key + matrices},
+	} {
+		p, err := NewPlan(0, tc.shape, tc.opts)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.mode, p.Mode, tc.name)
+		require.Equal(t, tc.onDevice, p.MatricesOnDevice, tc.name)
+		assert.Equal(t, tc.want, p.ProofBusBytes, tc.name)
+	}
+}
+
+// A 32 GiB PoRep partition (the table of circuit kinds' counts): resident
+// with the matrices on the device only its 4.2 GB witness crosses the bus;
+// streaming, the 47.4 GB key too (h 12.9, l 12.5, a 12.5, b_g1 3.2, b_g2
+// 6.4 GB), and the matrices (about 5.9 GB) or a, b, c (12.5 GB).
+func TestPlanProofBusBytes32GiB(t *testing.T) {
+	c := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
+	s := Shape{Counts: c, Inputs: 329, Rows: 130_278_869}
+	const gb = 1e9
+	matrices := int64(5.9 * gb)
+	between := func(name string, b int64, lo, hi float64) {
+		t.Helper()
+		assert.GreaterOrEqual(t, float64(b)/gb, lo, name)
+		assert.LessOrEqual(t, float64(b)/gb, hi, name)
+	}
+	between("the key", groth16.KeyBytes(c), 47.3, 47.5)
+	resident, err := NewPlan(0, s, PlanOptions{Workers: 2, MatricesBytes: matrices})
+	require.NoError(t, err)
+	require.Equal(t, ModeResident, resident.Mode)
+	require.True(t, resident.MatricesOnDevice)
+	between("resident, the witness", resident.ProofBusBytes, 4.16, 4.17)
+
+	streamed, err := NewPlan(0, s, PlanOptions{Workers: 2, NoResident: true, MatricesBytes: matrices})
+	require.NoError(t, err)
+	require.True(t, streamed.MatricesOnDevice)
+	between("streaming, the matrices streamed", streamed.ProofBusBytes, 57.4, 57.5)
+	assert.Equal(t, groth16.KeyBytes(c)+resident.ProofBusBytes+matrices, streamed.ProofBusBytes)
+
+	plain, err := NewPlan(0, s, PlanOptions{Workers: 2, NoResident: true})
+	require.NoError(t, err)
+	between("streaming, a, b, c uploaded", plain.ProofBusBytes, 64.0, 64.1)
+}

@@ -202,8 +202,13 @@ type streamedSizes struct {
 
 func newStreamedSizes(device int, c groth16.SectionCounts, m, nAux, nIn int) streamedSizes {
 	return streamedSizes{device: device, c: c, domain: int64(m) * frSize,
-		assignment: int64(nAux+max(nIn, 1)) * frSize, hTables: hScratchBytes(m)}
+		assignment: assignmentBytes(nAux, nIn), hTables: hScratchBytes(m)}
 }
+
+// assignmentBytes is a proof's aux and input scalars (nAux, nIn) as
+// uploaded and held on the device by the streamed path, and as every
+// proof's witness crosses the bus (Plan.ProofBusBytes).
+func assignmentBytes(nAux, nIn int) int64 { return int64(nAux+max(nIn, 1)) * frSize }
 
 // hPhase is H's phase: two domain vectors and the NTT tables; withABC,
 // also the witness and the evaluation's chunk slots.
