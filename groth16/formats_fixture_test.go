@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
@@ -165,40 +164,4 @@ func fxParamsBytes(t testing.TB, k *fxKey) []byte {
 // fxParamsSize is the .params size bellperson's layout implies.
 func fxParamsSize(s fxShape) int {
 	return 868 + 96*s.ic + 5*4 + 96*(s.h+s.l+s.a+s.b) + 192*s.b
-}
-
-// fxG1NotInSubgroup finds a point on y² = x³ + 4 that is not in G1: almost
-// every curve point is outside G1 since the cofactor is large.
-func fxG1NotInSubgroup(t testing.TB) bls12381.G1Affine {
-	t.Helper()
-	var p bls12381.G1Affine
-	var four fp.Element
-	four.SetUint64(4)
-	for x := uint64(1); x < 1000; x++ {
-		var rhs fp.Element
-		p.X.SetUint64(x)
-		rhs.Square(&p.X).Mul(&rhs, &p.X).Add(&rhs, &four)
-		if p.Y.Sqrt(&rhs) == nil {
-			continue
-		}
-		if p.IsOnCurve() && !p.IsInSubGroup() {
-			return p
-		}
-	}
-	t.Fatal("no point outside G1 found")
-	return p
-}
-
-// fxG2NotInSubgroup returns a point on the twist outside G2.
-func fxG2NotInSubgroup(t testing.TB) bls12381.G2Affine {
-	t.Helper()
-	var u bls12381.E2
-	u.A0.SetUint64(5)
-	u.A1.SetUint64(7)
-	j := bls12381.GeneratePointNotInG2(u)
-	var p bls12381.G2Affine
-	p.FromJacobian(&j)
-	require.True(t, p.IsOnCurve())
-	require.False(t, p.IsInSubGroup())
-	return p
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpuc2/gpuc2/groth16"
 	"github.com/gpuc2/gpuc2/internal/cputime"
+	"github.com/gpuc2/gpuc2/internal/testpoints"
 )
 
 func writeTemp(t *testing.T, b []byte) string {
@@ -202,9 +203,9 @@ func TestProvingKeyCorruptPoint(t *testing.T) {
 	k := fxNewKey(t, fxSmall)
 	good := pkBytes(t, k.provingKey(t))
 	st := sectionStarts(fxSmall)
-	p := fxG1NotInSubgroup(t)
+	p := testpoints.OutsideG1(t)
 	notG1 := p.RawBytes()
-	q := fxG2NotInSubgroup(t)
+	q := testpoints.OutsideG2(t)
 	notG2 := q.RawBytes()
 	tests := []struct {
 		name          string

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/testpoints"
 )
 
 func fxProof(t testing.TB) groth16.Proof {
@@ -120,7 +121,7 @@ func TestProofMarshalRejectsInvalidPoints(t *testing.T) {
 	offG1.Y.Add(&offG1.Y, &offG1.X) // breaks y² = x³ + 4
 	offG2 := fxG2(fxScalar(t))
 	offG2.X.A0.Double(&offG2.X.A0)
-	notG1, notG2 := fxG1NotInSubgroup(t), fxG2NotInSubgroup(t)
+	notG1, notG2 := testpoints.OutsideG1(t), testpoints.OutsideG2(t)
 	tests := []struct {
 		name   string
 		mutate func(p *groth16.Proof)
@@ -153,8 +154,8 @@ func TestProofUnmarshalRejects(t *testing.T) {
 	p := fxProof(t)
 	good, err := p.MarshalBinary()
 	require.NoError(t, err)
-	notG1 := fxG1NotInSubgroup(t)
-	notG2 := fxG2NotInSubgroup(t)
+	notG1 := testpoints.OutsideG1(t)
+	notG2 := testpoints.OutsideG2(t)
 	notG1b, notG2b := notG1.Bytes(), notG2.Bytes()
 	modulus := fp.Modulus().FillBytes(make([]byte, fp.Bytes))
 	// An x with no point above it: x³ + 4 is not a square.

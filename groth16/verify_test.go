@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/testpoints"
 )
 
 func TestVerify(t *testing.T) {
@@ -63,8 +64,8 @@ func TestVerifyRejects(t *testing.T) {
 		{"C tampered", vk, func(p *groth16.Proof) { p.C.Add(&p.C, &g1) }, nil},
 		{"A and C swapped", vk, func(p *groth16.Proof) { p.A, p.C = p.C, p.A }, nil},
 		{"C identity", vk, func(p *groth16.Proof) { p.C = bls12381.G1Affine{} }, nil},
-		{"A outside G1", vk, func(p *groth16.Proof) { p.A = fxG1NotInSubgroup(t) }, nil},
-		{"B outside G2", vk, func(p *groth16.Proof) { p.B = fxG2NotInSubgroup(t) }, nil},
+		{"A outside G1", vk, func(p *groth16.Proof) { p.A = testpoints.OutsideG1(t) }, nil},
+		{"B outside G2", vk, func(p *groth16.Proof) { p.B = testpoints.OutsideG2(t) }, nil},
 		{"input changed", vk, nil, func() []fr.Element {
 			y := append([]fr.Element(nil), x...)
 			y[1].Add(&y[1], new(fr.Element).SetOne())
@@ -158,7 +159,7 @@ func TestBatchVerify(t *testing.T) {
 	})
 	t.Run("outside subgroup", func(t *testing.T) {
 		bad := append([]groth16.Proof(nil), proofs...)
-		bad[2].B = fxG2NotInSubgroup(t)
+		bad[2].B = testpoints.OutsideG2(t)
 		ok, err := groth16.BatchVerify(vk, bad, public)
 		require.NoError(t, err)
 		assert.False(t, ok)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuc2/gpuc2/groth16"
+	"github.com/gpuc2/gpuc2/internal/testpoints"
 )
 
 func vkBytes(t *testing.T, vk *groth16.VerifyingKey) []byte {
@@ -154,8 +155,8 @@ func TestReadVerifyingKeyTrailingBytes(t *testing.T) {
 func TestReadVerifyingKeyCorrupt(t *testing.T) {
 	vk, _ := fxSetup(t, 2)
 	good := vkBytes(t, vk)
-	notG1 := fxG1NotInSubgroup(t)
-	notG2 := fxG2NotInSubgroup(t)
+	notG1 := testpoints.OutsideG1(t)
+	notG2 := testpoints.OutsideG2(t)
 	p := fp.Modulus().FillBytes(make([]byte, fp.Bytes)) // not a canonical coordinate
 	tests := []struct {
 		name    string

@@ -10,6 +10,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpuc2/gpuc2/internal/testpoints"
 	"github.com/gpuc2/gpuc2/internal/zcash"
 )
 
@@ -105,7 +106,7 @@ func TestDecode(t *testing.T) {
 	c1, nc1, c2, nc2 := g1.Bytes(), ng1.Bytes(), g2.Bytes(), ng2.Bytes()
 	require.Equal(t, zcash.FlagSign, c1[0]^nc1[0])
 	require.Equal(t, zcash.FlagSign, c2[0]^nc2[0])
-	out1, out2 := outsideG1(t), outsideG2(t)
+	out1, out2 := testpoints.OutsideG1(t), testpoints.OutsideG2(t)
 	modulus := fp.Modulus().FillBytes(make([]byte, fp.Bytes))
 
 	type tc struct {
@@ -251,7 +252,7 @@ func TestFlagsMessage(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	g1, g2 := pointG1(), pointG2()
-	out1, out2 := outsideG1(t), outsideG2(t)
+	out1, out2 := testpoints.OutsideG1(t), testpoints.OutsideG2(t)
 	var off1 bls12381.G1Affine
 	off1.X.SetOne()
 	off1.Y.SetOne()
@@ -280,7 +281,7 @@ func TestCheck(t *testing.T) {
 // every refusal is one of the package's reasons.
 func FuzzDecode(f *testing.F) {
 	g1, g2 := pointG1(), pointG2()
-	out1, out2 := outsideG1(f), outsideG2(f)
+	out1, out2 := testpoints.OutsideG1(f), testpoints.OutsideG2(f)
 	for _, b := range [][]byte{
 		g1.Marshal(), g2.Marshal(), out1.Marshal(), out2.Marshal(),
 		append([]byte{0xc0}, make([]byte, 191)...),
@@ -342,38 +343,6 @@ func pointG2() bls12381.G2Affine {
 	_, _, _, h := bls12381.Generators()
 	var p bls12381.G2Affine
 	p.ScalarMultiplication(&h, big.NewInt(0x7edcba9876543210))
-	return p
-}
-
-// outsideG1 returns a point of E(Fp) outside the prime-order subgroup.
-func outsideG1(t testing.TB) bls12381.G1Affine {
-	t.Helper()
-	var p bls12381.G1Affine
-	var four, rhs fp.Element
-	four.SetUint64(4)
-	for x := uint64(1); x < 1000; x++ {
-		p.X.SetUint64(x)
-		rhs.Square(&p.X).Mul(&rhs, &p.X).Add(&rhs, &four)
-		if p.Y.Sqrt(&rhs) != nil && !p.IsInSubGroup() {
-			require.True(t, p.IsOnCurve())
-			return p
-		}
-	}
-	t.Fatal("no point outside G1 found")
-	return p
-}
-
-// outsideG2 returns a point of the twist outside the prime-order subgroup.
-func outsideG2(t testing.TB) bls12381.G2Affine {
-	t.Helper()
-	var u bls12381.E2
-	u.A0.SetUint64(5)
-	u.A1.SetUint64(7)
-	j := bls12381.GeneratePointNotInG2(u)
-	var p bls12381.G2Affine
-	p.FromJacobian(&j)
-	require.True(t, p.IsOnCurve())
-	require.False(t, p.IsInSubGroup())
 	return p
 }
 
