@@ -171,6 +171,10 @@ type modelOpts struct {
 	// full (the recorded matrices stay on the heap, unused), MatricesOn
 	// evaluates a, b, c on the host.
 	noDeviceMatrices bool
+	// streamed: a set leaves the key in pinned host memory though its own
+	// plan is resident (gpu.Device finds it unfit beside the keys loaded
+	// before it), so its proofs stream it (gpu.PlanOptions.NoResident).
+	streamed bool
 }
 
 // typeModel is requirements' model of one circuit under cfg: its
@@ -231,7 +235,7 @@ func model(t circuits.Type, cfg Config, o modelOpts) (*typeModel, error) {
 		if limit == 0 {
 			limit = gpu.DefaultMemoryLimitOfFirst()
 		}
-		opts := gpu.PlanOptions{Workers: workers, VectorStage: cfg.heapABC()}
+		opts := gpu.PlanOptions{Workers: workers, VectorStage: cfg.heapABC(), NoResident: o.streamed}
 		if cfg.ConstraintMatrices != MatricesOff && !o.noDeviceMatrices {
 			opts.MatricesBytes = matrices
 		}

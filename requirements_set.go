@@ -57,11 +57,10 @@ type CircuitResources struct {
 	// the GPU had no room for its matrices beside the other keys, it proves
 	// as without them on the GPU (MatricesOnGPU false: under MatricesAuto
 	// every partition synthesized in full, the matrices recorded all the
-	// same and kept on the heap, in MatricesBytes and HostBytes). Mode and
-	// PartitionBusBytes stay its own plan's: a key the set leaves KeyPinned
-	// though its plan is resident streams all the same, its partitions
-	// moving the key over the bus too. For a set of one circuit they are
-	// Requirements'.
+	// same and kept on the heap, in MatricesBytes and HostBytes). A key the
+	// set leaves KeyPinned though its own plan is resident streams: its
+	// Mode, reservations and PartitionBusBytes are a streamed proof's. For
+	// a set of one circuit they are Requirements'.
 	Resources
 	// Key is where the circuit's key is held once the set is preloaded:
 	// KeyOnDevice (resident on every GPU), KeyPinned (a page-locked host
@@ -176,6 +175,7 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 	var otherProof int64 // the largest proof of a key loaded so far
 	holders := []string{}
 	noDeviceMatrices := make([]bool, len(ids))
+	streamed := make([]bool, len(ids)) // pinned by the set, though resident alone
 	for i, m := range alone {
 		c := &cs[i]
 		c.ID = ids[i]
@@ -186,8 +186,18 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 		switch {
 		case !cuda:
 			c.Key = KeyHost
-		case m.plan.Mode == gpu.ModeStreaming, held+max(m.plan.ResidentBytes, c.KeyDeviceBytes+otherProof) > limit:
-			c.Key = KeyPinned // streamed: too large alone, or beside what is resident and the other keys' proofs
+		case m.plan.Mode == gpu.ModeStreaming:
+			c.Key = KeyPinned // too large alone
+		case held+max(m.plan.ResidentBytes, c.KeyDeviceBytes+otherProof) > limit:
+			// Too large beside what is resident and the other keys' proofs:
+			// the device streams it, and its proofs reserve as streamed ones.
+			c.Key = KeyPinned
+			streamed[i] = true
+			sm, err := model(types[i], cfg, modelOpts{streamed: true})
+			if err != nil {
+				return SetResources{}, fmt.Errorf("%s: %w", ids[i], err)
+			}
+			alone[i], m = sm, sm
 		default:
 			c.Key = KeyOnDevice
 			held += c.KeyDeviceBytes
@@ -233,7 +243,8 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 			cs[i].Resources = alone[i].r
 			continue
 		}
-		m, err := model(t, cfg, modelOpts{besideHost: longLived - models[i].longLivedHost, noDeviceMatrices: noDeviceMatrices[i]})
+		m, err := model(t, cfg, modelOpts{besideHost: longLived - models[i].longLivedHost, noDeviceMatrices: noDeviceMatrices[i],
+			streamed: streamed[i]})
 		if err != nil {
 			return SetResources{}, fmt.Errorf("%s: %w", ids[i], err)
 		}

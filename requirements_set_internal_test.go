@@ -204,3 +204,38 @@ func TestCircuitsRequirementsBadInput(t *testing.T) {
 	_, err := CircuitsRequirements([]string{"porep-32g", "porep-33g"}, cfg)
 	assert.ErrorContains(t, err, `"porep-33g"`)
 }
+
+// Under an H100's and an H200's default limits the set pins a key whose
+// own plan is resident (SnapDeals' behind PoRep's at 73.7 GiB, WindowPoSt's
+// behind both at 130.5): its proofs stream it, as gpu.Device does with a
+// key found unfit, so its figures are a streamed proof's (Mode, the key
+// over the bus each partition) and the set's pinned memory holds its key.
+func TestCircuitsRequirementsPinnedBesideOthersStreams(t *testing.T) {
+	for _, tc := range []struct {
+		limit  int64
+		pinned string
+	}{{73<<30 + 700<<20, "snap-32g"}, {130<<30 + 512<<20, "wpost-32g"}} {
+		cfg := setConfig(t, tc.limit)
+		s, err := CircuitsRequirements(all32, cfg)
+		require.NoError(t, err)
+		require.Empty(t, s.Stall)
+		var pinnedKeys int64
+		for i, id := range all32 {
+			got := s.Circuits[i]
+			if got.Key == KeyPinned {
+				pinnedKeys += got.KeyDeviceBytes
+			}
+			if id != tc.pinned {
+				continue
+			}
+			c, _ := circuits.CircuitByID(id)
+			alone, _, err := requirements(c.Type, cfg)
+			require.NoError(t, err)
+			require.Equal(t, "resident", string(alone.Mode), "%s alone under %d", id, tc.limit)
+			assert.Equal(t, KeyPinned, got.Key, id)
+			assert.Equal(t, "streaming", string(got.Mode), id)
+			assert.Greater(t, got.PartitionBusBytes, got.KeyDeviceBytes, "%s: the key crosses the bus each partition", id)
+		}
+		assert.Greater(t, s.PinnedBytes, pinnedKeys, "every pinned key's copy is in PinnedBytes")
+	}
+}
