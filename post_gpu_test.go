@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpuc2/gpuc2"
 	"github.com/gpuc2/gpuc2/synth/porep"
+	"github.com/gpuc2/gpuc2/trace"
 )
 
 // TestPoStGPU measures PoSt on a GPU (native/device-test.sh's "post"
@@ -35,6 +36,8 @@ import (
 //     WinningPoSt (CRITICAL) sent once their first partition proves.
 //
 // Lines starting RESULT are the figures. Every proof is self-verified.
+// GPUC2_POST_TRACE=<prefix> writes each limit's trace (Perfetto;
+// native/trace-stats.py) to <prefix>-<limit>.json.
 func TestPoStGPU(t *testing.T) {
 	cache := os.Getenv("GPUC2_POST_CACHE")
 	if os.Getenv("GPUC2_TEST_POST_GPU") == "" || cache == "" {
@@ -83,8 +86,18 @@ func TestPoStGPU(t *testing.T) {
 			if dir := os.Getenv("GPUC2_POST_MATRICES"); dir != "" {
 				matrices = dir
 			}
+			var tracer *trace.Tracer
+			if prefix := os.Getenv("GPUC2_POST_TRACE"); prefix != "" {
+				tracer = trace.New()
+				defer func() {
+					f, err := os.Create(prefix + "-" + limit + ".json")
+					require.NoError(t, err)
+					defer f.Close()
+					require.NoError(t, tracer.WriteJSON(f))
+				}()
+			}
 			p, err := gpuc2.New(ctx, gpuc2.Config{ParamsDir: t.TempDir(), TestParamsDir: cache, Backend: backend,
-				WorkersPerDevice: 2, DeviceMemoryLimit: int64(bytes), MatricesCacheDir: matrices})
+				WorkersPerDevice: 2, DeviceMemoryLimit: int64(bytes), MatricesCacheDir: matrices, Tracer: tracer})
 			require.NoError(t, err)
 			defer p.Close()
 			res := func(format string, args ...any) { t.Logf("RESULT %s: "+format, append([]any{limit}, args...)...) }

@@ -345,7 +345,8 @@ if has post; then
 	# ${POST_LIMITS:-unlimited 16GiB} for ${POST_STEPS:-window winning inflight} (TestPoStGPU; RESULT lines;
 	# POST_MATRICES puts the matrices cache elsewhere, e.g. /dev/shm/mx: a 32 GiB WindowPoSt key and its
 	# matrices crowd a 64 GiB disk). POST_WINDOW_EQUAL=1 first checks the 32 GiB WindowPoSt partition's GPU
-	# proofs against the CPU's from the window setup file in POST_CACHE (two processes).
+	# proofs against the CPU's from the window setup file in POST_CACHE (two processes). The facade's
+	# traces: post-trace-<limit>.json (python3 native/trace-stats.py -gaps on them).
 	t0=$(date +%s)
 	GPUC2_TEST_POST_GPU=1 "$DEV/post.test" -test.v -test.timeout 20m -test.run 'TestGPUEqualsCPU$' >"$OUT/post-gpu.log" 2>&1
 	note "PoSt GPU = CPU (8 MiB): rc=$? $(counts "$OUT/post-gpu.log") in $(($(date +%s) - t0)) s"
@@ -357,7 +358,8 @@ if has post; then
 		note "PoSt 32 GiB on the GPU: rc=$? $(counts "$OUT/post-gpu-32g.log") in $(($(date +%s) - t0)) s"
 		grep -E -- '--- (FAIL|PASS)|proof_test.go|Maximum resident' "$OUT/post-gpu-32g.log" | tee -a "$summary"
 	fi
-	wkey=$(find "${POST_CACHE:-/nonexistent}" -maxdepth 1 -name '*.params' 2>/dev/null | grep -i window | head -1)
+	# testsetup -cache DIR writes DIR/gpuc2/test-params/TEST-ONLY-<type>.params.
+	wkey=$(find "${POST_CACHE:-/nonexistent}" -maxdepth 3 -name '*.params' 2>/dev/null | grep -i window | head -1)
 	if [ -n "${POST_WINDOW_EQUAL:-}" ] && [ -n "$wkey" ]; then
 		# The 32 GiB WindowPoSt partition GPU = CPU from its setup file, in two processes (one
 		# holds the key decoded on the heap for the CPU proof, the other only pinned): the CPU
@@ -374,6 +376,7 @@ if has post; then
 	if [ -n "${POST_CACHE:-}" ]; then
 		t0=$(date +%s)
 		GOMEMLIMIT=${GOMEMLIMIT:-110GiB} GPUC2_TEST_POST_GPU=1 GPUC2_POST_CACHE="$POST_CACHE" GPUC2_POST_MATRICES="${POST_MATRICES:-}" GPUC2_POST_LIMITS="${POST_LIMITS:-unlimited 16GiB}" \
+			GPUC2_POST_TRACE="$OUT/post-trace" \
 			GPUC2_POST_STEPS="${POST_STEPS:-window winning inflight}" timev "$DEV/gpuc2.test" -test.v -test.timeout 40m \
 			-test.run 'TestPoStGPU$' >"$OUT/post-facade.log" 2>&1
 		note "PoSt through the facade: rc=$? in $(($(date +%s) - t0)) s"
