@@ -88,6 +88,24 @@ func seededVerify(t testing.TB, f *fixture, inputs [][]fr.Element, p *Proof, inc
 
 var include = []byte("seeds and comm_rs")
 
+// roundTrip encodes p, an aggregate of n proofs, checks the encoding's size
+// and that decoding and encoding again gives the same bytes, and returns
+// the bytes and the decoded aggregate.
+func roundTrip(t testing.TB, p *Proof, n int) ([]byte, *Proof) {
+	t.Helper()
+	b, err := p.MarshalBinary()
+	require.NoError(t, err)
+	size, err := EncodedSize(uint32(n))
+	require.NoError(t, err)
+	require.Len(t, b, size)
+	dec, err := Decode(b)
+	require.NoError(t, err)
+	b2, err := dec.MarshalBinary()
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(b, b2), "re-encoded")
+	return b, dec
+}
+
 func TestAggregateVerify(t *testing.T) {
 	f := testFixture(t)
 	for _, v := range []Version{V1, V2} {
@@ -102,16 +120,7 @@ func TestAggregateVerify(t *testing.T) {
 
 				// The wire format round-trips byte for byte, and the decoded
 				// aggregate verifies too.
-				b, err := agg.MarshalBinary()
-				require.NoError(t, err)
-				size, err := EncodedSize(uint32(n))
-				require.NoError(t, err)
-				require.Len(t, b, size)
-				dec, err := Decode(b)
-				require.NoError(t, err)
-				b2, err := dec.MarshalBinary()
-				require.NoError(t, err)
-				require.True(t, bytes.Equal(b, b2))
+				_, dec := roundTrip(t, agg, n)
 				require.True(t, seededVerify(t, f, f.inputs[:n], dec, include, v))
 			})
 		}
@@ -411,16 +420,7 @@ func TestAggregate8192(t *testing.T) {
 	agg, err := Aggregate(ctx, psrs, proofs, include, V2)
 	require.NoError(t, err)
 	require.True(t, verify(agg, inputs))
-	b, err := agg.MarshalBinary()
-	require.NoError(t, err)
-	size, err := EncodedSize(n)
-	require.NoError(t, err)
-	require.Len(t, b, size)
-	dec, err := Decode(b)
-	require.NoError(t, err)
-	b2, err := dec.MarshalBinary()
-	require.NoError(t, err)
-	require.True(t, bytes.Equal(b, b2), "re-encoded")
+	b, _ := roundTrip(t, agg, n)
 	_, err = Decode(b[:len(b)-1])
 	require.ErrorIs(t, err, ErrFormat, "cut short")
 

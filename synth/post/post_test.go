@@ -372,3 +372,41 @@ func FuzzDecodeSectorProof(f *testing.F) {
 		_ = post.Check(context.Background(), p, randomness, []*post.SectorProof{sp})
 	})
 }
+
+// A PoSt witness is almost all field elements (Poseidon), not bits as
+// PoRep's mostly are: of the aux values the A and B matrices read, more than
+// 95 % are neither 0 nor 1, so a PoSt partition's MSMs are dense (the GPU's
+// 0/1 split saves nothing; BENCHMARKS.md, PoSt on the GPU). The 8 MiB
+// WindowPoSt partition, 2026-12-07: 64,488 of 65,088 aux values, A's 48,970
+// of 49,330, B's 46,548 of 47,148.
+func TestWitnessDense(t *testing.T) {
+	ctx := context.Background()
+	p := params(t, abi.RegisteredPoStProof_StackedDrgWindow8MiBV1_1)
+	proofs, err := post.SyntheticSectorProofs(ctx, p, randomness, []uint64{1, 2}, 1)
+	require.NoError(t, err)
+	decoded, err := post.DecodeAndCheck(ctx, p, randomness, post.EncodeSectorProofs(proofs))
+	require.NoError(t, err)
+	w, err := post.WitnessFor(p, decoded)
+	require.NoError(t, err)
+	sizes, err := p.CircuitSizes()
+	require.NoError(t, err)
+	pa := synth.NewProvingAssignment(sizes)
+	require.NoError(t, (&post.Circuit{Params: p, Witness: w}).Synthesize(ctx, pa))
+	for _, d := range []struct {
+		name    string
+		density *synth.Density
+	}{{"A", &pa.AAux}, {"B", &pa.BAux}} {
+		var read, dense int
+		for i := range pa.Aux {
+			if !d.density.Test(i) {
+				continue
+			}
+			read++
+			if v := &pa.Aux[i]; !v.IsZero() && !v.IsOne() {
+				dense++
+			}
+		}
+		t.Logf("%s reads %d aux values, %d neither 0 nor 1", d.name, read, dense)
+		assert.Greater(t, float64(dense), 0.95*float64(read), "%s: %d of %d aux values read are neither 0 nor 1", d.name, dense, read)
+	}
+}
