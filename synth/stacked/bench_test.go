@@ -111,7 +111,7 @@ func BenchmarkWitness(b *testing.B) {
 // as the prover does on a parameter file's first proof (the facade's
 // recording), with a recorder that grows its slices as the terms come
 // ("unsized") and one sized from the circuit's shape and
-// pce.RecordingTerms ("sized"). B/op counts every allocation, the garbage
+// MatricesProfile.RecordingTerms ("sized"). B/op counts every allocation, the garbage
 // of each growth included; peak-MiB is the most memory the Go runtime held
 // from the OS during the operations, sampled every 2 ms, over what it held
 // before them. Run it with -benchtime 1x, one case per process: the

@@ -383,7 +383,7 @@ func TestInvalidParams(t *testing.T) {
 	assert.Contains(t, err.Error(), tests[0].msg)
 }
 
-// pce.RecordingBytes counts a sized recording's slices and the matrices
+// MatricesProfile.RecordingBytes counts a sized recording's slices and the matrices
 // compiled from it: within 2 % of what a 2 KiB recording holds.
 func TestRecordingBytes(t *testing.T) {
 	if testing.Short() {
