@@ -204,7 +204,7 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 			holders = append(holders, c.ID+"'s key")
 		}
 		if cuda {
-			otherProof = max(otherProof, m.plan.ProofBytes) // the keys after it leave room for it
+			otherProof = max(otherProof, m.plan.LeastProofBytes()) // the keys after it leave room for it
 		}
 	}
 	for i, m := range alone {

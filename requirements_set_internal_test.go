@@ -159,12 +159,24 @@ func TestCircuitsRequirementsStalls(t *testing.T) {
 	assert.Equal(t, []KeyTier{KeyOnDevice, KeyOnDevice, KeyPinned, KeyPinned},
 		[]KeyTier{s.Circuits[0].Key, s.Circuits[1].Key, s.Circuits[2].Key, s.Circuits[3].Key})
 
-	// At 18 GiB a streamed PoRep proof takes nearly the whole limit: the
-	// WinningPoSt key streams too rather than leave it no room.
-	s, err = CircuitsRequirements(all32, setConfig(t, 18<<30))
-	require.NoError(t, err)
-	assert.Empty(t, s.Stall)
-	assert.Equal(t, KeyPinned, s.Circuits[3].Key)
+	// At 18 GiB a streamed PoRep proof's layout takes nearly the whole
+	// limit; the WinningPoSt key is still resident, loaded after it or
+	// before, and PoRep's proofs take a layout for the room it leaves (one
+	// with the aux MSMs after the h MSM), as the device does
+	// (gpu.Plan.Beside). Before, loaded first, it left them none: every
+	// PoRep proof failed (an H100 under 16 GiB, 2026-12-07).
+	for _, ids := range [][]string{all32, {"winning-32g", "porep-32g"}} {
+		s, err = CircuitsRequirements(ids, setConfig(t, 18<<30))
+		require.NoError(t, err)
+		assert.Empty(t, s.Stall, ids)
+		for _, c := range s.Circuits {
+			assert.Positive(t, c.ProofsPerGPU, c.ID)
+			if c.ID == "winning-32g" {
+				assert.Equal(t, KeyOnDevice, c.Key)
+			}
+		}
+		assert.LessOrEqual(t, s.VRAMBytes, int64(18<<30))
+	}
 
 	// Without SnapDeals the three fit, WindowPoSt streaming.
 	s, err = CircuitsRequirements([]string{"porep-32g", "wpost-32g", "winning-32g"}, setConfig(t, 79_134_000_000))

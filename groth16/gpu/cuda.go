@@ -320,11 +320,12 @@ func (p *Device) plan(pk *groth16.ProvingKey) *Plan {
 	return kp
 }
 
-// isUnfit says whether pk was found too large to be resident here.
 // otherProofBytes is the largest proof reservation of a key other than pk
-// known here: a resident key's beside it, a streamed key's alone. What is
+// known here: a resident key's beside it, a streamed key's least (its aux
+// MSMs after the h MSM; the larger of plain and with a, b, c). What is
 // held for good (a resident key, matrices) must leave room for it, or that
-// key's proofs never find any.
+// key's proofs never find any; where less room is left than its plan's
+// layout takes, it takes one for the room (streamedIn).
 func (p *Device) otherProofBytes(pk *groth16.ProvingKey) int64 {
 	var most int64
 	for _, dk := range p.keys.values() {
@@ -334,12 +335,13 @@ func (p *Device) otherProofBytes(pk *groth16.ProvingKey) int64 {
 	defer p.mu.Unlock()
 	for k, kp := range p.plans {
 		if k != pk && p.unfit[k] {
-			most = max(most, kp.streamed.after)
+			most = max(most, kp.streamed.after, kp.streamedABC.after)
 		}
 	}
 	return most
 }
 
+// isUnfit says whether pk was found too large to be resident here.
 func (p *Device) isUnfit(pk *groth16.ProvingKey) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

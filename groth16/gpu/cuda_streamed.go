@@ -51,7 +51,9 @@ func (p *Device) proveStreaming(ctx context.Context, pk *groth16.ProvingKey, w *
 	if err != nil {
 		return nil, err
 	}
-	plan := p.plan(pk).streamedFor(hm != nil) // checkCounts ties m, the aux and inputs to the key
+	// checkCounts ties m, the aux and inputs to the key; the room is what
+	// resident keys and matrices leave of the limit now.
+	plan := p.plan(pk).streamedIn(hm != nil, p.gate.MemoryLimit()-p.gate.Held())
 	if plan.bytes() > p.gate.MemoryLimit() {
 		return nil, fmt.Errorf("%w: GPU %d: a streamed proof needs %d bytes, the device's limit allows %d: %w",
 			ErrOutOfDeviceMemory, p.device, plan.bytes(), p.gate.MemoryLimit(), gpulock.ErrTooLarge)

@@ -103,7 +103,9 @@ type Plan struct {
 	// streamed and streamedABC are a streamed proof's reservations, plain
 	// and one that evaluates a, b, c on the device.
 	streamed, streamedABC streamedPlan
-	workers, domain       int // PlanOptions.Workers (at least 1), the key's domain
+	workers, domain       int   // PlanOptions.Workers (at least 1), the key's domain
+	device                int   // the device planned for (anyDevice: the most any needs)
+	shape                 Shape // the key's, for streamedIn
 }
 
 // PlanOptions are what a plan depends on beside the key and the limit.
@@ -140,7 +142,7 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 	c, m, nAux, nIn := s.Counts, s.domain(), s.aux(), s.Inputs
 	workers := max(opts.Workers, 1)
 	p := Plan{MemoryLimit: limit, ResidentBytes: groth16.KeyBytes(c) + proofDeviceBytes(device, c, m, nAux),
-		StagingBytes: int64(workers) * UploadStagingBytes, workers: workers, domain: m}
+		StagingBytes: int64(workers) * UploadStagingBytes, workers: workers, domain: m, device: device, shape: s}
 	plain, withABC := streamingProofBytes(device, c, m, nAux, nIn)
 	p.streamed = planStreamed(device, limit, c, m, nAux, nIn, false, plain)
 	p.streamedABC = planStreamed(device, limit, c, m, nAux, nIn, true, withABC)
@@ -177,7 +179,7 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 		matrices = opts.MatricesBytes
 	}
 	p.ProofBusBytes = proofBusBytes(s, p.Mode == ModeStreaming, matrices)
-	p.PeakBytes = p.peak(p.HeldBytes, p.ProofsAtOnce)
+	p.PeakBytes = p.peak(p.HeldBytes, p.ProofsAtOnce, p.ProofBytes)
 	return p
 }
 
@@ -200,6 +202,17 @@ func proofBusBytes(s Shape, streaming bool, matrices int64) int64 {
 	return b
 }
 
+// LeastProofBytes is the least one proof reserves: ProofBytes resident;
+// streaming, with its aux MSMs after the h MSM, the layout a device takes
+// where what others hold for good leaves less room than ProofBytes
+// (streamedIn).
+func (p Plan) LeastProofBytes() int64 {
+	if p.Mode == ModeStreaming {
+		return p.streamedFor(p.MatricesOnDevice).after
+	}
+	return p.ProofBytes
+}
+
 // Beside is what the plan's proofs get on a device where other bytes are
 // held for good beside the plan's own HeldBytes (the resident keys and
 // matrices of other circuits, which the ledger never gives back to
@@ -207,20 +220,26 @@ func proofBusBytes(s Shape, streaming bool, matrices int64) int64 {
 // the device's peak with them. proofs is 0 when not even one fits: such a
 // proof waits in the ledger for memory that never comes. Beside(0) is the
 // plan's own ProofsAtOnce and PeakBytes.
+// A streamed proof whose layout does not fit the room left takes one that
+// does, as the device does (streamedIn).
 func (p Plan) Beside(other int64) (proofs int, peak int64) {
 	held := p.HeldBytes + other
-	n := ProofsFit(p.MemoryLimit-held, p.ProofBytes, p.workers)
+	proof := p.ProofBytes
+	if p.Mode == ModeStreaming {
+		proof = p.streamedIn(p.MatricesOnDevice, p.MemoryLimit-held).bytes()
+	}
+	n := ProofsFit(p.MemoryLimit-held, proof, p.workers)
 	if n == 0 {
 		return 0, held
 	}
-	return n, p.peak(held, n)
+	return n, p.peak(held, n, proof)
 }
 
-// peak is the device's peak with held bytes held for good and n proofs at
-// once: with MatricesOnDevice and a worker waiting, its witness reserved
-// ahead where the ledger lets it in (UploadAheadBytes).
-func (p Plan) peak(held int64, n int) int64 {
-	peak := held + int64(n)*p.ProofBytes
+// peak is the device's peak with held bytes held for good and n proofs of
+// proof bytes at once: with MatricesOnDevice and a worker waiting, its
+// witness reserved ahead where the ledger lets it in (UploadAheadBytes).
+func (p Plan) peak(held int64, n int, proof int64) int64 {
+	peak := held + int64(n)*proof
 	if p.workers > n && p.UploadAheadBytes > 0 {
 		ahead := peak + p.UploadAheadBytes
 		if ahead > p.MemoryLimit { // reserved once a proof has given back b and c
@@ -247,6 +266,23 @@ func (p *Plan) streamedFor(withABC bool) streamedPlan {
 		return p.streamedABC
 	}
 	return p.streamed
+}
+
+// streamedIn is a streamed proof's plan (withABC: one that evaluates a,
+// b, c on the device) in room bytes of the ledger, the limit less what
+// resident keys and matrices hold for good: the plan's own where it fits
+// (or where nothing smaller would), else one chosen for that room as the
+// plan chose for its limit: the aux MSMs beside the h MSM in a layout
+// that fits, or after it. A small key made resident beside a streamed one
+// (a WinningPoSt's, loaded first) would otherwise leave a layout sized to
+// the whole limit no room at all.
+func (p *Plan) streamedIn(withABC bool, room int64) streamedPlan {
+	sp := p.streamedFor(withABC)
+	if sp.bytes() <= room || sp.after > room {
+		return sp
+	}
+	s := p.shape
+	return planStreamed(p.device, room, s.Counts, s.domain(), s.aux(), s.Inputs, withABC, sp.after)
 }
 
 // residentMatricesFit says whether compiled matrices of bytes (pce's

@@ -73,9 +73,12 @@ func TestPlanBeside(t *testing.T) {
 		n, peak := p.Beside(room - p.ProofBytes)
 		assert.Equal(t, 1, n, "limit %d: one proof in the room left", limit)
 		assert.Equal(t, p.MemoryLimit, peak)
-		n, peak = p.Beside(room - p.ProofBytes + 1)
+		// A streamed proof takes a layout of less overlap where its own
+		// does not fit (TestPlanStreamedInRoom): none fits below its least.
+		least := p.LeastProofBytes()
+		n, peak = p.Beside(room - least + 1)
 		assert.Zero(t, n, "limit %d: no proof fits", limit)
-		assert.Equal(t, p.MemoryLimit-p.ProofBytes+1, peak, "what is held")
+		assert.Equal(t, p.MemoryLimit-least+1, peak, "what is held")
 	}
 }
 
@@ -144,4 +147,40 @@ func TestPlanProofBusBytes32GiB(t *testing.T) {
 	plain, err := NewPlan(0, s, PlanOptions{Workers: 2, NoResident: true})
 	require.NoError(t, err)
 	between("streaming, a, b, c uploaded", plain.ProofBusBytes, 64.0, 64.1)
+}
+
+// A streamed 32 GiB PoRep proof's layout fills a 16 GiB limit; beside a
+// small key held for good (a WinningPoSt's, 238 MB on the H100 that
+// failed every PoRep proof so) it takes a layout for the room left
+// instead of never fitting, and the plan's Beside says so.
+func TestPlanStreamedInRoom(t *testing.T) {
+	c := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
+	s := Shape{Counts: c, Inputs: 329}
+	for _, limit := range []int64{16 << 30, 18 << 30, 24 << 30} {
+		for _, matrices := range []int64{0, 5_900_000_000} {
+			p, err := NewPlan(limit, s, PlanOptions{Workers: 2, MatricesBytes: matrices})
+			require.NoError(t, err)
+			require.Equal(t, ModeStreaming, p.Mode)
+			least := p.LeastProofBytes()
+			assert.LessOrEqual(t, least, p.ProofBytes)
+			helds := []int64{0, 238 << 20, p.MemoryLimit - least}
+			if p.ProofBytes > least { // a layout of its aux MSMs beside the h MSM
+				helds = append(helds, p.MemoryLimit-p.ProofBytes+1)
+			}
+			for _, held := range helds {
+				room := p.MemoryLimit - held
+				sp := p.streamedIn(p.MatricesOnDevice, room)
+				assert.Equal(t, least, sp.after, "limit %d, held %d: the layout changes, not the need", limit, held)
+				if held <= p.MemoryLimit-p.ProofBytes {
+					assert.Equal(t, p.ProofBytes, sp.bytes(), "limit %d, held %d: the plan's own layout fits", limit, held)
+				}
+				assert.LessOrEqual(t, sp.bytes(), room, "limit %d, held %d", limit, held)
+				n, peak := p.Beside(held)
+				assert.Positive(t, n, "limit %d, held %d: a proof fits", limit, held)
+				assert.LessOrEqual(t, peak, p.MemoryLimit, "limit %d, held %d", limit, held)
+			}
+			n, _ := p.Beside(p.MemoryLimit - least + 1)
+			assert.Zero(t, n, "limit %d: less room than the least layout", limit)
+		}
+	}
 }
