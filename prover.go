@@ -90,7 +90,7 @@ func New(ctx context.Context, cfg Config) (*Prover, error) {
 		p.keys.resident = pipe.Budget().SetResident
 	}
 	p.log.Info("gpuc2 prover ready", "backend", cfg.Backend, "params", cfg.ParamsDir, "devices", ordinals,
-		"prover_workers", len(pipe.Stats().Provers), "synthesis", cfg.SynthesisConcurrency, "host_budget", cfg.HostMemoryBudget)
+		"prover_workers", pipe.Stats().Workers(), "synthesis", cfg.SynthesisConcurrency, "host_budget", cfg.HostMemoryBudget)
 	return p, nil
 }
 

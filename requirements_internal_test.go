@@ -63,7 +63,7 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 			}
 			// What the Prover runs is what it was configured with.
 			assert.Equal(t, tc.want.Backend, p.Backend())
-			assert.Len(t, p.pipe.Stats().Provers, tc.want.WorkersPerDevice*max(len(p.Status().Devices), 1))
+			assert.Equal(t, tc.want.WorkersPerDevice*max(len(p.Status().Devices), 1), p.pipe.Stats().Workers()) // and an urgent one per device
 			assert.Equal(t, tc.want.SynthesisConcurrency, p.pipe.Stats().SynthesisWorkers)
 			st := p.Status()
 			assert.Equal(t, tc.want.HostMemoryBudget, st.HostBudgetBytes)
@@ -93,7 +93,7 @@ func TestRequirementsAgreeWithNew(t *testing.T) {
 		p, err := New(ctx, Config{WorkersPerDevice: 2})
 		require.NoError(t, err)
 		assert.Len(t, p.Status().Devices, len(devs))
-		assert.Len(t, p.pipe.Stats().Provers, 2*len(devs))
+		assert.Equal(t, 2*len(devs), p.pipe.Stats().Workers())
 		assert.Equal(t, 2*len(devs)+1, p.pipe.Stats().SynthesisWorkers)
 		require.NoError(t, p.Close())
 		_, err = New(ctx, Config{Devices: []int{0, len(devs)}})

@@ -120,7 +120,9 @@ const (
 //
 // Not modelled: the one partition of a PoSt (a priority above NORMAL)
 // the pipeline synthesizes beside the others' (its working set; the host
-// budget still bounds it: it waits there for room); keys
+// budget still bounds it: it waits there for room) and proves on each
+// device's urgent worker beside them (its device memory; it waits in the
+// ledger, first in line, for room); keys
 // loaded by a first proof instead of a preload (the
 // upload then takes the room only if it is free at that moment, else that
 // proof streams: the outcome depends on what else runs, and such a

@@ -118,7 +118,7 @@ func (p *Prover) Status() Status {
 		PartitionsWaitingProver:    ps.WaitingProver,
 		PartitionsProving:          ps.Proving,
 		SynthesisWorkers:           ps.SynthesisWorkers,
-		ProverWorkers:              len(ps.Provers),
+		ProverWorkers:              ps.Workers(),
 		Loaded:                     p.keys.sealTypes(),
 		HostBudgetBytes:            ps.Budget.Limit,
 		HostReservedBytes:          ps.Budget.Reserved,
@@ -139,7 +139,9 @@ func (p *Prover) Status() Status {
 			PoolHighWaterBytes: st.PoolHighWater, Name: st.Info.Name, TotalBytes: st.Info.TotalBytes}
 		for _, w := range ps.Provers {
 			if w.Device == ds.Ordinal {
-				ds.Workers++
+				if !w.Urgent {
+					ds.Workers++
+				}
 				if w.Busy {
 					ds.Busy++
 					ds.Proving = append(ds.Proving, w.Label)

@@ -19,6 +19,11 @@
 //   - a compute lock of configurable width (default 1), held only while the
 //     worker's kernels run.
 //
+// Both serve their waiters first come first served within a priority: a
+// job made with NewPriorityJob (a WinningPoSt's proof) goes before every
+// waiting job of a lower one, to reserve and to compute; it still waits
+// for the job that holds the lock or the ledger's turn, and for its bytes.
+//
 // A Job walks the fixed order reserve → upload → compute → release compute →
 // [stream →] read back → release reservation, and refuses any other order
 // (ErrOrder); Stream is copy-bound device work after the compute lock (MSMs

@@ -36,8 +36,8 @@ type Device struct {
 	// holder, a job that holds its upload's bytes while it waits for the
 	// rest waits only on jobs that hold all they need (and long-lived
 	// reservations), which end without it.
-	turn    *semaphore.Weighted
-	compute *semaphore.Weighted
+	turn    *gate
+	compute *gate
 
 	mu sync.Mutex
 	m  Metrics
@@ -64,8 +64,8 @@ func NewDevice(cfg Config) (*Device, error) {
 		ordinal:     cfg.Ordinal,
 		memoryLimit: limit,
 		mem:         semaphore.NewWeighted(limit),
-		turn:        semaphore.NewWeighted(1),
-		compute:     semaphore.NewWeighted(int64(width)),
+		turn:        newGate(1),
+		compute:     newGate(width),
 		last:        time.Now(),
 		m:           Metrics{Ordinal: cfg.Ordinal, MemoryLimitBytes: limit},
 	}, nil

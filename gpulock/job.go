@@ -31,10 +31,18 @@ type Job struct {
 	reservedAt time.Time
 	computeAt  time.Time
 	held       bool // Hold: long-lived, counted in the device's heldNow
+	priority   int
 }
 
-// NewJob starts a job on d.
+// NewJob starts a job on d, of the default priority (0).
 func (d *Device) NewJob() *Job { return &Job{d: d} }
+
+// NewPriorityJob starts a job on d whose waits for the ledger's turn and
+// for the compute lock are served before those of jobs of a lower
+// priority (then first come first served): a WinningPoSt's proof is the
+// next to reserve and to compute, whatever waits. It still waits for the
+// job that holds either, and for the bytes it needs to be free.
+func (d *Device) NewPriorityJob(priority int) *Job { return &Job{d: d, priority: priority} }
 
 func (j *Job) expect(s jobState, step string) error {
 	if j.state != s {
@@ -54,10 +62,10 @@ func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 	}
 	d := j.d
 	start := time.Now()
-	if err := d.turn.Acquire(ctx, 1); err != nil {
+	if err := d.turn.acquire(ctx, j.priority); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, bytes, err)
 	}
-	defer d.turn.Release(1)
+	defer d.turn.release()
 	if err := j.checkSize(bytes, 0); err != nil { // a hold taken while this job waited for its turn
 		return err
 	}
@@ -84,15 +92,15 @@ func (j *Job) ReserveUpload(ctx context.Context, upload, rest int64) error {
 	}
 	d := j.d
 	start := time.Now()
-	if err := d.turn.Acquire(ctx, 1); err != nil {
+	if err := d.turn.acquire(ctx, j.priority); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, upload, err)
 	}
 	if err := j.checkSize(upload, rest); err != nil { // a hold taken while this job waited for its turn
-		d.turn.Release(1)
+		d.turn.release()
 		return err
 	}
 	if err := j.take(ctx, upload, start); err != nil {
-		d.turn.Release(1)
+		d.turn.release()
 		return err
 	}
 	d.transition(func() { d.m.UploadsAhead++ })
@@ -110,7 +118,7 @@ func (j *Job) Extend(ctx context.Context) error {
 	if err := j.take(ctx, j.rest, time.Now()); err != nil {
 		return err
 	}
-	d.turn.Release(1)
+	d.turn.release()
 	j.state, j.rest = stateReserved, 0
 	return nil
 }
@@ -203,10 +211,10 @@ func (j *Job) TryReserve(bytes int64) (bool, error) {
 		return false, err
 	}
 	d := j.d
-	if !d.turn.TryAcquire(1) {
+	if !d.turn.tryAcquire() {
 		return false, nil
 	}
-	defer d.turn.Release(1)
+	defer d.turn.release()
 	if !d.mem.TryAcquire(bytes) {
 		return false, nil
 	}
@@ -272,7 +280,7 @@ func (j *Job) Compute(ctx context.Context) error {
 	}
 	d := j.d
 	start := time.Now()
-	if err := d.compute.Acquire(ctx, 1); err != nil {
+	if err := d.compute.acquire(ctx, j.priority); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for compute: %w", d.ordinal, err)
 	}
 	now := time.Now()
@@ -303,7 +311,7 @@ func (j *Job) releaseCompute() {
 		d.computing--
 		d.m.ComputeHold += time.Since(j.computeAt)
 	})
-	d.compute.Release(1)
+	d.compute.release()
 }
 
 // Suspend releases the compute lock, runs fn (copies that the job's next
@@ -361,7 +369,7 @@ func (j *Job) Done() {
 		})
 		d.mem.Release(j.bytes)
 		if j.state == stateUploading {
-			d.turn.Release(1)
+			d.turn.release()
 		}
 	}
 	j.state = stateDone

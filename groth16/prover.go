@@ -63,6 +63,14 @@ func WithRandomness(r, s fr.Element) ProveOption {
 	return func(c *settings) { c.R, c.S = &r, &s }
 }
 
+// WithPriority orders the proof's waits on a GPU: for device memory and
+// for its compute lock, a proof of a higher priority goes before the
+// waiting proofs of a lower one (0, the default; gpulock's
+// NewPriorityJob). The CPU prover ignores it.
+func WithPriority(priority int) ProveOption {
+	return func(c *settings) { c.Priority = priority }
+}
+
 // WithTimings records how long each phase of the proof took into t.
 func WithTimings(t *Timings) ProveOption {
 	return func(c *settings) { c.Timings = (*prover.Timings)(t) }

@@ -19,7 +19,7 @@ type deviceJob struct {
 }
 
 func (p *Device) deviceJob(cfg *prover.Settings) deviceJob {
-	return deviceJob{job: p.gate.NewJob(), device: p.device, cfg: cfg}
+	return deviceJob{job: p.gate.NewPriorityJob(cfg.Priority), device: p.device, cfg: cfg}
 }
 
 // done releases what the job still holds.

@@ -11,7 +11,8 @@
 //	             ▼
 //	           prover queue, in (proof, partition) order
 //	             ▼
-//	           prover workers (Config.Provers: per GPU, or on the CPU): Prove,
+//	           prover workers (Config.Provers: per GPU, or on the CPU, and one
+//	           more each for urgent partitions): Prove,
 //	           then the bytes go back to the Budget, the assignment as a spare
 //	             ▼
 //	Collect ◀─ each partition's proof, in the order they finish
@@ -26,7 +27,10 @@
 // no more partitions are synthesized or waiting for a prover than there
 // are synthesis workers, whatever room the budget leaves, and one more of a
 // priority above the default: that one does not wait for a prover to take
-// the partitions ahead of it, so it waits only for a prover to finish. With
+// the partitions ahead of it, and each device has one more prover worker
+// that proves only such partitions, so it waits for no prover either (on
+// a GPU it then goes first for the device's memory and compute lock:
+// groth16.WithPriority). With
 // Config.Witness a witness-only partition is synthesized into that memory
 // (pinned, for one DMA to the GPU), kept with its spare assignment and
 // freed when the budget lets the assignment go.

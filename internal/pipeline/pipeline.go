@@ -87,8 +87,9 @@ type synthWorker struct {
 
 type proveWorker struct {
 	Prover
-	track trace.Track
-	job   atomic.Pointer[Job] // the job it proves now; nil: idle
+	track  trace.Track
+	urgent bool                // proves only partitions above the default priority
+	job    atomic.Pointer[Job] // the job it proves now; nil: idle
 }
 
 // New starts a pipeline's workers; Close stops them.
@@ -119,6 +120,22 @@ func New(cfg Config) (*Pipeline, error) {
 		i := perDevice[pr.Device]
 		perDevice[pr.Device]++
 		w := &proveWorker{Prover: pr, track: trace.Track{Process: "cpu", Thread: fmt.Sprintf("prover %d", i)}}
+		if pr.Device >= 0 {
+			w.track.Process = fmt.Sprintf("cuda %d", pr.Device)
+		}
+		p.provers = append(p.provers, w)
+		p.goLoop("prover", func() { p.proveLoop(w) })
+	}
+	// One more worker per device, for urgent partitions only: a
+	// WinningPoSt does not wait for a worker to finish the partition it
+	// proves, only (on a GPU, first in line: WithPriority) for the device
+	// memory and compute lock that partition holds.
+	for _, pr := range cfg.Provers {
+		if perDevice[pr.Device] == 0 {
+			continue
+		}
+		perDevice[pr.Device] = 0
+		w := &proveWorker{Prover: pr, urgent: true, track: trace.Track{Process: "cpu", Thread: "prover urgent"}}
 		if pr.Device >= 0 {
 			w.track.Process = fmt.Sprintf("cuda %d", pr.Device)
 		}
@@ -230,7 +247,7 @@ type Stats struct {
 	Proving          int
 
 	SynthesisWorkers int
-	Provers          []ProverStats // in Config.Provers' order
+	Provers          []ProverStats // in Config.Provers' order, then each device's urgent worker
 	Budget           BudgetStats
 	// JobList is every job enqueued and not yet collected, in sequence order.
 	JobList []JobStats
@@ -239,6 +256,7 @@ type Stats struct {
 // ProverStats is one prover worker's state.
 type ProverStats struct {
 	Device int
+	Urgent bool   // the device's worker for partitions above the default priority only
 	Busy   bool   // proving now
 	Label  string // the Spec.Label of the job it proves now
 }
@@ -267,7 +285,7 @@ func (p *Pipeline) Stats() Stats {
 	}
 	s.Queued = queued + s.WaitingForMemory // taken from the queue, still waiting
 	for _, w := range p.provers {
-		ps := ProverStats{Device: w.Device}
+		ps := ProverStats{Device: w.Device, Urgent: w.urgent}
 		if j := w.job.Load(); j != nil {
 			ps.Busy, ps.Label = true, j.spec.Label
 		}
@@ -281,4 +299,16 @@ func (p *Pipeline) Stats() Stats {
 	p.mu.Unlock()
 	slices.SortFunc(s.JobList, func(a, b JobStats) int { return cmp.Compare(a.Seq, b.Seq) })
 	return s
+}
+
+// Workers is the prover workers of Config.Provers, the urgent ones not
+// counted.
+func (s Stats) Workers() int {
+	n := 0
+	for _, w := range s.Provers {
+		if !w.Urgent {
+			n++
+		}
+	}
+	return n
 }

@@ -12,14 +12,46 @@ type queue struct {
 	mu     sync.Mutex
 	items  []*task
 	notify chan struct{} // capacity 1: the queue may have grown
+	// urgentNotify is notify for popUrgent's callers, who take only a
+	// task above the default priority: their wake-ups are their own, so
+	// they never swallow one that pop's callers wait for.
+	urgentNotify chan struct{}
 }
 
-func newQueue() *queue { return &queue{notify: make(chan struct{}, 1)} }
+func newQueue() *queue {
+	return &queue{notify: make(chan struct{}, 1), urgentNotify: make(chan struct{}, 1)}
+}
 
 func (q *queue) signal() {
-	select {
-	case q.notify <- struct{}{}:
-	default:
+	for _, c := range []chan struct{}{q.notify, q.urgentNotify} {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// urgent says whether t is above the default priority.
+func urgent(t *task) bool { return t.job.spec.Priority > 0 }
+
+// popUrgent takes the first task once it is urgent, waiting for one; nil
+// once done is closed.
+func (q *queue) popUrgent(done <-chan struct{}) *task {
+	for {
+		if t := q.popIf(urgent); t != nil {
+			if q.headIs(urgent) { // another urgent popper may be waiting
+				select {
+				case q.urgentNotify <- struct{}{}:
+				default:
+				}
+			}
+			return t
+		}
+		select {
+		case <-q.urgentNotify:
+		case <-done:
+			return nil
+		}
 	}
 }
 

@@ -37,7 +37,6 @@ func (p *Pipeline) dispatch() {
 // of ahead, or for a partition above the default priority at the queue's
 // head, the urgent token. nil once the pipeline is closed.
 func (p *Pipeline) take() *task {
-	urgent := func(t *task) bool { return t.job.spec.Priority > 0 }
 	for {
 		var token chan struct{} // nil: blocks
 		if p.synthQueue.headIs(urgent) {
@@ -140,7 +139,12 @@ func (p *Pipeline) synthesize(w *synthWorker, t *task) error {
 
 func (p *Pipeline) proveLoop(w *proveWorker) {
 	for {
-		t := p.proveQueue.pop(p.done)
+		var t *task
+		if w.urgent {
+			t = p.proveQueue.popUrgent(p.done)
+		} else {
+			t = p.proveQueue.pop(p.done)
+		}
 		if t == nil {
 			return
 		}
@@ -161,7 +165,8 @@ func (p *Pipeline) prove(w *proveWorker, t *task) error {
 	defer func() { w.job.Store(nil); p.proving.Add(-1) }()
 	t.device = w.Device
 	job.report(t, Proving, nil)
-	opts := []groth16.ProveOption{groth16.WithPhaseStart(func(name string) { job.reportPhase(t, name) })}
+	opts := []groth16.ProveOption{groth16.WithPhaseStart(func(name string) { job.reportPhase(t, name) }),
+		groth16.WithPriority(job.spec.Priority)}
 	if job.spec.Matrices != nil {
 		opts = append(opts, groth16.WithMatrices(job.spec.Matrices))
 	}

@@ -22,6 +22,7 @@ type Settings struct {
 	Phases   func(name string, start, end time.Time, args ...any)
 	Starts   func(name string) // WithPhaseStart
 	Matrices *pce.Matrices     // WithMatrices: the compiled constraint matrices a, b, c may be evaluated from, or nil
+	Priority int               // WithPriority: a GPU serves higher first
 }
 
 // Configure applies opts (groth16.ProveOptions); the timings always point

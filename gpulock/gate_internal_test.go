@@ -1,0 +1,137 @@
+package gpulock
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// waitQueued waits until g has n waiters.
+func waitQueued(t *testing.T, g *gate, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return len(g.waiters) == n
+	}, 10*time.Second, time.Millisecond)
+}
+
+// Waiters are served by priority, then in arrival order, whatever order
+// they came in.
+func TestGatePriorityOrder(t *testing.T) {
+	g := newGate(1)
+	require.True(t, g.tryAcquire())
+	var mu sync.Mutex
+	var order []string
+	var wg sync.WaitGroup
+	for i, w := range []struct {
+		name     string
+		priority int
+	}{{"a", 0}, {"b", 0}, {"c", 1}, {"d", 2}, {"e", 1}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !assert.NoError(t, g.acquire(context.Background(), w.priority)) {
+				return
+			}
+			mu.Lock()
+			order = append(order, w.name)
+			mu.Unlock()
+			g.release()
+		}()
+		waitQueued(t, g, i+1)
+	}
+	assert.False(t, g.tryAcquire(), "held, and others wait")
+	g.release()
+	wg.Wait()
+	assert.Equal(t, []string{"d", "c", "e", "a", "b"}, order)
+	assert.True(t, g.tryAcquire(), "free again")
+}
+
+// A waiter whose context ends leaves the queue and does not hold the gate.
+func TestGateCancel(t *testing.T) {
+	g := newGate(1)
+	require.True(t, g.tryAcquire())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- g.acquire(ctx, 5) }()
+	waitQueued(t, g, 1)
+	cancel()
+	assert.ErrorIs(t, <-done, context.Canceled)
+	waitQueued(t, g, 0)
+	g.release()
+	assert.True(t, g.tryAcquire(), "nobody holds it")
+}
+
+// Under many waiters of random priorities, some cancelled, the gate is
+// never held by more than its size, and it ends free.
+func TestGateStress(t *testing.T) {
+	const size = 2
+	g := newGate(size)
+	var in atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(3000))*time.Microsecond)
+			defer cancel()
+			err := g.acquire(ctx, i%3)
+			if err != nil {
+				assert.True(t, errors.Is(err, context.DeadlineExceeded))
+				return
+			}
+			assert.LessOrEqual(t, in.Add(1), int32(size))
+			time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
+			in.Add(-1)
+			g.release()
+		}()
+	}
+	wg.Wait()
+	for range size {
+		assert.True(t, g.tryAcquire())
+	}
+	assert.False(t, g.tryAcquire())
+}
+
+// A priority job waiting for the compute lock computes before the jobs of
+// a lower priority that waited before it.
+func TestPriorityJobComputesFirst(t *testing.T) {
+	d, err := NewDevice(Config{MemoryLimit: 1000})
+	require.NoError(t, err)
+	ctx := context.Background()
+	first := d.NewJob()
+	require.NoError(t, first.Reserve(ctx, 100))
+	require.NoError(t, first.Compute(ctx))
+	var mu sync.Mutex
+	var order []string
+	var wg sync.WaitGroup
+	for i, j := range []struct {
+		name string
+		job  *Job
+	}{{"normal", d.NewJob()}, {"urgent", d.NewPriorityJob(2)}} {
+		require.NoError(t, j.job.Reserve(ctx, 100))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer j.job.Done()
+			if !assert.NoError(t, j.job.Compute(ctx)) {
+				return
+			}
+			mu.Lock()
+			order = append(order, j.name)
+			mu.Unlock()
+		}()
+		waitQueued(t, d.compute, i+1)
+	}
+	first.Done()
+	wg.Wait()
+	assert.Equal(t, []string{"urgent", "normal"}, order)
+}
