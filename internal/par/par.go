@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -49,6 +51,65 @@ func Chunks(ctx context.Context, n, chunk int, f func(lo, hi int) error) error {
 		})
 	}
 	return g.Wait()
+}
+
+// urgentKey marks a context as Urgent's.
+type urgentKey struct{}
+
+// urgent counts the Urgent calls not yet ended; clear is closed when the
+// count drops to zero (made anew when it leaves zero).
+var urgent struct {
+	n     atomic.Int64
+	mu    sync.Mutex
+	clear chan struct{}
+}
+
+// Urgent returns ctx marked urgent, its work under way until end is called
+// (more calls do nothing): while any urgent work is, Yield holds other
+// work at the start of its next piece, so the urgent work gets the cores.
+// The pipeline marks the synthesis of a job above the default priority.
+// Chunks and Range do not yield (they also serve the provers and the
+// checks before synthesis). Urgent work must pass its context to the work
+// it waits for, or that work, if it yields, waits for it: a deadlock.
+func Urgent(ctx context.Context) (_ context.Context, end func()) {
+	urgent.mu.Lock()
+	if urgent.n.Add(1) == 1 {
+		urgent.clear = make(chan struct{})
+	}
+	urgent.mu.Unlock()
+	var once sync.Once
+	return context.WithValue(ctx, urgentKey{}, true), func() {
+		once.Do(func() {
+			urgent.mu.Lock()
+			if urgent.n.Add(-1) == 0 {
+				close(urgent.clear)
+			}
+			urgent.mu.Unlock()
+		})
+	}
+}
+
+// Yield waits, unless ctx is Urgent's, while urgent work is under way,
+// then returns ctx's error. The loops that split a synthesis into parts
+// (synth/internal/forkjoin's, synth/stacked's) call it before each part;
+// a part already running runs to its end.
+func Yield(ctx context.Context) error {
+	if urgent.n.Load() == 0 || ctx.Value(urgentKey{}) != nil {
+		return ctx.Err()
+	}
+	urgent.mu.Lock()
+	clear := urgent.clear
+	if urgent.n.Load() == 0 {
+		clear = nil
+	}
+	urgent.mu.Unlock()
+	if clear != nil {
+		select {
+		case <-clear:
+		case <-ctx.Done():
+		}
+	}
+	return ctx.Err()
 }
 
 // Guard is f run through Recover, for errgroup's Go.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestRangeCoversEachIndexOnce(t *testing.T) {
@@ -47,5 +48,48 @@ func TestChunksErrorsAndCancel(t *testing.T) {
 	}
 	if err := Range(ctx, 5, 1, func(lo, hi int) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Range: %v", err)
+	}
+}
+
+// Yield holds other work while urgent work is under way (two here,
+// overlapping), lets the urgent work through, and returns when the last
+// ends or its context is cancelled.
+func TestYieldWaitsForUrgentWork(t *testing.T) {
+	if err := Yield(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	u1, end1 := Urgent(context.Background())
+	u2, end2 := Urgent(context.Background())
+	if err := Yield(u1); err != nil {
+		t.Fatal(err)
+	}
+	if err := Yield(u2); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Yield(cctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: got %v", err)
+	}
+	done := make(chan error)
+	go func() { done <- Yield(context.Background()) }()
+	end1()
+	end1() // once only: u2's work is still under way
+	select {
+	case err := <-done:
+		t.Fatalf("Yield returned (%v) while urgent work was under way", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	end2()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Yield still waits after the urgent work ended")
+	}
+	if err := Yield(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -34,7 +34,8 @@ type Spec struct {
 	Report func(Event)
 	// Priority orders the job's partitions in the queues: higher first,
 	// then by sequence number. A partition already taken from a queue is
-	// not pre-empted.
+	// not pre-empted. The synthesis of a partition above the default (0)
+	// is urgent (par.Urgent): the other syntheses' parts yield to it.
 	Priority int
 	// Label names the job in Stats (JobStats, ProverStats); not interpreted.
 	Label string

@@ -597,3 +597,42 @@ func TestPipelineUrgentProvedAtOnce(t *testing.T) {
 		require.NoError(t, result(t, got))
 	}
 }
+
+// yieldProbe synthesizes a chain and records whether, during its
+// synthesis, work on another context had to yield (par.Yield).
+type yieldProbe struct{ held chan bool }
+
+func (c yieldProbe) Synthesize(ctx context.Context, cs synth.ConstraintSystem) error {
+	if err := par.Yield(ctx); err != nil { // its own parts never wait
+		return err
+	}
+	other := make(chan error, 1)
+	go func() { other <- par.Yield(context.Background()) }()
+	select {
+	case <-other:
+		c.held <- false
+	case <-time.After(20 * time.Millisecond):
+		go func() { <-other; c.held <- true }() // released when the synthesis ends
+	}
+	return (&testcircuit.Chain{N: 24, Seed: 1, Inputs: 1}).Synthesize(ctx, cs)
+}
+
+// The synthesis of a job above the default priority is urgent (par.Urgent):
+// the other syntheses' parts yield to it; a default job's is not.
+func TestPipelineUrgentSynthesisYields(t *testing.T) {
+	p, _ := newPipeline(t, pipeline.Config{Synthesis: 1, HostBudget: 8 * partitionBytes})
+	for _, prio := range []int{0, 1} {
+		c := yieldProbe{make(chan bool, 1)}
+		s := spec(1, func(int) (synth.Circuit, error) { return c, nil }, nil)
+		s.Priority = prio
+		j, err := p.Enqueue(context.Background(), s)
+		require.NoError(t, err)
+		require.NoError(t, result(t, collect(j)))
+		select {
+		case held := <-c.held:
+			assert.Equal(t, prio > 0, held, "priority %d: other work yielded", prio)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("priority %d: the other work still waits", prio)
+		}
+	}
+}

@@ -126,7 +126,13 @@ func (p *Pipeline) synthesize(w *synthWorker, t *task) error {
 		} else {
 			t.w.Reset()
 		}
-		return circuit.Synthesize(job.ctx, t.w)
+		ctx := job.ctx
+		if job.spec.Priority > 0 { // the other syntheses yield to it
+			var end func()
+			ctx, end = par.Urgent(ctx)
+			defer end()
+		}
+		return circuit.Synthesize(ctx, t.w)
 	})
 	t.synthesized = time.Now()
 	t.synth = t.synthesized.Sub(start)

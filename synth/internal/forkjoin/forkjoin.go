@@ -16,7 +16,8 @@ import (
 // each on its own goroutine, at most limit at a time (0: no limit, for
 // parts that bound their own work), calls progress(done, n) after each
 // part that succeeds (one call at a time; nil: none), and joins the
-// children in order. A part must read only variables allocated before the
+// children in order. Each part first yields to urgent work (par.Yield). A
+// part must read only variables allocated before the
 // fork; then the rows, values and densities equal those of running the
 // parts one after another, whatever the scheduling. ctx is checked before
 // each part; the first error (or ctx's) cancels the parts not yet started
@@ -36,7 +37,7 @@ func Run(ctx context.Context, p *synth.ProvingAssignment, n int, size synth.Size
 	}
 	for i := range children {
 		g.Go(par.Guard(func() error {
-			if err := gctx.Err(); err != nil {
+			if err := par.Yield(gctx); err != nil { // urgent work first
 				return err
 			}
 			if err := part(gctx, i, children[i]); err != nil {
