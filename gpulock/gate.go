@@ -16,12 +16,13 @@ type gate struct {
 	size    int // holders at once
 	holders int
 	waiters []*waiter // in service order
-	seq     uint64
+	seq     int64     // the next waiter's place among its priority
+	front   int64     // the next place ahead of them all (acquireFront)
 }
 
 type waiter struct {
 	priority int
-	seq      uint64
+	seq      int64
 	granted  chan struct{} // closed once the waiter holds the gate
 }
 
@@ -30,14 +31,30 @@ func newGate(size int) *gate { return &gate{size: size} }
 // acquire waits until the gate is held at priority, or ctx ends (its
 // error returned, the gate not held).
 func (g *gate) acquire(ctx context.Context, priority int) error {
+	return g.wait(ctx, priority, false)
+}
+
+// acquireFront is acquire ahead of the waiters of its own priority: for a
+// job that gave the gate up to one of a higher priority (Job.Yield).
+func (g *gate) acquireFront(ctx context.Context, priority int) error {
+	return g.wait(ctx, priority, true)
+}
+
+func (g *gate) wait(ctx context.Context, priority int, front bool) error {
 	g.mu.Lock()
 	if g.holders < g.size && len(g.waiters) == 0 {
 		g.holders++
 		g.mu.Unlock()
 		return nil
 	}
-	w := &waiter{priority: priority, seq: g.seq, granted: make(chan struct{})}
-	g.seq++
+	w := &waiter{priority: priority, granted: make(chan struct{})}
+	if front {
+		g.front--
+		w.seq = g.front
+	} else {
+		w.seq = g.seq
+		g.seq++
+	}
 	i, _ := slices.BinarySearchFunc(g.waiters, w, func(a, b *waiter) int {
 		return cmp.Or(cmp.Compare(b.priority, a.priority), cmp.Compare(a.seq, b.seq))
 	})
@@ -90,4 +107,11 @@ func (g *gate) grant() {
 		g.holders++
 		close(w.granted)
 	}
+}
+
+// waitingAbove says whether a waiter of a priority above priority waits.
+func (g *gate) waitingAbove(priority int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.waiters) > 0 && g.waiters[0].priority > priority
 }

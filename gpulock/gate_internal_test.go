@@ -135,3 +135,52 @@ func TestPriorityJobComputesFirst(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, []string{"urgent", "normal"}, order)
 }
+
+// A computing job yields the lock to a waiting job of a higher priority,
+// not to one of its own or a lower one, and computes again after it.
+func TestJobYield(t *testing.T) {
+	d, err := NewDevice(Config{MemoryLimit: 1000})
+	require.NoError(t, err)
+	ctx := context.Background()
+	a := d.NewPriorityJob(1)
+	defer a.Done()
+	require.NoError(t, a.Reserve(ctx, 100))
+	yielded, err := a.Yield(ctx)
+	require.NoError(t, err)
+	assert.False(t, yielded, "not computing")
+	require.NoError(t, a.Compute(ctx))
+	yielded, err = a.Yield(ctx)
+	require.NoError(t, err)
+	assert.False(t, yielded, "nobody waits")
+
+	computed := make(chan string, 2)
+	for _, j := range []struct {
+		name     string
+		priority int
+	}{{"same", 1}, {"higher", 2}} {
+		job := d.NewPriorityJob(j.priority)
+		require.NoError(t, job.Reserve(ctx, 100))
+		go func() {
+			defer job.Done()
+			if assert.NoError(t, job.Compute(ctx)) {
+				computed <- j.name
+				assert.NoError(t, job.EndCompute())
+			}
+		}()
+	}
+	waitQueued(t, d.compute, 2)
+	yielded, err = a.Yield(ctx) // queues behind "higher", ahead of "same" (which waited before it)
+	require.NoError(t, err)
+	assert.True(t, yielded)
+	assert.Equal(t, "higher", <-computed)
+	select {
+	case name := <-computed:
+		t.Fatalf("%s computed while the yielding job waited ahead of it", name)
+	default:
+	}
+	yielded, err = a.Yield(ctx)
+	require.NoError(t, err)
+	assert.False(t, yielded, "one of the same priority waits")
+	require.NoError(t, a.EndCompute())
+	assert.Equal(t, "same", <-computed)
+}

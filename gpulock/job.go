@@ -278,9 +278,19 @@ func (j *Job) Compute(ctx context.Context) error {
 	if err := j.expect(stateReserved, "Compute"); err != nil {
 		return err
 	}
+	return j.compute(ctx, false)
+}
+
+// compute takes the compute lock (front: ahead of the waiters of the job's
+// priority).
+func (j *Job) compute(ctx context.Context, front bool) error {
 	d := j.d
 	start := time.Now()
-	if err := d.compute.acquire(ctx, j.priority); err != nil {
+	acquire := d.compute.acquire
+	if front {
+		acquire = d.compute.acquireFront
+	}
+	if err := acquire(ctx, j.priority); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for compute: %w", d.ordinal, err)
 	}
 	now := time.Now()
@@ -330,6 +340,23 @@ func (j *Job) Suspend(ctx context.Context, fn func() error) error {
 		return err
 	}
 	return j.Compute(ctx)
+}
+
+// Yield lets a job of a higher priority that waits for the compute lock
+// run first: the job gives the lock up and queues for it again, behind
+// that one and ahead of those of its own priority; with none waiting, it
+// keeps the lock. Call it between kernels
+// (a proof's sections): the job's memory stays its own, so the other job
+// costs it only the time of its kernels. yielded says whether it did; a
+// job not computing does nothing. On an error (ctx ended) the job holds
+// only its reservation.
+func (j *Job) Yield(ctx context.Context) (yielded bool, err error) {
+	if j.state != stateComputing || !j.d.compute.waitingAbove(j.priority) {
+		return false, nil
+	}
+	j.releaseCompute()
+	j.state = stateReserved
+	return true, j.compute(ctx, true)
 }
 
 // Stream runs fn after the job's compute: work bounded by the copy engine

@@ -40,8 +40,9 @@ type PhaseFunc func(name string, start, end time.Time, args ...any)
 // msm_b_g1, msm_b_g2; on a GPU also key_upload (the proof that uploads a
 // resident key), matrices_upload and abc_eval (WithMatrices), wait_vram,
 // upload, stage_c, wait_compute, aux_beside (streamed aux MSMs run beside
-// the h MSM, inside msm_h; the sections they sum then take no time) and
-// readback.
+// the h MSM, inside msm_h; the sections they sum then take no time),
+// yield (a resident proof's wait, between two sections, while a proof of a
+// higher priority computes: WithPriority) and readback.
 func WithPhases(f PhaseFunc) ProveOption {
 	return func(c *settings) { c.Phases = f }
 }

@@ -64,6 +64,20 @@ func (d deviceJob) compute(ctx context.Context) error {
 	return nil
 }
 
+// yield lets a proof of a higher priority waiting for the compute lock
+// compute first (gpulock's Yield); the wait is reported as "yield".
+func (d deviceJob) yield(ctx context.Context) error {
+	begin := time.Now()
+	yielded, err := d.job.Yield(ctx)
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	if yielded {
+		d.cfg.Report("yield", begin, "device", d.device)
+	}
+	return nil
+}
+
 // suspend runs upload without the compute lock (gpulock's Suspend), then
 // waits to compute again, each reported as a phase.
 func (d deviceJob) suspend(ctx context.Context, upload func() error) error {

@@ -239,6 +239,10 @@ func (rp *residentProof) MSMBG2(ctx context.Context) (bls12381.G2Jac, error) {
 		rp.auxMSM(rp.dk.b2, int64(bIn)*g2Bytes, w.BAux.Count(), w.BAux.Words))
 }
 
+// Yield lets a proof of a higher priority (a WinningPoSt's) compute
+// between two of this one's sections, each of which ends synchronized.
+func (rp *residentProof) Yield(ctx context.Context) error { return rp.yield(ctx) }
+
 // finish releases the compute lock and reads back. The results are already
 // on the host: read-back frees the buffers in stream order and waits, so
 // that the reservation ends after the memory is really back in the pool.

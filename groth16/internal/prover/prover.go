@@ -75,6 +75,12 @@ type Sections interface {
 	MSMBG2(ctx context.Context) (bls12381.G2Jac, error)
 }
 
+// Yielder is Sections that can let more urgent work use the device between
+// two sections (a resident GPU proof: gpulock's Job.Yield).
+type Yielder interface {
+	Yield(ctx context.Context) error
+}
+
 // sums are the MSM results a proof is assembled from.
 type sums struct {
 	h, l, a, b1 bls12381.G1Jac
@@ -124,9 +130,15 @@ func runSections(ctx context.Context, cfg *Settings, c Counts, sec Sections, arg
 		{"msm_b_g1", c.B, &t.MSMBG1, func() (err error) { sum.b1, err = sec.MSMBG1(ctx); return err }},
 		{"msm_b_g2", c.B, &t.MSMBG2, func() (err error) { sum.b2, err = sec.MSMBG2(ctx); return err }},
 	}
-	for _, st := range steps {
+	y, _ := sec.(Yielder)
+	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if y != nil && i > 0 {
+			if err := y.Yield(ctx); err != nil {
+				return nil, fmt.Errorf("groth16: before %s: %w", st.name, err)
+			}
 		}
 		if cfg.Starts != nil {
 			cfg.Starts(st.name)
