@@ -27,10 +27,12 @@
 // no more partitions are synthesized or waiting for a prover than there
 // are synthesis workers, whatever room the budget leaves, and one more of a
 // priority above the default: that one does not wait for a prover to take
-// the partitions ahead of it, and each device has one more prover worker
-// that proves only such partitions, so it waits for no prover either (on
-// a GPU it then goes first for the device's memory and compute lock:
-// groth16.WithPriority). With
+// the partitions ahead of it. Such partitions have a synthesis worker of
+// their own, and each device one more prover worker that proves only them,
+// so they wait for no other partition's synthesis or proof to end (on a
+// GPU they then go first for the device's memory and compute lock, and a
+// resident proof yields between its sections: groth16.WithPriority), and
+// the other syntheses yield to theirs (par.Urgent). With
 // Config.Witness a witness-only partition is synthesized into that memory
 // (pinned, for one DMA to the GPU), kept with its spare assignment and
 // freed when the budget lets the assignment go.

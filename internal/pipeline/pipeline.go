@@ -51,6 +51,7 @@ type Pipeline struct {
 	synthQueue *queue // partitions waiting for a synthesis worker and host memory
 	proveQueue *queue // synthesized partitions waiting for a prover worker
 	idle       chan *synthWorker
+	urgentIdle chan *synthWorker // the one synthesis worker for urgent partitions only, when idle
 	synthesis  int
 	provers    []*proveWorker
 	// ahead holds a token per partition dispatched and not yet proving,
@@ -81,8 +82,9 @@ type Pipeline struct {
 }
 
 type synthWorker struct {
-	track trace.Track
-	tasks chan *task
+	track  trace.Track
+	tasks  chan *task
+	urgent bool // synthesizes only partitions above the default priority
 }
 
 type proveWorker struct {
@@ -108,6 +110,7 @@ func New(cfg Config) (*Pipeline, error) {
 		synthQueue: newQueue(),
 		proveQueue: newQueue(),
 		idle:       make(chan *synthWorker, cfg.Synthesis),
+		urgentIdle: make(chan *synthWorker, 1),
 		synthesis:  cfg.Synthesis,
 		ahead:      make(chan struct{}, cfg.Synthesis),
 		urgent:     make(chan struct{}, 1),
@@ -150,6 +153,8 @@ func New(cfg Config) (*Pipeline, error) {
 		w := &synthWorker{tasks: make(chan *task, 1), track: trace.Track{Process: "cpu", Thread: fmt.Sprintf("synthesis %d", i)}}
 		p.goLoop("synthesis", func() { p.synthLoop(w) })
 	}
+	uw := &synthWorker{tasks: make(chan *task, 1), urgent: true, track: trace.Track{Process: "cpu", Thread: "synthesis urgent"}}
+	p.goLoop("synthesis", func() { p.synthLoop(uw) })
 	p.goLoop("dispatch", p.dispatch)
 	return p, nil
 }

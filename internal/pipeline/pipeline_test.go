@@ -478,7 +478,7 @@ func TestPipelinePriorities(t *testing.T) {
 	var ev events
 	p, f := newPipeline(t, pipeline.Config{Synthesis: 1, HostBudget: 8 * partitionBytes})
 	first := held()
-	proving := make(chan string, 16)
+	proving := make(chan string, 64) // each proof sends a label per busy worker: its own, perhaps an urgent one
 	f.hook = func(context.Context) error {
 		for _, w := range p.Stats().Provers {
 			if w.Busy {
@@ -515,9 +515,10 @@ func TestPipelinePriorities(t *testing.T) {
 		started = append(started, j.Started)
 	}
 	assert.Equal(t, []string{"low", "low2", "high", "mid"}, labels)
-	assert.Equal(t, []int{1, 0, 0, 0}, started)
+	// high and mid may have started on the urgent workers
+	// (TestPipelineUrgentSynthesizedAtOnce); low2 waits.
+	assert.Equal(t, []int{1, 0}, started[:2])
 	assert.Equal(t, 2, st.JobList[2].Priority)
-	assert.True(t, high.Started().IsZero())
 
 	close(first.release)
 	for _, j := range []*pipeline.Job{low, low2, high, mid} {
@@ -536,7 +537,7 @@ func TestPipelinePriorities(t *testing.T) {
 	for l := range proving {
 		labels = append(labels, l)
 	}
-	assert.Len(t, labels, 8)
+	assert.GreaterOrEqual(t, len(labels), 8, "each proof saw at least its own worker busy")
 	assert.Contains(t, labels, "high")
 	assert.Empty(t, p.Stats().JobList)
 }
@@ -634,5 +635,39 @@ func TestPipelineUrgentSynthesisYields(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("priority %d: the other work still waits", prio)
 		}
+	}
+}
+
+// A partition above the default priority waits for no synthesis to end
+// either: with the one synthesis worker held in a low partition's
+// synthesis, a high one is synthesized by the urgent worker and proved
+// while the other still synthesizes; default ones queue behind it.
+func TestPipelineUrgentSynthesizedAtOnce(t *testing.T) {
+	p, _ := newPipeline(t, pipeline.Config{Synthesis: 1, HostBudget: 8 * partitionBytes})
+	first := held()
+	heldOnce := func(k int) (synth.Circuit, error) {
+		c, err := chain(k)
+		if k == 0 {
+			c = heldThen{first, c}
+		}
+		return c, err
+	}
+	mk := func(prio int, circuit func(int) (synth.Circuit, error)) <-chan error {
+		s := spec(2, circuit, nil)
+		s.Priority = prio
+		j, err := p.Enqueue(context.Background(), s)
+		require.NoError(t, err)
+		return collect(j)
+	}
+	low := mk(0, heldOnce)
+	wait(t, first.synthesizing, "the first partition did not start")
+	normal := mk(0, chain)
+	high := mk(1, chain)
+	require.NoError(t, result(t, high), "synthesized and proved while the synthesis worker is held")
+	st := p.Stats()
+	assert.Equal(t, 1, st.Synthesizing, "low's first partition, still held")
+	close(first.release)
+	for _, got := range []<-chan error{low, normal} {
+		require.NoError(t, result(t, got))
 	}
 }

@@ -14,18 +14,22 @@ import (
 // so the budget serves partitions in queue order.
 func (p *Pipeline) dispatch() {
 	for {
-		var w *synthWorker
-		select {
-		case w = <-p.idle:
-		case <-p.done:
+		w := p.worker()
+		if w == nil {
 			return
 		}
-		t := p.take()
+		t := p.take(w.urgent)
 		if t == nil {
-			return
+			select {
+			case <-p.done:
+				return
+			default: // the urgent partition went meanwhile
+				p.urgentIdle <- w
+				continue
+			}
 		}
 		if err := par.Recover(func() error { return p.schedule(w, t) }); err != nil {
-			p.idle <- w
+			p.giveBack(w)
 			p.finish(t, err)
 			continue
 		}
@@ -33,10 +37,57 @@ func (p *Pipeline) dispatch() {
 	}
 }
 
+// worker waits for an idle synthesis worker: one of Config.Synthesis's,
+// or, while a partition above the default priority heads the queue, the
+// urgent one, so that such a partition waits for no synthesis to end.
+// nil once the pipeline is closed.
+func (p *Pipeline) worker() *synthWorker {
+	for {
+		// The urgent token is taken by this goroutine alone, and its return
+		// signals the queue: a length read here cannot go stale unseen.
+		var urgentIdle chan *synthWorker // nil: blocks
+		if len(p.urgent) > 0 && p.synthQueue.headIs(urgent) {
+			urgentIdle = p.urgentIdle
+		}
+		select {
+		case w := <-p.idle:
+			return w
+		case w := <-urgentIdle:
+			return w
+		case <-p.synthQueue.notify: // a push, perhaps of an urgent partition (dispatch alone pops this queue)
+		case <-p.done:
+			return nil
+		}
+	}
+}
+
+// giveBack returns w to its idle channel.
+func (p *Pipeline) giveBack(w *synthWorker) {
+	if w.urgent {
+		p.urgentIdle <- w
+	} else {
+		p.idle <- w
+	}
+}
+
 // take waits for a queued partition and room ahead of the provers: a token
 // of ahead, or for a partition above the default priority at the queue's
-// head, the urgent token. nil once the pipeline is closed.
-func (p *Pipeline) take() *task {
+// head, the urgent token. With urgentOnly (the urgent worker's) it takes
+// only the latter, and only if both are there now; else nil. nil once the
+// pipeline is closed.
+func (p *Pipeline) take(urgentOnly bool) *task {
+	if urgentOnly {
+		select {
+		case <-p.urgent:
+			if t := p.synthQueue.popIf(urgent); t != nil {
+				t.ahead = p.urgent
+				return t
+			}
+			p.urgent <- struct{}{} // withdrawn meanwhile
+		default:
+		}
+		return nil
+	}
 	for {
 		var token chan struct{} // nil: blocks
 		if p.synthQueue.headIs(urgent) {
@@ -86,7 +137,7 @@ func (p *Pipeline) schedule(w *synthWorker, t *task) error {
 
 func (p *Pipeline) synthLoop(w *synthWorker) {
 	for {
-		p.idle <- w // never blocks: the channel has room for every worker
+		p.giveBack(w) // never blocks: the channels have room for every worker
 		select {
 		case t := <-w.tasks:
 			if err := par.Recover(func() error { return p.synthesize(w, t) }); err != nil {
@@ -198,6 +249,9 @@ func (p *Pipeline) prove(w *proveWorker, t *task) error {
 func (p *Pipeline) releaseAhead(t *task) {
 	if t.ahead != nil {
 		t.ahead <- struct{}{}
+		if t.ahead == p.urgent { // the urgent worker may take the next urgent partition (worker)
+			p.synthQueue.signal()
+		}
 		t.ahead = nil
 	}
 }
