@@ -21,8 +21,10 @@
 //
 // Both serve their waiters first come first served within a priority: a
 // job made with NewPriorityJob (a WinningPoSt's proof) goes before every
-// waiting job of a lower one, to reserve and to compute; it still waits
-// for the job that holds the lock or the ledger's turn, and for its bytes.
+// waiting job of a lower one, to reserve and to compute. It takes bytes
+// free now at once, ahead of a job that holds the ledger's turn and waits
+// for more; otherwise it waits for the turn's holder and for its bytes. A
+// computing job lets it compute between its kernels (Yield).
 //
 // A Job walks the fixed order reserve → upload → compute → release compute →
 // [stream →] read back → release reservation, and refuses any other order

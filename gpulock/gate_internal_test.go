@@ -184,3 +184,55 @@ func TestJobYield(t *testing.T) {
 	require.NoError(t, a.EndCompute())
 	assert.Equal(t, "same", <-computed)
 }
+
+// A job of a priority above 0 takes bytes free now ahead of a job that
+// holds the ledger's turn and waits for more than is free, and of the jobs
+// waiting for the turn; a default one waits behind them. Taken ahead, its
+// Extend waits for nothing and its Done leaves the turn to its holder.
+func TestPriorityReservesAhead(t *testing.T) {
+	d, err := NewDevice(Config{MemoryLimit: 1000})
+	require.NoError(t, err)
+	ctx := context.Background()
+	a := d.NewJob()
+	require.NoError(t, a.Reserve(ctx, 600))
+	b := d.NewJob()
+	require.NoError(t, b.ReserveUpload(ctx, 100, 500)) // 300 free: b waits in Extend, holding the turn
+	extended := make(chan error, 1)
+	go func() { extended <- b.Extend(ctx) }()
+	require.Eventually(t, func() bool { d.mem.mu.Lock(); defer d.mem.mu.Unlock(); return len(d.mem.waiters) == 1 }, 10*time.Second, time.Millisecond)
+
+	c := d.NewJob()
+	cReserved := make(chan error, 1)
+	go func() { cReserved <- c.Reserve(ctx, 100) }()
+	waitQueued(t, d.turn, 1)
+
+	u := d.NewPriorityJob(2)
+	short, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	require.NoError(t, u.Reserve(short, 200), "taken ahead of b and c")
+	u2 := d.NewPriorityJob(1)
+	require.NoError(t, u2.ReserveUpload(short, 50, 50))
+	require.NoError(t, u2.Upload(func() error { return nil }))
+	require.NoError(t, u2.Extend(short), "nothing more to wait for")
+	assert.Equal(t, int64(1000), d.Metrics().ReservedBytes)
+	u2.Done()
+	u.Done()
+	select {
+	case err := <-extended:
+		t.Fatalf("b extended with only 300 free: %v", err)
+	case err := <-cReserved:
+		t.Fatalf("c reserved while b holds the turn: %v", err)
+	default:
+	}
+	big := d.NewPriorityJob(2)
+	go func() { // 300 free, 400 asked: it waits for its turn, behind b, ahead of c
+		defer big.Done()
+		assert.NoError(t, big.Reserve(ctx, 400))
+	}()
+	waitQueued(t, d.turn, 2)
+	a.Done()
+	require.NoError(t, <-extended)
+	b.Done()
+	require.NoError(t, <-cReserved)
+	c.Done()
+}

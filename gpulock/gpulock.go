@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/semaphore"
 )
 
 var (
@@ -30,7 +28,7 @@ type Config struct {
 type Device struct {
 	ordinal     int
 	memoryLimit int64
-	mem         *semaphore.Weighted
+	mem         *ledger
 	// turn is the right to take from the ledger: held by the job that
 	// waits in it, and by a job from ReserveUpload to Extend. With one
 	// holder, a job that holds its upload's bytes while it waits for the
@@ -63,7 +61,7 @@ func NewDevice(cfg Config) (*Device, error) {
 	return &Device{
 		ordinal:     cfg.Ordinal,
 		memoryLimit: limit,
-		mem:         semaphore.NewWeighted(limit),
+		mem:         newLedger(limit),
 		turn:        newGate(1),
 		compute:     newGate(width),
 		last:        time.Now(),

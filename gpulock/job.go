@@ -32,6 +32,7 @@ type Job struct {
 	computeAt  time.Time
 	held       bool // Hold: long-lived, counted in the device's heldNow
 	priority   int
+	turn       bool // holds the ledger's turn (from ReserveUpload to Extend)
 }
 
 // NewJob starts a job on d, of the default priority (0).
@@ -53,12 +54,18 @@ func (j *Job) expect(s jobState, step string) error {
 
 // Reserve blocks until bytes of the device's budget are free for this job,
 // first come first served, or ctx ends. The bytes stay reserved until Done.
+// A job of a priority above 0 takes them at once where they are free now,
+// ahead of a job that waits for more (takeAhead).
 func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 	if err := j.expect(stateNew, "Reserve"); err != nil {
 		return err
 	}
 	if err := j.checkSize(bytes, 0); err != nil {
 		return err
+	}
+	if j.takeAhead(bytes) {
+		j.state = stateReserved
+		return nil
 	}
 	d := j.d
 	start := time.Now()
@@ -91,6 +98,11 @@ func (j *Job) ReserveUpload(ctx context.Context, upload, rest int64) error {
 		return err
 	}
 	d := j.d
+	if j.takeAhead(upload + rest) { // all of it: Extend has nothing to wait for
+		d.transition(func() { d.m.UploadsAhead++ })
+		j.state = stateUploading
+		return nil
+	}
 	start := time.Now()
 	if err := d.turn.acquire(ctx, j.priority); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, upload, err)
@@ -104,7 +116,7 @@ func (j *Job) ReserveUpload(ctx context.Context, upload, rest int64) error {
 		return err
 	}
 	d.transition(func() { d.m.UploadsAhead++ })
-	j.state, j.rest = stateUploading, rest
+	j.state, j.rest, j.turn = stateUploading, rest, true
 	return nil
 }
 
@@ -114,13 +126,27 @@ func (j *Job) Extend(ctx context.Context) error {
 	if err := j.expect(stateUploading, "Extend"); err != nil {
 		return err
 	}
-	d := j.d
-	if err := j.take(ctx, j.rest, time.Now()); err != nil {
-		return err
+	if j.turn {
+		if err := j.take(ctx, j.rest, time.Now()); err != nil {
+			return err
+		}
+		j.d.turn.release()
 	}
-	d.turn.release()
-	j.state, j.rest = stateReserved, 0
+	j.state, j.rest, j.turn = stateReserved, 0, false
 	return nil
+}
+
+// takeAhead reserves bytes for a job of a priority above 0 if they are
+// free now, without the ledger's turn: ahead of a job that holds it and
+// waits for more than is free. Such a job takes all it needs at once and
+// waits for nothing more, so the one it passes only waits longer, and
+// never for ever.
+func (j *Job) takeAhead(bytes int64) bool {
+	if j.priority <= 0 || !j.d.mem.takeAhead(bytes) {
+		return false
+	}
+	j.counted(bytes, time.Now(), time.Now())
+	return true
 }
 
 // checkSize refuses a reservation of bytes and rest more that could never
@@ -165,10 +191,16 @@ func (j *Job) Hold() error {
 // counts them; start is when the job began to wait.
 func (j *Job) take(ctx context.Context, bytes int64, start time.Time) error {
 	d := j.d
-	if err := d.mem.Acquire(ctx, bytes); err != nil {
+	if err := d.mem.acquire(ctx, bytes); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, bytes, err)
 	}
-	now := time.Now()
+	j.counted(bytes, start, time.Now())
+	return nil
+}
+
+// counted counts bytes the job took at now, having waited since start.
+func (j *Job) counted(bytes int64, start, now time.Time) {
+	d := j.d
 	first := j.state == stateNew
 	d.transition(func() {
 		wait := now.Sub(start)
@@ -183,7 +215,6 @@ func (j *Job) take(ctx context.Context, bytes int64, start time.Time) error {
 		j.reservedAt = now
 	}
 	j.bytes += bytes
-	return nil
 }
 
 // reserved counts bytes more reserved now. Called with mu held.
@@ -215,7 +246,7 @@ func (j *Job) TryReserve(bytes int64) (bool, error) {
 		return false, nil
 	}
 	defer d.turn.release()
-	if !d.mem.TryAcquire(bytes) {
+	if !d.mem.tryAcquire(bytes) {
 		return false, nil
 	}
 	now := time.Now()
@@ -244,7 +275,7 @@ func (j *Job) Shrink(bytes int64) error {
 	}
 	d.transition(func() { d.released(bytes) })
 	j.bytes -= bytes
-	d.mem.Release(bytes)
+	d.mem.release(bytes)
 	return nil
 }
 
@@ -394,9 +425,10 @@ func (j *Job) Done() {
 				d.heldNow -= j.bytes
 			}
 		})
-		d.mem.Release(j.bytes)
-		if j.state == stateUploading {
+		d.mem.release(j.bytes)
+		if j.turn {
 			d.turn.release()
+			j.turn = false
 		}
 	}
 	j.state = stateDone
