@@ -187,8 +187,9 @@ func TestJobYield(t *testing.T) {
 
 // A job of a priority above 0 takes bytes free now ahead of a job that
 // holds the ledger's turn and waits for more than is free, and of the jobs
-// waiting for the turn; a default one waits behind them. Taken ahead, its
-// Extend waits for nothing and its Done leaves the turn to its holder.
+// waiting for the turn; a default one waits behind them. Its Extend waits
+// for nothing and its Done leaves the turn to its holder; where its bytes
+// are not free, it waits in the ledger ahead of the turn's holder.
 func TestPriorityReservesAhead(t *testing.T) {
 	d, err := NewDevice(Config{MemoryLimit: 1000})
 	require.NoError(t, err)
@@ -225,14 +226,45 @@ func TestPriorityReservesAhead(t *testing.T) {
 	default:
 	}
 	big := d.NewPriorityJob(2)
-	go func() { // 300 free, 400 asked: it waits for its turn, behind b, ahead of c
-		defer big.Done()
-		assert.NoError(t, big.Reserve(ctx, 400))
-	}()
-	waitQueued(t, d.turn, 2)
-	a.Done()
+	bigReserved := make(chan error, 1)
+	go func() { bigReserved <- big.Reserve(ctx, 400) }() // 300 free: it waits in the ledger, ahead of b's rest
+	require.Eventually(t, func() bool { d.mem.mu.Lock(); defer d.mem.mu.Unlock(); return len(d.mem.waiters) == 2 }, 10*time.Second, time.Millisecond)
+	d.mem.mu.Lock()
+	assert.Equal(t, int64(400), d.mem.waiters[0].n, "the urgent job first")
+	d.mem.mu.Unlock()
+	a.Done() // 900 free: big's 400, then b's 500
+	require.NoError(t, <-bigReserved)
+	big.Done()
 	require.NoError(t, <-extended)
 	b.Done()
 	require.NoError(t, <-cReserved)
 	c.Done()
+}
+
+// Under many reservations of random sizes and priorities, some cancelled,
+// the ledger never hands out more than its size, and ends empty.
+func TestLedgerStress(t *testing.T) {
+	const size = 1000
+	l := newLedger(size)
+	var used atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 300 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := int64(1 + rand.IntN(size))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(5000))*time.Microsecond)
+			defer cancel()
+			if err := l.acquire(ctx, n, i%3); err != nil {
+				assert.True(t, errors.Is(err, context.DeadlineExceeded))
+				return
+			}
+			assert.LessOrEqual(t, used.Add(n), int64(size))
+			time.Sleep(time.Duration(rand.IntN(100)) * time.Microsecond)
+			used.Add(-n)
+			l.release(n)
+		}()
+	}
+	wg.Wait()
+	assert.True(t, l.tryAcquire(size), "all given back")
 }

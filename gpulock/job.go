@@ -54,8 +54,11 @@ func (j *Job) expect(s jobState, step string) error {
 
 // Reserve blocks until bytes of the device's budget are free for this job,
 // first come first served, or ctx ends. The bytes stay reserved until Done.
-// A job of a priority above 0 takes them at once where they are free now,
-// ahead of a job that waits for more (takeAhead).
+// A job of a priority above 0 never takes the ledger's turn: it waits in
+// the ledger for all it needs at once, ahead of the turn's holder and of
+// jobs of a lower priority, and takes bytes free now at once. It holds no
+// part while it waits for more, so the jobs it passes only wait longer,
+// never for ever.
 func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 	if err := j.expect(stateNew, "Reserve"); err != nil {
 		return err
@@ -63,12 +66,15 @@ func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 	if err := j.checkSize(bytes, 0); err != nil {
 		return err
 	}
-	if j.takeAhead(bytes) {
+	d := j.d
+	start := time.Now()
+	if j.priority > 0 { // without the turn (urgent)
+		if err := j.take(ctx, bytes, start); err != nil {
+			return err
+		}
 		j.state = stateReserved
 		return nil
 	}
-	d := j.d
-	start := time.Now()
 	if err := d.turn.acquire(ctx, j.priority); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, bytes, err)
 	}
@@ -89,7 +95,8 @@ func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 // while that job still holds memory the rest needs. Between the two the
 // job holds the ledger's turn: other jobs wait to reserve, so that the
 // rest waits only on jobs that need nothing more. upload+rest larger than
-// the budget fails at once with ErrTooLarge.
+// the budget fails at once with ErrTooLarge. A job of a priority above 0
+// reserves both at once, as Reserve does, and its Extend waits for nothing.
 func (j *Job) ReserveUpload(ctx context.Context, upload, rest int64) error {
 	if err := j.expect(stateNew, "ReserveUpload"); err != nil {
 		return err
@@ -98,12 +105,15 @@ func (j *Job) ReserveUpload(ctx context.Context, upload, rest int64) error {
 		return err
 	}
 	d := j.d
-	if j.takeAhead(upload + rest) { // all of it: Extend has nothing to wait for
+	start := time.Now()
+	if j.priority > 0 { // all of it at once, without the turn (urgent): Extend waits for nothing
+		if err := j.take(ctx, upload+rest, start); err != nil {
+			return err
+		}
 		d.transition(func() { d.m.UploadsAhead++ })
 		j.state = stateUploading
 		return nil
 	}
-	start := time.Now()
 	if err := d.turn.acquire(ctx, j.priority); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, upload, err)
 	}
@@ -134,19 +144,6 @@ func (j *Job) Extend(ctx context.Context) error {
 	}
 	j.state, j.rest, j.turn = stateReserved, 0, false
 	return nil
-}
-
-// takeAhead reserves bytes for a job of a priority above 0 if they are
-// free now, without the ledger's turn: ahead of a job that holds it and
-// waits for more than is free. Such a job takes all it needs at once and
-// waits for nothing more, so the one it passes only waits longer, and
-// never for ever.
-func (j *Job) takeAhead(bytes int64) bool {
-	if j.priority <= 0 || !j.d.mem.takeAhead(bytes) {
-		return false
-	}
-	j.counted(bytes, time.Now(), time.Now())
-	return true
 }
 
 // checkSize refuses a reservation of bytes and rest more that could never
@@ -187,20 +184,14 @@ func (j *Job) Hold() error {
 	return nil
 }
 
-// take waits in the ledger for bytes more (the caller holds the turn) and
-// counts them; start is when the job began to wait.
+// take waits in the ledger for bytes more (the caller holds the turn, or
+// is urgent) and counts them; start is when the job began to wait.
 func (j *Job) take(ctx context.Context, bytes int64, start time.Time) error {
 	d := j.d
-	if err := d.mem.acquire(ctx, bytes); err != nil {
+	if err := d.mem.acquire(ctx, bytes, j.priority); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, bytes, err)
 	}
-	j.counted(bytes, start, time.Now())
-	return nil
-}
-
-// counted counts bytes the job took at now, having waited since start.
-func (j *Job) counted(bytes int64, start, now time.Time) {
-	d := j.d
+	now := time.Now()
 	first := j.state == stateNew
 	d.transition(func() {
 		wait := now.Sub(start)
@@ -215,6 +206,7 @@ func (j *Job) counted(bytes int64, start, now time.Time) {
 		j.reservedAt = now
 	}
 	j.bytes += bytes
+	return nil
 }
 
 // reserved counts bytes more reserved now. Called with mu held.

@@ -1,40 +1,50 @@
 package gpulock
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
 )
 
 // ledger counts a device's reserved bytes: a weighted lock whose waiters
-// are served first come first served (the job that holds the ledger's
-// turn waits here), from which a job of a higher priority may take bytes
-// free now from ahead of them (takeAhead).
+// are served by priority, higher first, then first come first served, each
+// once all its bytes fit. A default job waits here only while it holds the
+// ledger's turn; a job of a higher priority waits here without it, for all
+// it needs at once, ahead of the turn's holder.
 type ledger struct {
 	mu      sync.Mutex
 	size    int64
 	used    int64
-	waiters []*bytesWaiter
+	waiters []*bytesWaiter // in service order
+	seq     int64
 }
 
 type bytesWaiter struct {
-	n       int64
-	granted chan struct{} // closed once the bytes are the waiter's
+	n        int64
+	priority int
+	seq      int64
+	granted  chan struct{} // closed once the bytes are the waiter's
 }
 
 func newLedger(size int64) *ledger { return &ledger{size: size} }
 
 // acquire waits until n bytes are the caller's, or ctx ends (its error
-// returned, nothing taken).
-func (l *ledger) acquire(ctx context.Context, n int64) error {
+// returned, nothing taken). Bytes free now are taken at once unless a
+// waiter of the same or a higher priority waits.
+func (l *ledger) acquire(ctx context.Context, n int64, priority int) error {
 	l.mu.Lock()
-	if l.used+n <= l.size && len(l.waiters) == 0 {
+	if l.used+n <= l.size && (len(l.waiters) == 0 || l.waiters[0].priority < priority) {
 		l.used += n
 		l.mu.Unlock()
 		return nil
 	}
-	w := &bytesWaiter{n: n, granted: make(chan struct{})}
-	l.waiters = append(l.waiters, w)
+	w := &bytesWaiter{n: n, priority: priority, seq: l.seq, granted: make(chan struct{})}
+	l.seq++
+	i, _ := slices.BinarySearchFunc(l.waiters, w, func(a, b *bytesWaiter) int {
+		return cmp.Or(cmp.Compare(b.priority, a.priority), cmp.Compare(a.seq, b.seq))
+	})
+	l.waiters = slices.Insert(l.waiters, i, w)
 	l.mu.Unlock()
 	select {
 	case <-w.granted:
@@ -58,19 +68,6 @@ func (l *ledger) tryAcquire(n int64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.used+n <= l.size && len(l.waiters) == 0 {
-		l.used += n
-		return true
-	}
-	return false
-}
-
-// takeAhead takes n bytes if they are free now, ahead of any waiter: the
-// waiter needs more than is free, and a job that takes all it needs at
-// once ends without waiting for it.
-func (l *ledger) takeAhead(n int64) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.used+n <= l.size {
 		l.used += n
 		return true
 	}
