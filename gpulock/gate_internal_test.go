@@ -255,7 +255,7 @@ func TestLedgerStress(t *testing.T) {
 			n := int64(1 + rand.IntN(size))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(5000))*time.Microsecond)
 			defer cancel()
-			if err := l.acquire(ctx, n, i%3); err != nil {
+			if err := l.acquire(ctx, n, 0, i%3); err != nil {
 				assert.True(t, errors.Is(err, context.DeadlineExceeded))
 				return
 			}
@@ -267,4 +267,29 @@ func TestLedgerStress(t *testing.T) {
 	}
 	wg.Wait()
 	assert.True(t, l.tryAcquire(size), "all given back")
+}
+
+// An urgent job larger than what the turn's holder leaves of the ledger
+// lets that holder have its rest first; it would otherwise wait for bytes
+// the holder keeps while the holder waits behind it, for ever.
+func TestLedgerUrgentPassesPartialHolder(t *testing.T) {
+	d, err := NewDevice(Config{MemoryLimit: 1000})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	a := d.NewJob()
+	require.NoError(t, a.Reserve(ctx, 500))
+	b := d.NewJob()
+	require.NoError(t, b.ReserveUpload(ctx, 300, 400)) // 200 free: b waits for its rest, holding 300
+	extended := make(chan error, 1)
+	go func() { extended <- b.Extend(ctx) }()
+	u := d.NewPriorityJob(2)
+	reserved := make(chan error, 1)
+	go func() { reserved <- u.Reserve(ctx, 800) }() // fits only once b is done
+	require.Eventually(t, func() bool { d.mem.mu.Lock(); defer d.mem.mu.Unlock(); return len(d.mem.waiters) == 2 }, 10*time.Second, time.Millisecond)
+	a.Done() // 700 free: b's 400, not u's 800
+	require.NoError(t, <-extended)
+	b.Done()
+	require.NoError(t, <-reserved)
+	u.Done()
 }

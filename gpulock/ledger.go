@@ -22,6 +22,7 @@ type ledger struct {
 
 type bytesWaiter struct {
 	n        int64
+	holding  int64 // bytes its job holds while it waits (the turn's holder: its upload's)
 	priority int
 	seq      int64
 	granted  chan struct{} // closed once the bytes are the waiter's
@@ -29,17 +30,18 @@ type bytesWaiter struct {
 
 func newLedger(size int64) *ledger { return &ledger{size: size} }
 
-// acquire waits until n bytes are the caller's, or ctx ends (its error
-// returned, nothing taken). Bytes free now are taken at once unless a
-// waiter of the same or a higher priority waits.
-func (l *ledger) acquire(ctx context.Context, n int64, priority int) error {
+// acquire waits until n bytes more are the caller's, or ctx ends (its
+// error returned, nothing taken); the caller holds holding bytes already.
+// Bytes free now are taken at once unless a waiter of the same or a higher
+// priority waits.
+func (l *ledger) acquire(ctx context.Context, n, holding int64, priority int) error {
 	l.mu.Lock()
 	if l.used+n <= l.size && (len(l.waiters) == 0 || l.waiters[0].priority < priority) {
 		l.used += n
 		l.mu.Unlock()
 		return nil
 	}
-	w := &bytesWaiter{n: n, priority: priority, seq: l.seq, granted: make(chan struct{})}
+	w := &bytesWaiter{n: n, holding: holding, priority: priority, seq: l.seq, granted: make(chan struct{})}
 	l.seq++
 	i, _ := slices.BinarySearchFunc(l.waiters, w, func(a, b *bytesWaiter) int {
 		return cmp.Or(cmp.Compare(b.priority, a.priority), cmp.Compare(a.seq, b.seq))
@@ -85,12 +87,28 @@ func (l *ledger) release(n int64) {
 	l.grant()
 }
 
-// grant serves the first waiters while they fit. Called with mu held.
+// grant serves the waiters in order while they fit. One that cannot fit
+// until a waiter behind it, which holds part of what it needs, has the
+// rest and ends (an urgent job larger than what the turn's holder leaves)
+// lets those behind it pass; else the ledger would wait for ever. Called
+// with mu held.
 func (l *ledger) grant() {
-	for len(l.waiters) > 0 && l.used+l.waiters[0].n <= l.size {
-		w := l.waiters[0]
-		l.waiters = l.waiters[1:]
-		l.used += w.n
-		close(w.granted)
+	var waiting int64 // held by waiters
+	for _, w := range l.waiters {
+		waiting += w.holding
+	}
+	for i := 0; i < len(l.waiters); {
+		w := l.waiters[i]
+		switch {
+		case l.used+w.n <= l.size:
+			l.waiters = slices.Delete(l.waiters, i, i+1)
+			l.used += w.n
+			waiting -= w.holding
+			close(w.granted)
+		case w.n > l.size-(waiting-w.holding):
+			i++
+		default:
+			return
+		}
 	}
 }
