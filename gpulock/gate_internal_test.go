@@ -17,9 +17,9 @@ import (
 func waitQueued(t *testing.T, g *gate, n int) {
 	t.Helper()
 	require.Eventually(t, func() bool {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return len(g.waiters) == n
+		g.places.mu.Lock()
+		defer g.places.mu.Unlock()
+		return len(g.places.waiters) == n
 	}, 10*time.Second, time.Millisecond)
 }
 
@@ -255,7 +255,7 @@ func TestLedgerStress(t *testing.T) {
 			n := int64(1 + rand.IntN(size))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(5000))*time.Microsecond)
 			defer cancel()
-			if err := l.acquire(ctx, n, 0, i%3); err != nil {
+			if err := l.acquire(ctx, claim{n: n, priority: i % 3}); err != nil {
 				assert.True(t, errors.Is(err, context.DeadlineExceeded))
 				return
 			}

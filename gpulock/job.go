@@ -188,7 +188,7 @@ func (j *Job) Hold() error {
 // is urgent) and counts them; start is when the job began to wait.
 func (j *Job) take(ctx context.Context, bytes int64, start time.Time) error {
 	d := j.d
-	if err := d.mem.acquire(ctx, bytes, j.bytes, j.priority); err != nil {
+	if err := d.mem.acquire(ctx, claim{n: bytes, holding: j.bytes, priority: j.priority}); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, bytes, err)
 	}
 	now := time.Now()
