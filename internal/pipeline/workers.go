@@ -172,11 +172,16 @@ func (p *Pipeline) synthesize(w *synthWorker, t *task) error {
 			p.vectors.drop(t.w) // a spare of the other kind, under the same shape
 			t.w = nil
 		}
-		if t.w == nil {
+		fresh := t.w == nil
+		if fresh {
 			t.w, _ = p.vectors.assignment(job.spec.Shape, witnessOnly) // the reserved bytes
 		} else {
 			t.w.Reset()
 		}
+		// Traced apart: on an H100 a WinningPoSt's synthesis beside PoRep
+		// proofs took 1.1–2.9 s against 5 ms alone, and ended with another
+		// partition's upload (a pinned allocation waiting on the driver?).
+		p.tracer.Add(w.track, "synthesis_prep", start, time.Now(), append(t.args(), "new_assignment", fresh)...)
 		ctx := job.ctx
 		if job.spec.Priority > 0 { // the other syntheses yield to it
 			var end func()
