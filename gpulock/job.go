@@ -38,11 +38,11 @@ type Job struct {
 // NewJob starts a job on d, of the default priority (0).
 func (d *Device) NewJob() *Job { return &Job{d: d} }
 
-// NewPriorityJob starts a job on d whose waits for the ledger's turn and
-// for the compute lock are served before those of jobs of a lower
-// priority (then first come first served): a WinningPoSt's proof is the
-// next to reserve and to compute, whatever waits. It still waits for the
-// job that holds either, and for the bytes it needs to be free.
+// NewPriorityJob starts a job on d whose waits are served before those of
+// jobs of a lower priority (then first come first served): a WinningPoSt's
+// proof is the next to get device memory (above 0 it never takes the
+// ledger's turn: Reserve) and the next to compute. It still waits for its
+// bytes to be free and for the job computing to end or yield (Yield).
 func (d *Device) NewPriorityJob(priority int) *Job { return &Job{d: d, priority: priority} }
 
 func (j *Job) expect(s jobState, step string) error {
@@ -368,9 +368,9 @@ func (j *Job) Suspend(ctx context.Context, fn func() error) error {
 // Yield lets a job of a higher priority that waits for the compute lock
 // run first: the job gives the lock up and queues for it again, behind
 // that one and ahead of those of its own priority; with none waiting, it
-// keeps the lock. Call it between kernels
-// (a proof's sections): the job's memory stays its own, so the other job
-// costs it only the time of its kernels. yielded says whether it did; a
+// keeps the lock. Call it between kernels (a proof's sections): the job's
+// memory stays its own, so the other job costs it only the time of its
+// kernels. yielded says whether it did; a
 // job not computing does nothing. On an error (ctx ended) the job holds
 // only its reservation.
 func (j *Job) Yield(ctx context.Context) (yielded bool, err error) {
