@@ -181,7 +181,7 @@ func checkTrace(t *testing.T, tr *trace.Tracer, partitions int) {
 	assert.Equal(t, 1, count["C1 parse and check"])
 	assert.Equal(t, 1, count["parameter load"])
 	stages := []string{"H", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"}
-	for _, name := range append(stages, "partition", "self-verify", "synthesis", "queue", "wait_budget") {
+	for _, name := range append(stages, "partition", "self-verify", "synthesis", "synthesis_prep", "queue", "wait_budget") {
 		assert.Equal(t, partitions, count[name], name)
 	}
 	for k := 0; k < partitions; k++ {
@@ -189,13 +189,16 @@ func checkTrace(t *testing.T, tr *trace.Tracer, partitions int) {
 		synthesis := byPartition[k]["synthesis"]
 		assert.LessOrEqual(t, synthesis.Ts+synthesis.Dur, part.Ts+1, "partition %d is synthesized before it is proven", k)
 		assert.LessOrEqual(t, byPartition[k]["wait_budget"].Ts+byPartition[k]["wait_budget"].Dur, synthesis.Ts+1)
+		prep := byPartition[k]["synthesis_prep"] // the circuit and the assignment, inside the synthesis
+		assert.GreaterOrEqual(t, prep.Ts, synthesis.Ts, "partition %d's synthesis_prep starts inside its synthesis", k)
+		assert.LessOrEqual(t, prep.Ts+prep.Dur, synthesis.Ts+synthesis.Dur+1, "partition %d's synthesis_prep ends inside its synthesis", k)
 		// Every prover phase (on a GPU also key_upload, wait_vram, upload,
 		// wait_compute, readback) lies inside the partition's span, and
 		// together they fill it.
 		var sum float64
 		for name, e := range byPartition[k] {
 			switch name {
-			case "partition", "synthesis", "queue", "wait_budget", "self-verify":
+			case "partition", "synthesis", "synthesis_prep", "queue", "wait_budget", "self-verify":
 				continue
 			}
 			assert.GreaterOrEqual(t, e.Ts, part.Ts, "%s starts inside partition %d", name, k)
