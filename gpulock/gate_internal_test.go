@@ -16,10 +16,16 @@ import (
 // waitQueued waits until g has n waiters.
 func waitQueued(t *testing.T, g *gate, n int) {
 	t.Helper()
+	waitWaiters(t, g.places, n)
+}
+
+// waitWaiters waits until l has n waiters.
+func waitWaiters(t *testing.T, l *ledger, n int) {
+	t.Helper()
 	require.Eventually(t, func() bool {
-		g.places.mu.Lock()
-		defer g.places.mu.Unlock()
-		return len(g.places.waiters) == n
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.waiters) == n
 	}, 10*time.Second, time.Millisecond)
 }
 
@@ -75,26 +81,7 @@ func TestGateCancel(t *testing.T) {
 func TestGateStress(t *testing.T) {
 	const size = 2
 	g := newGate(size)
-	var in atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 200 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(3000))*time.Microsecond)
-			defer cancel()
-			err := g.acquire(ctx, i%3)
-			if err != nil {
-				assert.True(t, errors.Is(err, context.DeadlineExceeded))
-				return
-			}
-			assert.LessOrEqual(t, in.Add(1), int32(size))
-			time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
-			in.Add(-1)
-			g.release()
-		}()
-	}
-	wg.Wait()
+	stress(t, g.places, 200, 3000, func() int64 { return 1 })
 	for range size {
 		assert.True(t, g.tryAcquire())
 	}
@@ -200,7 +187,7 @@ func TestPriorityReservesAhead(t *testing.T) {
 	require.NoError(t, b.ReserveUpload(ctx, 100, 500)) // 300 free: b waits in Extend, holding the turn
 	extended := make(chan error, 1)
 	go func() { extended <- b.Extend(ctx) }()
-	require.Eventually(t, func() bool { d.mem.mu.Lock(); defer d.mem.mu.Unlock(); return len(d.mem.waiters) == 1 }, 10*time.Second, time.Millisecond)
+	waitWaiters(t, d.mem, 1)
 
 	c := d.NewJob()
 	cReserved := make(chan error, 1)
@@ -228,7 +215,7 @@ func TestPriorityReservesAhead(t *testing.T) {
 	big := d.NewPriorityJob(2)
 	bigReserved := make(chan error, 1)
 	go func() { bigReserved <- big.Reserve(ctx, 400) }() // 300 free: it waits in the ledger, ahead of b's rest
-	require.Eventually(t, func() bool { d.mem.mu.Lock(); defer d.mem.mu.Unlock(); return len(d.mem.waiters) == 2 }, 10*time.Second, time.Millisecond)
+	waitWaiters(t, d.mem, 2)
 	d.mem.mu.Lock()
 	assert.Equal(t, int64(400), d.mem.waiters[0].n, "the urgent job first")
 	d.mem.mu.Unlock()
@@ -246,27 +233,34 @@ func TestPriorityReservesAhead(t *testing.T) {
 func TestLedgerStress(t *testing.T) {
 	const size = 1000
 	l := newLedger(size)
+	stress(t, l, 300, 5000, func() int64 { return int64(1 + rand.IntN(size)) })
+	assert.True(t, l.tryAcquire(size), "all given back")
+}
+
+// stress has waiters goroutines claim size() of l each, at priorities 0–2,
+// each giving up after up to maxWait µs, and checks that what is held at
+// once never exceeds l's size.
+func stress(t *testing.T, l *ledger, waiters, maxWait int, size func() int64) {
 	var used atomic.Int64
 	var wg sync.WaitGroup
-	for i := range 300 {
+	for i := range waiters {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n := int64(1 + rand.IntN(size))
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(5000))*time.Microsecond)
+			n := size()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(maxWait))*time.Microsecond)
 			defer cancel()
 			if err := l.acquire(ctx, claim{n: n, priority: i % 3}); err != nil {
 				assert.True(t, errors.Is(err, context.DeadlineExceeded))
 				return
 			}
-			assert.LessOrEqual(t, used.Add(n), int64(size))
+			assert.LessOrEqual(t, used.Add(n), l.size)
 			time.Sleep(time.Duration(rand.IntN(100)) * time.Microsecond)
 			used.Add(-n)
 			l.release(n)
 		}()
 	}
 	wg.Wait()
-	assert.True(t, l.tryAcquire(size), "all given back")
 }
 
 // An urgent job larger than what the turn's holder leaves of the ledger
@@ -286,7 +280,7 @@ func TestLedgerUrgentPassesPartialHolder(t *testing.T) {
 	u := d.NewPriorityJob(2)
 	reserved := make(chan error, 1)
 	go func() { reserved <- u.Reserve(ctx, 800) }() // fits only once b is done
-	require.Eventually(t, func() bool { d.mem.mu.Lock(); defer d.mem.mu.Unlock(); return len(d.mem.waiters) == 2 }, 10*time.Second, time.Millisecond)
+	waitWaiters(t, d.mem, 2)
 	a.Done() // 700 free: b's 400, not u's 800
 	require.NoError(t, <-extended)
 	b.Done()
