@@ -26,8 +26,8 @@ func (g *gate) acquireFront(ctx context.Context, priority int) error {
 // tryAcquire holds the gate if it is free now and nobody waits for it.
 func (g *gate) tryAcquire() bool { return g.places.tryAcquire(1) }
 
-// release gives the gate to the first waiter, if any.
-func (g *gate) release() { g.places.release(1) }
+// release gives the gate, held at priority, to the first waiter, if any.
+func (g *gate) release(priority int) { g.places.release(1, priority) }
 
 // waitingAbove says whether a waiter of a priority above priority waits.
 func (g *gate) waitingAbove(priority int) bool { return g.places.waitingAbove(priority) }

@@ -50,12 +50,12 @@ func TestGatePriorityOrder(t *testing.T) {
 			mu.Lock()
 			order = append(order, w.name)
 			mu.Unlock()
-			g.release()
+			g.release(w.priority)
 		}()
 		waitQueued(t, g, i+1)
 	}
 	assert.False(t, g.tryAcquire(), "held, and others wait")
-	g.release()
+	g.release(0)
 	wg.Wait()
 	assert.Equal(t, []string{"d", "c", "e", "a", "b"}, order)
 	assert.True(t, g.tryAcquire(), "free again")
@@ -72,7 +72,7 @@ func TestGateCancel(t *testing.T) {
 	cancel()
 	assert.ErrorIs(t, <-done, context.Canceled)
 	waitQueued(t, g, 0)
-	g.release()
+	g.release(0)
 	assert.True(t, g.tryAcquire(), "nobody holds it")
 }
 
@@ -250,14 +250,15 @@ func stress(t *testing.T, l *ledger, waiters, maxWait int, size func() int64) {
 			n := size()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(maxWait))*time.Microsecond)
 			defer cancel()
-			if err := l.acquire(ctx, claim{n: n, priority: i % 3}); err != nil {
+			priority := i % 3
+			if err := l.acquire(ctx, claim{n: n, priority: priority}); err != nil {
 				assert.True(t, errors.Is(err, context.DeadlineExceeded))
 				return
 			}
 			assert.LessOrEqual(t, used.Add(n), l.size)
 			time.Sleep(time.Duration(rand.IntN(100)) * time.Microsecond)
 			used.Add(-n)
-			l.release(n)
+			l.release(n, priority)
 		}()
 	}
 	wg.Wait()

@@ -45,6 +45,7 @@ type Device struct {
 	computing   int
 	reservedNow int64
 	heldNow     int64 // of reservedNow, held long-lived (Job.Hold)
+	asideNow    int64 // of heldNow, set aside for urgent jobs (Job.SetAside)
 }
 
 // NewDevice returns the gates of one device; its ledger holds MemoryLimit bytes,
@@ -76,11 +77,20 @@ func (d *Device) Ordinal() int { return d.ordinal }
 func (d *Device) MemoryLimit() int64 { return d.memoryLimit }
 
 // Held is the bytes held long-lived now (Job.Hold): resident keys and
-// matrices, which end only when evicted.
+// matrices, which end only when evicted, and the memory set aside beside
+// them for urgent jobs (Job.SetAside).
 func (d *Device) Held() int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.heldNow
+}
+
+// SetAsideBytes is the part of Held set aside for urgent jobs now
+// (Job.SetAside).
+func (d *Device) SetAsideBytes() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.asideNow
 }
 
 // Metrics returns a snapshot of the device's counters.

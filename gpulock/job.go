@@ -31,6 +31,7 @@ type Job struct {
 	reservedAt time.Time
 	computeAt  time.Time
 	held       bool // Hold: long-lived, counted in the device's heldNow
+	aside      bool // SetAside: lent to the jobs above the default priority
 	priority   int
 	turn       bool // holds the ledger's turn (from ReserveUpload to Extend)
 }
@@ -78,7 +79,7 @@ func (j *Job) Reserve(ctx context.Context, bytes int64) error {
 	if err := d.turn.acquire(ctx, j.priority); err != nil {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, bytes, err)
 	}
-	defer d.turn.release()
+	defer d.turn.release(j.priority)
 	if err := j.checkSize(bytes, 0); err != nil { // a hold taken while this job waited for its turn
 		return err
 	}
@@ -118,11 +119,11 @@ func (j *Job) ReserveUpload(ctx context.Context, upload, rest int64) error {
 		return fmt.Errorf("gpulock: device %d: waiting for %d bytes: %w", d.ordinal, upload, err)
 	}
 	if err := j.checkSize(upload, rest); err != nil { // a hold taken while this job waited for its turn
-		d.turn.release()
+		d.turn.release(j.priority)
 		return err
 	}
 	if err := j.take(ctx, upload, start); err != nil {
-		d.turn.release()
+		d.turn.release(j.priority)
 		return err
 	}
 	d.transition(func() { d.m.UploadsAhead++ })
@@ -140,7 +141,7 @@ func (j *Job) Extend(ctx context.Context) error {
 		if err := j.take(ctx, j.rest, time.Now()); err != nil {
 			return err
 		}
-		j.d.turn.release()
+		j.d.turn.release(j.priority)
 	}
 	j.state, j.rest, j.turn = stateReserved, 0, false
 	return nil
@@ -160,6 +161,9 @@ func (j *Job) checkSize(bytes, rest int64) error {
 	}
 	d.mu.Lock()
 	held := d.heldNow
+	if j.priority > 0 { // what is set aside is held for it
+		held -= d.asideNow
+	}
 	d.mu.Unlock()
 	if bytes+rest > d.memoryLimit-held {
 		return fmt.Errorf("%w: device %d: %d bytes asked, memory limit %d of which %d are held by resident keys and matrices",
@@ -181,6 +185,22 @@ func (j *Job) Hold() error {
 		d.transition(func() { d.heldNow += j.bytes })
 		j.held = true
 	}
+	return nil
+}
+
+// SetAside lends the job's held reservation (Hold) to the jobs of a
+// priority above 0: their reservations take from it before the memory
+// free beside it, so that one of them (a WinningPoSt's proof beside its
+// resident key) never waits for memory other jobs hold. The bytes stay
+// held, so other jobs find them taken; Done ends the loan. Call it once.
+func (j *Job) SetAside() error {
+	if !j.held || j.aside || j.state != stateReserved {
+		return fmt.Errorf("%w: SetAside on device %d of a reservation not held (%s)", ErrOrder, j.d.ordinal, j.state)
+	}
+	d := j.d
+	d.transition(func() { d.asideNow += j.bytes })
+	d.mem.setAside(j.bytes)
+	j.aside = true
 	return nil
 }
 
@@ -237,7 +257,7 @@ func (j *Job) TryReserve(bytes int64) (bool, error) {
 	if !d.turn.tryAcquire() {
 		return false, nil
 	}
-	defer d.turn.release()
+	defer d.turn.release(0)
 	if !d.mem.tryAcquire(bytes) {
 		return false, nil
 	}
@@ -267,7 +287,7 @@ func (j *Job) Shrink(bytes int64) error {
 	}
 	d.transition(func() { d.released(bytes) })
 	j.bytes -= bytes
-	d.mem.release(bytes)
+	d.mem.release(bytes, j.priority)
 	return nil
 }
 
@@ -344,7 +364,7 @@ func (j *Job) releaseCompute() {
 		d.computing--
 		d.m.ComputeHold += time.Since(j.computeAt)
 	})
-	d.compute.release()
+	d.compute.release(j.priority)
 }
 
 // Suspend releases the compute lock, runs fn (copies that the job's next
@@ -416,10 +436,17 @@ func (j *Job) Done() {
 			if j.held {
 				d.heldNow -= j.bytes
 			}
+			if j.aside {
+				d.asideNow -= j.bytes
+			}
 		})
-		d.mem.release(j.bytes)
+		if j.aside {
+			d.mem.setAside(-j.bytes)
+			j.aside = false
+		}
+		d.mem.release(j.bytes, j.priority)
 		if j.turn {
-			d.turn.release()
+			d.turn.release(j.priority)
 			j.turn = false
 		}
 	}

@@ -12,13 +12,20 @@ import (
 // first served, each once all it asks fits. A default job waits here only
 // while it holds the ledger's turn; a job of a higher priority waits here
 // without it, for all it needs at once, ahead of the turn's holder.
+//
+// Bytes set aside (setAside: a held reservation lent to jobs above the
+// default priority) are counted in used like any reservation; the urgent
+// jobs' bytes take from them first, so that up to aside of those bytes
+// take no room beside them (overlap).
 type ledger struct {
-	mu      sync.Mutex
-	size    int64
-	used    int64
-	waiters []*bytesWaiter // in service order
-	seq     int64          // the next waiter's place among its priority
-	front   int64          // the next place ahead of them all (claim.front)
+	mu         sync.Mutex
+	size       int64
+	used       int64
+	aside      int64          // of used, set aside for urgent claims
+	urgentUsed int64          // of used, held by urgent claims
+	waiters    []*bytesWaiter // in service order
+	seq        int64          // the next waiter's place among its priority
+	front      int64          // the next place ahead of them all (claim.front)
 }
 
 // claim is what a waiter asks of a ledger.
@@ -28,6 +35,9 @@ type claim struct {
 	priority int
 	front    bool // ahead of the waiters of its own priority (gate's acquireFront)
 }
+
+// urgent says whether the claim may take the bytes set aside.
+func (c claim) urgent() bool { return c.priority > 0 }
 
 type bytesWaiter struct {
 	claim
@@ -42,9 +52,9 @@ func newLedger(size int64) *ledger { return &ledger{size: size} }
 // a waiter of the same or a higher priority waits (or, front, a higher).
 func (l *ledger) acquire(ctx context.Context, c claim) error {
 	l.mu.Lock()
-	if l.used+c.n <= l.size && (len(l.waiters) == 0 || l.waiters[0].priority < c.priority ||
+	if l.fits(c) && (len(l.waiters) == 0 || l.waiters[0].priority < c.priority ||
 		c.front && l.waiters[0].priority == c.priority) {
-		l.used += c.n
+		l.take(c)
 		l.mu.Unlock()
 		return nil
 	}
@@ -70,7 +80,7 @@ func (l *ledger) acquire(ctx context.Context, c claim) error {
 	defer l.mu.Unlock()
 	select {
 	case <-w.granted: // granted as ctx ended: give them back
-		l.used -= c.n
+		l.put(c)
 	default:
 		l.waiters = slices.DeleteFunc(l.waiters, func(x *bytesWaiter) bool { return x == w })
 	}
@@ -85,26 +95,74 @@ func (l *ledger) waitingAbove(priority int) bool {
 	return len(l.waiters) > 0 && l.waiters[0].priority > priority
 }
 
-// tryAcquire takes n bytes if they are free now and nobody waits.
+// tryAcquire takes n bytes (of the default priority) if they are free now
+// and nobody waits.
 func (l *ledger) tryAcquire(n int64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.used+n <= l.size && len(l.waiters) == 0 {
-		l.used += n
+	c := claim{n: n}
+	if l.fits(c) && len(l.waiters) == 0 {
+		l.take(c)
 		return true
 	}
 	return false
 }
 
-// release gives n bytes back and serves the waiters that now fit, in order.
-func (l *ledger) release(n int64) {
+// release gives back n bytes taken at priority and serves the waiters
+// that now fit, in order.
+func (l *ledger) release(n int64, priority int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n > l.used {
+	l.put(claim{n: n, priority: priority})
+	l.grant()
+}
+
+// setAside sets n bytes more (less, negative) of those used aside for
+// urgent claims. Called by the holder of those bytes.
+func (l *ledger) setAside(n int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.aside+n < 0 || l.aside+n > l.used {
+		panic("gpulock: ledger set aside bytes it does not hold")
+	}
+	l.aside += n
+	l.grant() // less set aside: the urgent bytes beyond it take room now; more: none is freed
+}
+
+// overlap is the urgent bytes that lie in those set aside, with u urgent
+// bytes used.
+func (l *ledger) overlap(u int64) int64 { return min(l.aside, u) }
+
+// room is the bytes taken beside the set-aside share: used less the urgent
+// bytes inside it.
+func (l *ledger) room() int64 { return l.used - l.overlap(l.urgentUsed) }
+
+// cost is the room granting c takes: its bytes, less those of an urgent
+// claim that the set-aside share still has.
+func (l *ledger) cost(c claim) int64 {
+	if !c.urgent() {
+		return c.n
+	}
+	return c.n - (l.overlap(l.urgentUsed+c.n) - l.overlap(l.urgentUsed))
+}
+
+func (l *ledger) fits(c claim) bool { return l.room()+l.cost(c) <= l.size }
+
+func (l *ledger) take(c claim) {
+	l.used += c.n
+	if c.urgent() {
+		l.urgentUsed += c.n
+	}
+}
+
+func (l *ledger) put(c claim) {
+	if c.n > l.used || c.urgent() && c.n > l.urgentUsed {
 		panic("gpulock: ledger released more than reserved")
 	}
-	l.used -= n
-	l.grant()
+	l.used -= c.n
+	if c.urgent() {
+		l.urgentUsed -= c.n
+	}
 }
 
 // grant serves the waiters in order while they fit. One that cannot fit
@@ -120,12 +178,12 @@ func (l *ledger) grant() {
 	for i := 0; i < len(l.waiters); {
 		w := l.waiters[i]
 		switch {
-		case l.used+w.n <= l.size:
+		case l.fits(w.claim):
 			l.waiters = slices.Delete(l.waiters, i, i+1)
-			l.used += w.n
+			l.take(w.claim)
 			waiting -= w.holding
 			close(w.granted)
-		case w.n > l.size-(waiting-w.holding):
+		case l.cost(w.claim) > l.size-(waiting-w.holding):
 			i++
 		default:
 			return
