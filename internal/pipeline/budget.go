@@ -33,7 +33,7 @@ var ErrBudget = errors.New("pipeline: over the host memory budget")
 type Budget struct {
 	sem       *semaphore.Weighted
 	limit     int64 // the configured bytes: the semaphore's size
-	maxSpares int
+	maxSpares int   // of each shape
 
 	mu           sync.Mutex
 	reserved     int64 // held by partitions now
@@ -64,7 +64,7 @@ type waiting struct {
 }
 
 // NewBudget returns a budget of limit bytes that keeps at most maxSpares
-// spare assignments.
+// spare assignments of each shape.
 func NewBudget(limit int64, maxSpares int) *Budget {
 	return &Budget{sem: semaphore.NewWeighted(limit), limit: limit, maxSpares: maxSpares, waiting: map[*waiting]struct{}{}}
 }
@@ -147,7 +147,7 @@ func (b *Budget) Release(key synth.Sizes, w *synth.ProvingAssignment, n int64) {
 	pay := min(n, max(b.resident-b.residentHeld, 0)) // owed bytes are paid first
 	b.residentHeld += pay
 	switch {
-	case w != nil && len(b.spares) < b.maxSpares:
+	case w != nil && b.sparesOf(key) < b.maxSpares:
 		b.spares = append(b.spares, spare{key: key, w: w, bytes: n})
 		b.spareBytes += n
 	case w != nil:
@@ -163,7 +163,7 @@ func (b *Budget) Release(key synth.Sizes, w *synth.ProvingAssignment, n int64) {
 func (b *Budget) addSpare(key synth.Sizes, w *synth.ProvingAssignment, n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.roomForSpareLocked(n) {
+	if !b.roomForSpareLocked(key, n) {
 		return false
 	}
 	b.spares = append(b.spares, spare{key: key, w: w, bytes: n})
@@ -172,16 +172,28 @@ func (b *Budget) addSpare(key synth.Sizes, w *synth.ProvingAssignment, n int64) 
 	return true
 }
 
-// roomForSpare says whether a spare of n bytes made now would be kept: the
-// spares are not all there, and it fits beside what is reserved.
-func (b *Budget) roomForSpare(n int64) bool {
+// roomForSpare says whether a spare of shape key and n bytes made now
+// would be kept: that shape's spares are not all there, and it fits beside
+// what is reserved.
+func (b *Budget) roomForSpare(key synth.Sizes, n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.roomForSpareLocked(n)
+	return b.roomForSpareLocked(key, n)
 }
 
-func (b *Budget) roomForSpareLocked(n int64) bool {
-	return len(b.spares) < b.maxSpares && b.reserved+b.spareBytes+b.resident+n <= b.limit
+func (b *Budget) roomForSpareLocked(key synth.Sizes, n int64) bool {
+	return b.sparesOf(key) < b.maxSpares && b.reserved+b.spareBytes+b.resident+n <= b.limit
+}
+
+// sparesOf counts the spares of shape key. Called with mu held.
+func (b *Budget) sparesOf(key synth.Sizes) int {
+	n := 0
+	for _, s := range b.spares {
+		if s.key == key {
+			n++
+		}
+	}
+	return n
 }
 
 // SetResident sets the bytes of loaded parameters, which the limit leaves

@@ -185,3 +185,25 @@ func TestBudgetResident(t *testing.T) {
 	_, err = b.Reserve(ctx, key, 100)
 	require.NoError(t, err, "everything was given back")
 }
+
+// The spare cap is per shape: a WinningPoSt's small spares do not push
+// out the PoRep spares a drained pipeline refills from.
+func TestBudgetSparesPerShape(t *testing.T) {
+	ctx := context.Background()
+	big, small := synth.Sizes{Rows: 8}, synth.Sizes{Rows: 2}
+	b := NewBudget(100, 1)
+	for _, k := range []synth.Sizes{small, big, big} {
+		_, err := b.Reserve(ctx, k, 10)
+		require.NoError(t, err)
+	}
+	b.Release(small, synth.NewProvingAssignment(small), 10)
+	b.Release(big, synth.NewProvingAssignment(big), 10)
+	b.Release(big, synth.NewProvingAssignment(big), 10)
+	assert.Equal(t, int64(20), b.Stats().Spare, "one of each shape: the second big one dropped")
+	assert.Len(t, b.dropped, 0, "handed to drop on unlock")
+	for _, k := range []synth.Sizes{small, big} {
+		w, err := b.Reserve(ctx, k, 10)
+		require.NoError(t, err)
+		assert.NotNil(t, w, "the spare of %v", k)
+	}
+}

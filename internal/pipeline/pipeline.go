@@ -103,7 +103,7 @@ func New(cfg Config) (*Pipeline, error) {
 		cfg.Log = slog.Default()
 	}
 	p := &Pipeline{
-		budget:     NewBudget(cfg.HostBudget, cfg.Synthesis), // a spare per synthesis worker
+		budget:     NewBudget(cfg.HostBudget, maxAssignments(cfg)),
 		vectors:    newVectorMemory(cfg.Vectors, cfg.Log),
 		tracer:     cfg.Tracer,
 		log:        cfg.Log,
@@ -159,6 +159,16 @@ func New(cfg Config) (*Pipeline, error) {
 	return p, nil
 }
 
+// maxAssignments is the most assignments the workers hold at once: a
+// partition synthesized or queued per synthesis worker (the ahead tokens),
+// one proving per prover, and the urgent one. As many of each shape are
+// kept as spares (within the budget), so that a pipeline that drained
+// refills without allocating: a pinned 4.17 GB assignment took 1.6–3.4 s
+// to allocate on an H100 host and held up every CUDA call of the process
+// meanwhile (a WinningPoSt's synthesis, other partitions' uploads and
+// kernels).
+func maxAssignments(cfg Config) int { return cfg.Synthesis + len(cfg.Provers) + 1 }
+
 // goLoop runs loop on a goroutine of the pipeline until it returns. A
 // partition's work fails only that partition (its errors and panics are
 // caught where it runs); a panic in the loop itself is a bug of the
@@ -201,7 +211,7 @@ func (p *Pipeline) PrepareWitnesses(ctx context.Context, shape synth.Sizes, byte
 	p.mu.Unlock()
 	defer p.active.Done()
 	made := 0
-	for made < n && ctx.Err() == nil && !p.isClosed() && p.budget.roomForSpare(bytes) {
+	for made < n && ctx.Err() == nil && !p.isClosed() && p.budget.roomForSpare(shape, bytes) {
 		w, inMem := p.vectors.assignment(shape, true)
 		if !inMem || !p.budget.addSpare(shape, w, bytes) {
 			p.vectors.drop(w)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -206,7 +207,8 @@ func testPipelineVectorMemory(t *testing.T, witnessOnly bool) {
 }
 
 // PrepareWitnesses makes pinned witnesses ahead, as many as the budget
-// keeps spares (one per synthesis worker) and has room for, and the
+// keeps spares (one per assignment the workers hold at once) and has room
+// for, and the
 // partitions then take them instead of allocating their own; nothing
 // without a VectorMemory, when it fails, or after Close, which frees them.
 func TestPipelinePrepareWitnesses(t *testing.T) {
@@ -224,11 +226,11 @@ func TestPipelinePrepareWitnesses(t *testing.T) {
 	prover := &vectorsProver{mem: mem}
 	p, _ := newPipeline(t, pipeline.Config{Synthesis: 2, HostBudget: 3 * partitionBytes, Vectors: mem,
 		Provers: []pipeline.Prover{{Device: 0, Prover: prover}}})
-	assert.Equal(t, 2, p.PrepareWitnesses(ctx, exact, partitionBytes, 5), "one spare per synthesis worker")
+	assert.Equal(t, 3, p.PrepareWitnesses(ctx, exact, partitionBytes, 5), "as many as the budget has room for")
 	assert.Zero(t, p.PrepareWitnesses(ctx, exact, partitionBytes, 5), "the spares are there")
 	live, allocs := mem.count()
-	assert.Equal(t, 2, live)
-	assert.Equal(t, 2*int64(partitionBytes), p.Stats().Budget.Spare)
+	assert.Equal(t, 3, live)
+	assert.Equal(t, 3*int64(partitionBytes), p.Stats().Budget.Spare)
 
 	j, err := p.Enqueue(context.Background(), pipeline.Spec{Partitions: 2, Circuit: chain, Shape: exact,
 		Bytes: partitionBytes, Matrices: &pce.Matrices{}})
@@ -258,4 +260,51 @@ func TestPipelinePrepareWitnesses(t *testing.T) {
 	live, _ = mem.count()
 	assert.Zero(t, live, "Close freed the prepared one")
 	assert.Zero(t, mem.wrongFrees)
+}
+
+// gatedProver holds each batch's first partition until the workers hold
+// want assignments (synthesized ones waiting for it), then proves all.
+type gatedProver struct {
+	vectorsProver
+	want  int
+	first chan struct{} // a token per batch
+}
+
+func (g *gatedProver) Prove(ctx context.Context, pk *groth16.ProvingKey, w *synth.ProvingAssignment, opts ...groth16.ProveOption) (*groth16.Proof, error) {
+	select {
+	case <-g.first:
+		deadline := time.Now().Add(5 * time.Second)
+		for live, _ := g.mem.count(); live < g.want && time.Now().Before(deadline); live, _ = g.mem.count() {
+			time.Sleep(time.Millisecond)
+		}
+	default:
+	}
+	return g.vectorsProver.Prove(ctx, pk, w, opts...)
+}
+
+// A pipeline that drained keeps every assignment its workers held at once
+// as a spare, so the next batch allocates none: a pinned 32 GiB witness
+// took seconds to allocate on an H100 host and held up every CUDA call
+// meanwhile. Before, it kept one per synthesis worker and allocated the
+// rest again.
+func TestPipelineRefillsFromSpares(t *testing.T) {
+	mem := &fakeVectors{}
+	prover := &gatedProver{vectorsProver: vectorsProver{mem: mem}, want: 3, first: make(chan struct{}, 1)}
+	p, _ := newPipeline(t, pipeline.Config{Synthesis: 2, HostBudget: 10 * partitionBytes, Vectors: mem,
+		Provers: []pipeline.Prover{{Device: 0, Prover: prover}}})
+	batch := func() {
+		prover.first <- struct{}{}
+		j, err := p.Enqueue(context.Background(), pipeline.Spec{Partitions: 6, Circuit: chain, Shape: synth.Sizes{Aux: 8},
+			Bytes: partitionBytes, Matrices: &pce.Matrices{}})
+		require.NoError(t, err)
+		require.NoError(t, result(t, collect(j)))
+	}
+	batch()
+	_, first := mem.count()
+	require.Equal(t, 3, mem.peakLive(), "two synthesized and one proving")
+	batch()
+	live, second := mem.count()
+	assert.Equal(t, first, second, "the second batch took the spares")
+	assert.Equal(t, 3, live)
+	assert.Equal(t, 12, prover.kinds[true], "every partition proved, witness-only")
 }
