@@ -166,6 +166,17 @@ type PreloadOption func(*preloadConfig)
 type preloadConfig struct {
 	hosts   *HostSections // the devices whose preloads share the host sections (nil: kept)
 	noStage bool
+	aside   bool // SetAsideProof
+}
+
+// SetAsideProof tells a preload that makes the key resident to hold one of
+// its proofs' device memory beside it, for its proofs of a priority above
+// the default (gpulock's SetAside): such a proof (a WinningPoSt's, due in
+// seconds) then never waits for memory that other proofs hold, only for
+// the compute lock. The other keys' proofs have that much less room. A key
+// that streams sets nothing aside.
+func SetAsideProof() PreloadOption {
+	return func(c *preloadConfig) { c.aside = true }
 }
 
 // NoVectorStage tells a streaming preload that the proofs' c will not need
@@ -186,7 +197,7 @@ func (p *Device) preload(ctx context.Context, pk *groth16.ProvingKey, cfg preloa
 	kp := p.plan(pk)
 	if !p.noResident && kp.ResidentBytes <= p.gate.MemoryLimit() {
 		_, release, _, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
-			return p.uploadKey(ctx, pk, true, hosts)
+			return p.uploadKey(ctx, pk, true, cfg.aside, hosts)
 		})
 		switch {
 		case errors.Is(err, errEvicted):
@@ -202,7 +213,7 @@ func (p *Device) preload(ctx context.Context, pk *groth16.ProvingKey, cfg preloa
 		}
 	}
 	p.markUnfit(pk) // proofs stream it
-	if held := p.gate.Held(); kp.streamed.after > p.gate.MemoryLimit()-held {
+	if held, ok := p.fitsHeld(kp.streamed.after); !ok {
 		return fmt.Errorf("%w: GPU %d: the key needs %d bytes streamed (%d resident), the memory limit is %d, %d of it held by resident keys and matrices",
 			ErrOutOfDeviceMemory, p.device, kp.streamed.after, kp.ResidentBytes, p.gate.MemoryLimit(), held)
 	}
@@ -252,7 +263,7 @@ func (p *Device) residentKey(ctx context.Context, pk *groth16.ProvingKey, cfg *p
 	}
 	begin := time.Now()
 	dk, release, uploaded, err := p.keys.acquire(ctx, pk, func(ctx context.Context) (*deviceKey, error) {
-		return p.uploadKey(ctx, pk, false, nil)
+		return p.uploadKey(ctx, pk, false, false, nil)
 	})
 	switch {
 	case errors.Is(err, errNoRoom), errors.Is(err, ErrOutOfDeviceMemory), errors.Is(err, errEvicted):
@@ -272,8 +283,9 @@ func (p *Device) residentKey(ctx context.Context, pk *groth16.ProvingKey, cfg *p
 // marked unfit and fails with ErrOutOfDeviceMemory; a proof (wait unset)
 // does not try an unfit key again, nor wait for room. Each section
 // uploaded counts as done for hosts (nil: the host sections stay), which
-// drops it once every device sharing them has it (HostSections).
-func (p *Device) uploadKey(ctx context.Context, pk *groth16.ProvingKey, wait bool, hosts *hostTicket) (*deviceKey, error) {
+// drops it once every device sharing them has it (HostSections). With
+// aside, a proof's bytes are held beside it too (SetAsideProof).
+func (p *Device) uploadKey(ctx context.Context, pk *groth16.ProvingKey, wait, aside bool, hosts *hostTicket) (*deviceKey, error) {
 	c := pk.Counts()
 	if !wait && p.isUnfit(pk) {
 		return nil, fmt.Errorf("%w: GPU %d: the key was found too large", ErrOutOfDeviceMemory, p.device)
@@ -287,13 +299,20 @@ func (p *Device) uploadKey(ctx context.Context, pk *groth16.ProvingKey, wait boo
 	// Beside the keys and matrices resident here it must leave room for a
 	// proof of its own and for one of each other key: else it streams
 	// (until evicted and loaded again).
+	proof := kp.ResidentBytes - groth16.KeyBytes(c)
 	need := max(kp.ResidentBytes, groth16.KeyBytes(c)+p.otherProofBytes(pk))
-	if held := p.gate.Held(); need > p.gate.MemoryLimit()-held {
+	held, ok := p.fitsHeld(need)
+	if aside && need+proof <= p.gate.MemoryLimit()-held { // else resident without it
+		need += proof
+	} else {
+		aside = false
+	}
+	if !ok {
 		p.markUnfit(pk)
 		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, %d of the budget's %d are held by other resident keys and matrices",
 			ErrOutOfDeviceMemory, p.device, need, held, p.gate.MemoryLimit())
 	}
-	dk, err := p.newDeviceKey(ctx, c, kp.ResidentBytes-groth16.KeyBytes(c), wait, func(ctx context.Context, i int) ([]byte, error) {
+	dk, err := p.newDeviceKey(ctx, c, proof, wait, aside, func(ctx context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			pts, err := pk.BG2(ctx)
 			return native.AsBytes(pts), err
@@ -305,6 +324,27 @@ func (p *Device) uploadKey(ctx context.Context, pk *groth16.ProvingKey, wait boo
 		p.markUnfit(pk)
 	}
 	return dk, err
+}
+
+// fitsHeld says whether need bytes fit beside what is held here for good
+// (held, after), to be held for good too (a key, matrices, a streamed
+// key's least proof). Memory set aside for urgent proofs (SetAsideProof)
+// gives way: it is given back when need fits only without it, since what
+// does not fit costs every proof of its kind, an aside only an urgent
+// proof's wait for memory.
+func (p *Device) fitsHeld(need int64) (held int64, ok bool) {
+	held = p.gate.Held()
+	if need <= p.gate.MemoryLimit()-held {
+		return held, true
+	}
+	if need > p.gate.MemoryLimit()-held+p.gate.SetAsideBytes() {
+		return held, false
+	}
+	for _, dk := range p.keys.values() {
+		dk.dropAside()
+	}
+	held = p.gate.Held()
+	return held, need <= p.gate.MemoryLimit()-held
 }
 
 // plan returns pk's plan on p's device, computing it on first use.

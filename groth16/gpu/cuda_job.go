@@ -10,6 +10,12 @@ import (
 	"github.com/gpuc2/gpuc2/native"
 )
 
+// Both kinds of proof let an urgent one compute between their sections.
+var (
+	_ prover.Yielder = (*residentProof)(nil)
+	_ prover.Yielder = (*streamedProof)(nil)
+)
+
 // deviceJob is one proof's walk through its device's gate, each wait
 // reported as a phase.
 type deviceJob struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpuc2/gpuc2/groth16"
 
@@ -21,6 +22,7 @@ type deviceKey struct {
 	proofBytes      int64 // what each proof with this key reserves beside it
 	h, l, a, b1, b2 *native.Buffer
 	job             *gpulock.Job
+	aside           atomic.Pointer[gpulock.Job] // a proof's bytes set aside for urgent proofs (SetAsideProof); nil: none
 	once            sync.Once
 }
 
@@ -37,8 +39,10 @@ type keySource func(ctx context.Context, i int) ([]byte, error)
 // fills it from src, calling uploaded(i) (if set) once section i is on the
 // device; each proof with it reserves proofBytes beside it. It waits for
 // the room in the ledger when wait is set, else fails with errNoRoom at
-// once (a key held for hours must not queue ahead of proofs).
-func (p *Device) newDeviceKey(ctx context.Context, c groth16.SectionCounts, proofBytes int64, wait bool, src keySource, repeat bool,
+// once (a key held for hours must not queue ahead of proofs). With aside,
+// proofBytes more are held beside it for its urgent proofs (gpulock's
+// SetAside).
+func (p *Device) newDeviceKey(ctx context.Context, c groth16.SectionCounts, proofBytes int64, wait, aside bool, src keySource, repeat bool,
 	uploaded func(i int)) (*deviceKey, error) {
 	dk := &deviceKey{device: p.device, counts: c, proofBytes: proofBytes, job: p.gate.NewJob()}
 	if err := dk.reserve(ctx, wait); err != nil {
@@ -51,6 +55,11 @@ func (p *Device) newDeviceKey(ctx context.Context, c groth16.SectionCounts, proo
 			dk.free()
 		}
 	}()
+	if aside {
+		if err := dk.setAside(ctx, p.gate, wait); err != nil {
+			return nil, err
+		}
+	}
 	if err := dk.alloc(); err != nil {
 		return nil, err
 	}
@@ -90,6 +99,33 @@ func (dk *deviceKey) reserve(ctx context.Context, wait bool) error {
 		return errNoRoom
 	}
 	return dk.job.Hold()
+}
+
+// setAside holds one proof's bytes beside the key for its urgent proofs,
+// waiting for them as reserve does.
+func (dk *deviceKey) setAside(ctx context.Context, gate *gpulock.Device, wait bool) error {
+	job := gate.NewJob()
+	dk.aside.Store(job) // free ends it, whatever happens next
+	if wait {
+		if err := job.Reserve(ctx, dk.proofBytes); err != nil {
+			return fmt.Errorf("gpu: a resident key's urgent proof: %w", err)
+		}
+	} else if ok, err := job.TryReserve(dk.proofBytes); err != nil {
+		return fmt.Errorf("gpu: a resident key's urgent proof: %w", err)
+	} else if !ok {
+		return errNoRoom
+	}
+	if err := job.Hold(); err != nil {
+		return err
+	}
+	return job.SetAside()
+}
+
+// dropAside gives the memory set aside beside the key back, if any.
+func (dk *deviceKey) dropAside() {
+	if job := dk.aside.Swap(nil); job != nil {
+		job.Done()
+	}
 }
 
 // alloc allocates the key's sections, long-lived (outside the stream pool).
@@ -146,6 +182,7 @@ func (dk *deviceKey) free() {
 		for _, b := range dk.sections() {
 			b.Free() // nil for sections never allocated
 		}
+		dk.dropAside()
 		dk.job.Done()
 	})
 }

@@ -587,6 +587,13 @@ func (sp *streamedProof) MSMBG2(ctx context.Context) (bls12381.G2Jac, error) {
 		func(s *auxSums) (bls12381.G2Jac, bool) { return s.b2, s.hasB2 })
 }
 
+// Yield lets a proof of a higher priority (a WinningPoSt's) compute
+// between this one's H and its h MSM (the streamed MSMs that follow run
+// without the compute lock or are done by then): its wait for the lock is
+// then at most the h MSM's, not the partition's. The sections end
+// synchronized, and this proof's memory stays its own.
+func (sp *streamedProof) Yield(ctx context.Context) error { return sp.yield(ctx) }
+
 // finish releases the compute lock if the aux phase has not, then frees
 // the buffers in stream order and waits, so that the reservation ends
 // after the memory is back.

@@ -435,3 +435,46 @@ func TestCUDAProverPreloadHostSections(t *testing.T) {
 		})
 	}
 }
+
+// A key preloaded with SetAsideProof holds one of its proofs' memory
+// beside it: with every other byte reserved, an urgent proof (priority 2)
+// proves at once and equals the CPU's, while one of the default priority
+// waits. A key preloaded later that fits only without the aside takes its
+// room: serving every key comes before an urgent proof's wait.
+func TestCUDAProverSetAsideProof(t *testing.T) {
+	probe := gpuProver(t, gpu.Config{})
+	c := &testcircuit.Chain{N: 1000, Seed: 7, Inputs: 2}
+	c2 := &testcircuit.Chain{N: 1000, Seed: 8, Inputs: 2}
+	pk, pk2 := setup(t, c, 50), setup(t, c2, 51)
+	key, proof := groth16.KeyBytes(pk.Counts()), probe.ResidentProofBytes(pk)
+	require.Equal(t, key, groth16.KeyBytes(pk2.Counts()))
+	limit := 2*key + 2*proof - 1 // pk, its aside and its proof; pk2 and its proof only without the aside
+	p := gpuProver(t, gpu.Config{MemoryLimit: limit})
+	ctx := context.Background()
+	require.NoError(t, p.Preload(ctx, pk, gpu.SetAsideProof()))
+	require.Equal(t, proof, p.SetAsideBytes())
+
+	release, err := p.ReserveFree(ctx)
+	require.NoError(t, err)
+	rs := randomness(51, 52)
+	soon, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	got, err := groth16.Prove(soon, p, pk, c, rs, groth16.WithPriority(2))
+	require.NoError(t, err, "the urgent proof in the memory set aside")
+	assert.Equal(t, prove(t, pk, c, rs), got)
+	short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancelShort()
+	_, err = groth16.Prove(short, p, pk, c, rs)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "a default proof waits for the memory reserved")
+	release()
+
+	require.NoError(t, p.Preload(ctx, pk2))
+	assert.Zero(t, p.SetAsideBytes(), "pk2 took the aside's room")
+	onDevice, _ := p.KeyHeld(pk2)
+	assert.True(t, onDevice)
+	got, err = groth16.Prove(ctx, p, pk, c, rs, groth16.WithPriority(2))
+	require.NoError(t, err, "the urgent proof, now in the memory free")
+	assert.Equal(t, prove(t, pk, c, rs), got)
+	require.NoError(t, p.Close())
+	assert.Zero(t, p.Metrics().ReservedBytes)
+}

@@ -157,9 +157,9 @@ func (d *Devices) CheckKey(pk *groth16.ProvingKey) error {
 // the last device has it, so that the host holds the sections in flight
 // rather than the whole key; streaming ones decode it once into pinned
 // memory. resident says whether every device holds it.
-func (d *Devices) Preload(ctx context.Context, pk *groth16.ProvingKey) (resident bool, err error) {
+func (d *Devices) Preload(ctx context.Context, pk *groth16.ProvingKey, opts ...PreloadOption) (resident bool, err error) {
 	hosts := NewHostSections(len(d.list))
-	opts := []PreloadOption{ShareHostSections(hosts)}
+	opts = append(slices.Clip(opts), ShareHostSections(hosts))
 	if !d.cfg.VectorStage {
 		opts = append(opts, NoVectorStage())
 	}

@@ -36,7 +36,7 @@ func (p *Device) NewTiledDeviceKey(ctx context.Context, c groth16.SectionCounts,
 	if len(tile1) == 0 || len(tile2) == 0 {
 		return nil, errors.New("gpu: tiled key needs non-empty tiles")
 	}
-	dk, err := p.newDeviceKey(ctx, c, residentProofBytes(p.device, c), true, func(_ context.Context, i int) ([]byte, error) {
+	dk, err := p.newDeviceKey(ctx, c, residentProofBytes(p.device, c), true, false, func(_ context.Context, i int) ([]byte, error) {
 		if i == 4 {
 			return native.AsBytes(tile2), nil
 		}
@@ -262,4 +262,24 @@ func (p *Device) OpenBeside(cfg Config) (*Device, error) {
 	dev, err := openDevice(deviceConfig{Device: p.device, NoResident: cfg.NoResident, ComputeWidth: cfg.ComputeWidth,
 		MemoryLimit: cfg.MemoryLimit}, p.host)
 	return dev, classifyDevice(err)
+}
+
+// SetAsideBytes is the device memory set aside on p's device for urgent
+// proofs (SetAsideProof).
+func (p *Device) SetAsideBytes() int64 { return p.gate.SetAsideBytes() }
+
+// ResidentProofBytes is what a resident proof of pk reserves on p's device.
+func (p *Device) ResidentProofBytes(pk *groth16.ProvingKey) int64 {
+	return p.plan(pk).ResidentBytes - groth16.KeyBytes(pk.Counts())
+}
+
+// ReserveFree reserves, at the default priority, all of p's memory that
+// is not held for good, until the returned function is called.
+func (p *Device) ReserveFree(ctx context.Context) (release func(), err error) {
+	job := p.gate.NewJob()
+	if err := job.Reserve(ctx, p.gate.MemoryLimit()-p.gate.Held()); err != nil {
+		job.Done()
+		return nil, err
+	}
+	return job.Done, nil
 }
