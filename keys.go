@@ -347,7 +347,11 @@ func (c *keyCache) preload(ctx context.Context, t circuits.Type, prepare bool) e
 	// Each GPU uploads the key (resident mode) or it is decoded once into
 	// pinned host memory (streaming mode), the host holding the sections in
 	// flight while they load, not the whole key.
-	resident, err := c.devices.Preload(ctx, e.pk)
+	var opts []gpu.PreloadOption
+	if t.Kind().Urgent { // its proof waits for no other's device memory
+		opts = append(opts, gpu.SetAsideProof())
+	}
+	resident, err := c.devices.Preload(ctx, e.pk, opts...)
 	if err != nil {
 		return paramsError(e.path, err)
 	}

@@ -3,6 +3,7 @@ package gpuc2
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/gpuc2/gpuc2/groth16"
@@ -69,6 +70,11 @@ type CircuitResources struct {
 	// KeyDeviceBytes is the key's points as a GPU holds them, resident or
 	// pinned (groth16's affine G1 and G2); 0 on the CPU.
 	KeyDeviceBytes int64
+	// SetAsideBytes is the device memory each GPU holds beside a resident
+	// key of an urgent kind (WinningPoSt) for one of its proofs, which then
+	// waits for no other proof's memory; 0 where the room does not allow it
+	// (the key is then resident without it) or the kind is not urgent.
+	SetAsideBytes int64
 	// Stall, when not empty, says why this circuit is not served.
 	Stall SetStall
 }
@@ -102,6 +108,10 @@ const (
 //     for a proof of its own and one of each key loaded before it, is
 //     uploaded; any other streams from one pinned host copy. So the order
 //     decides which keys are resident.
+//   - A resident key of an urgent kind (WinningPoSt) holds one of its
+//     proofs' memory beside it where the room allows (SetAsideBytes); a
+//     key, streamed key's proof or matrices loaded after it that fit only
+//     without that memory take it.
 //   - Each circuit's matrices are recorded by its first proof, in the
 //     same order with the GPU otherwise idle; a resident circuit's go onto
 //     the GPU where they fit beside the keys held and a proof of each (a
@@ -176,6 +186,29 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 	var held int64       // device memory held for good: resident keys and matrices
 	var otherProof int64 // the largest proof of a key loaded so far
 	holders := []string{}
+	// fits says whether need bytes more fit beside what is held, giving the
+	// urgent proofs' set-aside memory back where need fits only without
+	// it, as the device does (gpu.Device's fitsHeld).
+	fits := func(need int64) bool {
+		if held+need <= limit {
+			return true
+		}
+		var aside int64
+		for _, c := range cs {
+			aside += c.SetAsideBytes
+		}
+		if held-aside+need > limit {
+			return false
+		}
+		for i := range cs {
+			if cs[i].SetAsideBytes > 0 {
+				held -= cs[i].SetAsideBytes
+				cs[i].SetAsideBytes = 0
+				holders = slices.DeleteFunc(holders, func(h string) bool { return h == cs[i].ID+"'s urgent proof" })
+			}
+		}
+		return true
+	}
 	noDeviceMatrices := make([]bool, len(ids))
 	streamed := make([]bool, len(ids)) // pinned by the set, though resident alone
 	for i, m := range alone {
@@ -185,12 +218,14 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 		if cuda {
 			c.KeyDeviceBytes = groth16.KeyBytes(m.counts)
 		}
+		need := max(m.plan.ResidentBytes, c.KeyDeviceBytes+otherProof) // resident, as gpu.Device's uploadKey
 		switch {
 		case !cuda:
 			c.Key = KeyHost
 		case m.plan.Mode == gpu.ModeStreaming:
 			c.Key = KeyPinned // too large alone
-		case held+max(m.plan.ResidentBytes, c.KeyDeviceBytes+otherProof) > limit:
+			fits(m.plan.LeastProofBytes())
+		case !fits(need):
 			// Too large beside what is resident and the other keys' proofs:
 			// the device streams it, and its proofs reserve as streamed ones.
 			c.Key = KeyPinned
@@ -200,9 +235,16 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 				return SetResources{}, fmt.Errorf("%s: %w", ids[i], err)
 			}
 			alone[i], m = sm, sm
+			fits(m.plan.LeastProofBytes())
 		default:
 			c.Key = KeyOnDevice
-			held += c.KeyDeviceBytes
+			// As gpu.SetAsideProof: an urgent kind's proof beside its key,
+			// where the room allows.
+			if proof := m.plan.ResidentBytes - c.KeyDeviceBytes; types[i].Kind().Urgent && held+need+proof <= limit {
+				c.SetAsideBytes = proof
+				holders = append(holders, c.ID+"'s urgent proof")
+			}
+			held += c.KeyDeviceBytes + c.SetAsideBytes
 			holders = append(holders, c.ID+"'s key")
 		}
 		if cuda {
@@ -213,7 +255,7 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 		if cs[i].Key != KeyOnDevice || !m.plan.MatricesOnDevice {
 			continue
 		}
-		if md := gpu.MatricesDeviceBytes(m.r.MatricesBytes); held+md+otherProof <= limit { // room left for every key's proof
+		if md := gpu.MatricesDeviceBytes(m.r.MatricesBytes); fits(md + otherProof) { // room left for every key's proof
 			held += md
 			holders = append(holders, cs[i].ID+"'s matrices")
 		} else {
@@ -260,7 +302,7 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 		if !cuda {
 			continue
 		}
-		n, peak := m.plan.Beside(held - m.plan.HeldBytes)
+		n, peak := m.plan.Beside(held - m.plan.HeldBytes - cs[i].SetAsideBytes)
 		cs[i].ProofsPerGPU, cs[i].VRAMBytes = n, peak
 		out.VRAMBytes = max(out.VRAMBytes, peak)
 		if n == 0 && cs[i].Stall == "" {

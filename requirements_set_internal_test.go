@@ -173,6 +173,7 @@ func TestCircuitsRequirementsStalls(t *testing.T) {
 			assert.Positive(t, c.ProofsPerGPU, c.ID)
 			if c.ID == "winning-32g" {
 				assert.Equal(t, KeyOnDevice, c.Key)
+				assert.Zero(t, c.SetAsideBytes, "PoRep's proofs need the room: no memory set aside (gpu's fitsHeld)")
 			}
 		}
 		assert.LessOrEqual(t, s.VRAMBytes, int64(18<<30))
@@ -250,4 +251,31 @@ func TestCircuitsRequirementsPinnedBesideOthersStreams(t *testing.T) {
 		}
 		assert.Greater(t, s.PinnedBytes, pinnedKeys, "every pinned key's copy is in PinnedBytes")
 	}
+}
+
+// A resident WinningPoSt key holds one of its proofs' device memory beside
+// it (gpu.SetAsideProof) where the room allows, in either load order, and
+// the set's VRAM counts it; where a key loaded after it needs that room,
+// the aside gives way, as on the device.
+func TestCircuitsRequirementsSetAside(t *testing.T) {
+	alone, err := CircuitsRequirements([]string{"winning-32g"}, setConfig(t, 16<<30))
+	require.NoError(t, err)
+	aside := alone.Circuits[0].SetAsideBytes
+	require.Positive(t, aside)
+	for _, ids := range [][]string{{"winning-32g", "porep-32g"}, {"porep-32g", "winning-32g"}} {
+		s, err := CircuitsRequirements(ids, setConfig(t, 24<<30))
+		require.NoError(t, err)
+		assert.Empty(t, s.Stall, ids)
+		for _, c := range s.Circuits {
+			if c.ID == "winning-32g" {
+				assert.Equal(t, aside, c.SetAsideBytes, ids)
+			} else {
+				assert.Zero(t, c.SetAsideBytes)
+				assert.Positive(t, c.ProofsPerGPU, ids)
+			}
+		}
+	}
+	s, err := CircuitsRequirements([]string{"porep-32g", "winning-32g"}, setConfig(t, 0))
+	require.NoError(t, err)
+	assert.Zero(t, s.Circuits[1].SetAsideBytes, "the CPU")
 }

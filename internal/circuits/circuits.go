@@ -49,6 +49,11 @@ type Kind struct {
 	// Matrices sizes the kind's constraint matrices and their recording
 	// before they exist: its circuit package's measured profile.
 	Matrices pce.Profile
+	// Urgent says its proofs fall due within seconds of the request (a
+	// WinningPoSt's: Curio sends it CRITICAL). A preload that makes such a
+	// key resident sets one of its proofs' device memory aside beside it
+	// (gpu.SetAsideProof), so that proof waits for no other's memory.
+	Urgent bool
 
 	types    []int64      // the ids served, in the enum's order
 	circuits []circuitRow // the daemon's circuits, smallest first

@@ -232,6 +232,7 @@ var WinningPoSt = &Kind{
 	DaemonProofKind:  "WINNING_POST",
 	SetupFlag:        "-post winning ",
 	OnDemandSetupMax: 64 << 30,
+	Urgent:           true,
 	Matrices:         post.MatricesProfile,
 	Counts: map[uint64]groth16.SectionCounts{
 		// The 32 GiB circuit's, from its synthesis in counting mode (a's aux
