@@ -109,9 +109,10 @@ const (
 //     uploaded; any other streams from one pinned host copy. So the order
 //     decides which keys are resident.
 //   - A resident key of an urgent kind (WinningPoSt) holds one of its
-//     proofs' memory beside it where the room allows (SetAsideBytes); a
-//     key, streamed key's proof or matrices loaded after it that fit only
-//     without that memory take it.
+//     proofs' memory beside it (SetAsideBytes) where that leaves every
+//     key loaded before it room for a proof at its own layout; a key,
+//     matrices, or a streamed key's proofs at their own layout loaded after
+//     it that find too little room take that memory back.
 //   - Each circuit's matrices are recorded by its first proof, in the
 //     same order with the GPU otherwise idle; a resident circuit's go onto
 //     the GPU where they fit beside the keys held and a proof of each (a
@@ -186,29 +187,20 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 	var held int64       // device memory held for good: resident keys and matrices
 	var otherProof int64 // the largest proof of a key loaded so far
 	holders := []string{}
-	// fits says whether need bytes more fit beside what is held, giving the
-	// urgent proofs' set-aside memory back where need fits only without
-	// it, as the device does (gpu.Device's fitsHeld).
-	fits := func(need int64) bool {
-		if held+need <= limit {
-			return true
-		}
-		var aside int64
-		for _, c := range cs {
-			aside += c.SetAsideBytes
-		}
-		if held-aside+need > limit {
-			return false
-		}
-		for i := range cs {
-			if cs[i].SetAsideBytes > 0 {
+	// makeRoom gives the urgent proofs' set-aside memory back where want
+	// bytes more exceed the room it leaves, as the device does (gpu.Device's
+	// heldFor), and says whether want fits then.
+	makeRoom := func(want int64) bool {
+		if held+want > limit {
+			for i := range cs {
 				held -= cs[i].SetAsideBytes
 				cs[i].SetAsideBytes = 0
-				holders = slices.DeleteFunc(holders, func(h string) bool { return h == cs[i].ID+"'s urgent proof" })
 			}
+			holders = slices.DeleteFunc(holders, func(h string) bool { return strings.HasSuffix(h, "'s urgent proof") })
 		}
-		return true
+		return held+want <= limit
 	}
+	var otherMost int64 // the largest proof of a key loaded so far, at its own layout (gpu.Plan's MostProofBytes)
 	noDeviceMatrices := make([]bool, len(ids))
 	streamed := make([]bool, len(ids)) // pinned by the set, though resident alone
 	for i, m := range alone {
@@ -224,8 +216,8 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 			c.Key = KeyHost
 		case m.plan.Mode == gpu.ModeStreaming:
 			c.Key = KeyPinned // too large alone
-			fits(m.plan.LeastProofBytes())
-		case !fits(need):
+			makeRoom(m.plan.MostProofBytes())
+		case !makeRoom(need):
 			// Too large beside what is resident and the other keys' proofs:
 			// the device streams it, and its proofs reserve as streamed ones.
 			c.Key = KeyPinned
@@ -235,12 +227,13 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 				return SetResources{}, fmt.Errorf("%s: %w", ids[i], err)
 			}
 			alone[i], m = sm, sm
-			fits(m.plan.LeastProofBytes())
+			makeRoom(m.plan.MostProofBytes())
 		default:
 			c.Key = KeyOnDevice
 			// As gpu.SetAsideProof: an urgent kind's proof beside its key,
-			// where the room allows.
-			if proof := m.plan.ResidentBytes - c.KeyDeviceBytes; types[i].Kind().Urgent && held+need+proof <= limit {
+			// where no other key's proof wants the room.
+			if proof := m.plan.ResidentBytes - c.KeyDeviceBytes; types[i].Kind().Urgent &&
+				held+c.KeyDeviceBytes+proof+max(proof, otherMost) <= limit {
 				c.SetAsideBytes = proof
 				holders = append(holders, c.ID+"'s urgent proof")
 			}
@@ -249,13 +242,14 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 		}
 		if cuda {
 			otherProof = max(otherProof, m.plan.LeastProofBytes()) // the keys after it leave room for it
+			otherMost = max(otherMost, m.plan.MostProofBytes())
 		}
 	}
 	for i, m := range alone {
 		if cs[i].Key != KeyOnDevice || !m.plan.MatricesOnDevice {
 			continue
 		}
-		if md := gpu.MatricesDeviceBytes(m.r.MatricesBytes); fits(md + otherProof) { // room left for every key's proof
+		if md := gpu.MatricesDeviceBytes(m.r.MatricesBytes); makeRoom(md + otherProof) { // room left for every key's proof
 			held += md
 			holders = append(holders, cs[i].ID+"'s matrices")
 		} else {

@@ -254,24 +254,30 @@ func TestCircuitsRequirementsPinnedBesideOthersStreams(t *testing.T) {
 }
 
 // A resident WinningPoSt key holds one of its proofs' device memory beside
-// it (gpu.SetAsideProof) where the room allows, in either load order, and
-// the set's VRAM counts it; where a key loaded after it needs that room,
-// the aside gives way, as on the device.
+// it (gpu.SetAsideProof) where no other key's proof wants that room at its
+// own layout, in either load order: beside a resident PoRep key on an
+// H200's default limit, not beside a streamed one (its layouts are sized
+// to the whole limit), whichever was loaded first.
 func TestCircuitsRequirementsSetAside(t *testing.T) {
 	alone, err := CircuitsRequirements([]string{"winning-32g"}, setConfig(t, 16<<30))
 	require.NoError(t, err)
 	aside := alone.Circuits[0].SetAsideBytes
 	require.Positive(t, aside)
-	for _, ids := range [][]string{{"winning-32g", "porep-32g"}, {"porep-32g", "winning-32g"}} {
-		s, err := CircuitsRequirements(ids, setConfig(t, 24<<30))
-		require.NoError(t, err)
-		assert.Empty(t, s.Stall, ids)
-		for _, c := range s.Circuits {
-			if c.ID == "winning-32g" {
-				assert.Equal(t, aside, c.SetAsideBytes, ids)
-			} else {
-				assert.Zero(t, c.SetAsideBytes)
-				assert.Positive(t, c.ProofsPerGPU, ids)
+	for _, tc := range []struct {
+		limit int64
+		aside int64
+	}{{140_140_000_000, aside}, {24 << 30, 0}} {
+		for _, ids := range [][]string{{"winning-32g", "porep-32g"}, {"porep-32g", "winning-32g"}} {
+			s, err := CircuitsRequirements(ids, setConfig(t, tc.limit))
+			require.NoError(t, err)
+			assert.Empty(t, s.Stall, ids)
+			for _, c := range s.Circuits {
+				if c.ID == "winning-32g" {
+					assert.Equal(t, tc.aside, c.SetAsideBytes, "%v at %d", ids, tc.limit)
+				} else {
+					assert.Zero(t, c.SetAsideBytes)
+					assert.Positive(t, c.ProofsPerGPU, ids)
+				}
 			}
 		}
 	}

@@ -282,9 +282,13 @@ func printPlan(w io.Writer, o *options) error {
 	}
 	fmt.Fprintf(w, "-preload %s, backend %s, device memory limit %s (modelled: gpuc2.CircuitsRequirements)\n",
 		strings.Join(o.preload, ","), o.backend, limit)
-	fmt.Fprintf(w, "%-12s %-7s %-13s %s\n", "circuit", "key", "proofs a GPU", "stall")
+	fmt.Fprintf(w, "%-12s %-7s %-13s %-13s %s\n", "circuit", "key", "proofs a GPU", "urgent proof", "stall")
 	for _, c := range s.Circuits {
-		fmt.Fprintf(w, "%-12s %-7s %-13d %s\n", c.ID, c.Key, c.ProofsPerGPU, c.Stall)
+		aside := "-" // device memory set aside beside the key for its urgent proof
+		if c.SetAsideBytes > 0 {
+			aside = gib(c.SetAsideBytes)
+		}
+		fmt.Fprintf(w, "%-12s %-7s %-13d %-13s %s\n", c.ID, c.Key, c.ProofsPerGPU, aside, c.Stall)
 	}
 	fmt.Fprintf(w, "keys %s, host RAM %s, pinned %s, VRAM %s\n", gib(s.KeysBytes), gib(s.HostBytes), gib(s.PinnedBytes),
 		gib(s.VRAMBytes))

@@ -213,7 +213,7 @@ func (p *Device) preload(ctx context.Context, pk *groth16.ProvingKey, cfg preloa
 		}
 	}
 	p.markUnfit(pk) // proofs stream it
-	if held, ok := p.fitsHeld(kp.streamed.after); !ok {
+	if held := p.heldFor(kp.MostProofBytes()); kp.streamed.after > p.gate.MemoryLimit()-held {
 		return fmt.Errorf("%w: GPU %d: the key needs %d bytes streamed (%d resident), the memory limit is %d, %d of it held by resident keys and matrices",
 			ErrOutOfDeviceMemory, p.device, kp.streamed.after, kp.ResidentBytes, p.gate.MemoryLimit(), held)
 	}
@@ -300,14 +300,12 @@ func (p *Device) uploadKey(ctx context.Context, pk *groth16.ProvingKey, wait, as
 	// proof of its own and for one of each other key: else it streams
 	// (until evicted and loaded again).
 	proof := kp.ResidentBytes - groth16.KeyBytes(c)
-	need := max(kp.ResidentBytes, groth16.KeyBytes(c)+p.otherProofBytes(pk))
-	held, ok := p.fitsHeld(need)
-	if aside && need+proof <= p.gate.MemoryLimit()-held { // else resident without it
-		need += proof
-	} else {
-		aside = false
-	}
-	if !ok {
+	need := max(kp.ResidentBytes, groth16.KeyBytes(c)+p.otherProofBytes(pk, false))
+	held := p.heldFor(need)
+	// An urgent proof's memory only where no proof of another key wants it
+	// (its layout for the whole limit); else resident without it.
+	aside = aside && groth16.KeyBytes(c)+proof+max(proof, p.otherProofBytes(pk, true)) <= p.gate.MemoryLimit()-held
+	if need > p.gate.MemoryLimit()-held {
 		p.markUnfit(pk)
 		return nil, fmt.Errorf("%w: GPU %d: a resident key and one proof need %d bytes, %d of the budget's %d are held by other resident keys and matrices",
 			ErrOutOfDeviceMemory, p.device, need, held, p.gate.MemoryLimit())
@@ -326,25 +324,21 @@ func (p *Device) uploadKey(ctx context.Context, pk *groth16.ProvingKey, wait, as
 	return dk, err
 }
 
-// fitsHeld says whether need bytes fit beside what is held here for good
-// (held, after), to be held for good too (a key, matrices, a streamed
-// key's least proof). Memory set aside for urgent proofs (SetAsideProof)
-// gives way: it is given back when need fits only without it, since what
-// does not fit costs every proof of its kind, an aside only an urgent
-// proof's wait for memory.
-func (p *Device) fitsHeld(need int64) (held int64, ok bool) {
-	held = p.gate.Held()
-	if need <= p.gate.MemoryLimit()-held {
-		return held, true
+// heldFor returns what is held here for good (keys, matrices, memory set
+// aside) once room is made for want bytes more: a key or matrices to hold,
+// or a streamed key's proofs at their own layout. Memory set aside for
+// urgent proofs (SetAsideProof) gives way when want exceeds the room it
+// leaves: what does not fit (or proves in a smaller layout) costs every
+// proof of its kind, an aside only an urgent proof's wait for memory.
+func (p *Device) heldFor(want int64) int64 {
+	held := p.gate.Held()
+	if want > p.gate.MemoryLimit()-held && p.gate.SetAsideBytes() > 0 {
+		for _, dk := range p.keys.values() {
+			dk.dropAside()
+		}
+		held = p.gate.Held()
 	}
-	if need > p.gate.MemoryLimit()-held+p.gate.SetAsideBytes() {
-		return held, false
-	}
-	for _, dk := range p.keys.values() {
-		dk.dropAside()
-	}
-	held = p.gate.Held()
-	return held, need <= p.gate.MemoryLimit()-held
+	return held
 }
 
 // plan returns pk's plan on p's device, computing it on first use.
@@ -366,7 +360,8 @@ func (p *Device) plan(pk *groth16.ProvingKey) *Plan {
 // held for good (a resident key, matrices) must leave room for it, or that
 // key's proofs never find any; where less room is left than its plan's
 // layout takes, it takes one for the room (streamedIn).
-func (p *Device) otherProofBytes(pk *groth16.ProvingKey) int64 {
+// With whole, a streamed key's is its own layout instead (MostProofBytes).
+func (p *Device) otherProofBytes(pk *groth16.ProvingKey, whole bool) int64 {
 	var most int64
 	for _, dk := range p.keys.values() {
 		most = max(most, dk.proofBytes)
@@ -375,7 +370,11 @@ func (p *Device) otherProofBytes(pk *groth16.ProvingKey) int64 {
 	defer p.mu.Unlock()
 	for k, kp := range p.plans {
 		if k != pk && p.unfit[k] {
-			most = max(most, kp.streamed.after, kp.streamedABC.after)
+			if whole {
+				most = max(most, kp.MostProofBytes())
+			} else {
+				most = max(most, kp.streamed.after, kp.streamedABC.after)
+			}
 		}
 	}
 	return most

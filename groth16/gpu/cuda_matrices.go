@@ -134,7 +134,7 @@ func (p *Device) uploadMatrices(ctx context.Context, ms *pce.Matrices) (*deviceM
 		return nil, err
 	}
 	// Held for good, they must leave room for a proof of every key.
-	if _, ok := p.fitsHeld(matricesDeviceBytes(ms) + p.otherProofBytes(nil)); !ok {
+	if need := matricesDeviceBytes(ms) + p.otherProofBytes(nil, false); need > p.gate.MemoryLimit()-p.heldFor(need) {
 		return nil, errNoRoom
 	}
 	job := p.gate.NewJob()

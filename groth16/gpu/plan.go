@@ -213,6 +213,16 @@ func (p Plan) LeastProofBytes() int64 {
 	return p.ProofBytes
 }
 
+// MostProofBytes is the most one proof reserves: ProofBytes resident;
+// streaming, the larger of its own layouts (plain, and evaluating a, b, c),
+// sized to the whole limit, which it takes where the room allows.
+func (p Plan) MostProofBytes() int64 {
+	if p.Mode == ModeStreaming {
+		return max(p.streamed.bytes(), p.streamedABC.bytes())
+	}
+	return p.ProofBytes
+}
+
 // Beside is what the plan's proofs get on a device where other bytes are
 // held for good beside the plan's own HeldBytes (the resident keys and
 // matrices of other circuits, which the ledger never gives back to
