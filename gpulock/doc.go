@@ -24,7 +24,11 @@
 // waiting job of a lower one, to reserve and to compute. It takes bytes
 // free now at once, ahead of a job that holds the ledger's turn and waits
 // for more; otherwise it waits for the turn's holder and for its bytes. A
-// computing job lets it compute between its kernels (Yield).
+// computing job lets it compute between its kernels (Yield). A held
+// reservation may be set aside for such jobs (Job.SetAside: one proof's
+// memory beside a WinningPoSt's resident key): they take from it first, so
+// one of them never waits for memory other jobs hold, and the others
+// never get it.
 //
 // A Job walks the fixed order reserve → upload → compute → release compute →
 // [stream →] read back → release reservation, and refuses any other order
