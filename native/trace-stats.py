@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Steady-state figures of a facade trace (c2prove -trace, device-test.sh facade-sector).
 
-    python3 native/trace-stats.py facade-trace-<limit>.json [-n 30] [-gaps]
+    python3 native/trace-stats.py facade-trace-<limit>.json [-n 30] [-gaps] [-urgent]
 
 Prints, over the last N partitions to end: each GPU phase's mean duration,
 their span divided by N ("span/partition"), the share of that span covered by
@@ -14,6 +14,9 @@ each other phase, such as upload or wait_vram), and for each partition
 whether its wait_vram ended when another partition ended (within 1 ms):
 the device memory, not the GPU, held it back; and the time the window's
 uploads ran inside each GPU phase (hidden behind another partition's work).
+With -urgent it lists, for each proof an urgent prover worker proved (a
+WinningPoSt's), its spans from its first, and the partitions whose
+synthesis allocated a new assignment (synthesis_prep's new_assignment).
 BENCHMARKS.md's trace means come from it.
 """
 import argparse
@@ -78,11 +81,29 @@ def gaps(by, t0, t1):
     print("wait_vram of 1 ms or more ending with another partition's end (within 1 ms): %d of %d" % (held, len(waits)))
 
 
+def urgent(ev):
+    """Prints the phases of the proofs an urgent prover worker proved."""
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    spans = [e for e in ev if e.get("ph") == "X"]
+    proof = lambda e: (e.get("args") or {}).get("proof")
+    for k in sorted({proof(e) for e in spans if e["name"] == "partition" and names.get((e["pid"], e["tid"])) == "prover urgent"}):
+        mine = sorted((e for e in spans if proof(e) == k), key=lambda e: e["ts"])
+        t0 = mine[0]["ts"]
+        print("urgent proof %s: %.3f s from its first span to its last" % (k, (max(e["ts"] + e["dur"] for e in mine) - t0) / 1e6))
+        for e in mine:
+            args = {a: v for a, v in e["args"].items() if a not in ("proof", "sector", "partition", "device")}
+            print("  %8.3f %7.3f %-16s %-14s %s" % ((e["ts"] - t0) / 1e6, e["dur"] / 1e6, names.get((e["pid"], e["tid"]), ""), e["name"],
+                                                   json.dumps(args) if args else ""))
+    fresh = [e for e in spans if e["name"] == "synthesis_prep" and e["args"].get("new_assignment")]
+    print("new assignments %d: %s" % (len(fresh), ", ".join("proof %s %.2f s" % (proof(e), e["dur"] / 1e6) for e in fresh)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("trace")
     ap.add_argument("-n", type=int, default=30, help="partitions, counted back from the last to end")
     ap.add_argument("-gaps", action="store_true", help="where the GPU idles between its phases")
+    ap.add_argument("-urgent", action="store_true", help="the urgent proofs' phases, and new assignments")
     a = ap.parse_args()
     d = json.load(open(a.trace))
     ev = d["traceEvents"] if isinstance(d, dict) else d
@@ -104,6 +125,8 @@ def main():
     print("GPU phases cover %.2f of %.2f s: %.1f %%" % (union(inside) / 1e6, (t1 - t0) / 1e6, 100 * union(inside) / (t1 - t0)))
     if a.gaps:
         gaps(by, t0, t1)
+    if a.urgent:
+        urgent(ev)
     ends = {}
     for e in by.get("self-verify", []):
         k = (e.get("args") or {}).get("proof")
