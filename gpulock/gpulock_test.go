@@ -362,13 +362,7 @@ func TestHeldReservations(t *testing.T) {
 	proof := d.NewJob()
 	require.NoError(t, proof.Reserve(ctx, 30))
 	next := d.NewJob()
-	done := make(chan error, 1)
-	go func() { done <- next.Reserve(ctx, 30) }()
-	select {
-	case err := <-done:
-		t.Fatalf("reserved beside a proof and the key: %v", err)
-	case <-time.After(50 * time.Millisecond):
-	}
+	done := reserveWaits(t, next, 30, "beside a proof and the key")
 	proof.Done()
 	require.NoError(t, <-done)
 	next.Done()
@@ -413,24 +407,13 @@ func TestSetAside(t *testing.T) {
 
 	// A second urgent job finds the share taken: it waits for free memory.
 	second := d.NewPriorityJob(2)
-	done := make(chan error, 1)
-	go func() { done <- second.Reserve(ctx, 10) }()
-	select {
-	case err := <-done:
-		t.Fatalf("reserved beyond the share and the free memory: %v", err)
-	case <-time.After(50 * time.Millisecond):
-	}
+	done := reserveWaits(t, second, 10, "beyond the share and the free memory")
 	urgent.Done()
 	require.NoError(t, <-done, "the share is free again")
 
 	// Larger than the share: 10 of it left, the other 15 from free memory.
 	large := d.NewPriorityJob(1)
-	go func() { done <- large.Reserve(ctx, 25) }()
-	select {
-	case err := <-done:
-		t.Fatalf("reserved 25 with 10 of the share and nothing free: %v", err)
-	case <-time.After(50 * time.Millisecond):
-	}
+	done = reserveWaits(t, large, 25, "with 10 of the share and nothing free")
 	require.NoError(t, proofs.Shrink(15))
 	require.NoError(t, <-done, "10 of the share and 15 freed")
 	after := d.NewJob()
@@ -451,4 +434,19 @@ func TestSetAside(t *testing.T) {
 	all := d.NewJob()
 	require.NoError(t, all.Reserve(ctx, 100))
 	all.Done()
+}
+
+// reserveWaits starts job's Reserve of bytes and checks that it is still
+// waiting a moment later (why names the situation); its result comes on
+// the channel returned.
+func reserveWaits(t *testing.T, job *gpulock.Job, bytes int64, why string) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- job.Reserve(context.Background(), bytes) }()
+	select {
+	case err := <-done:
+		t.Fatalf("reserved %d bytes %s: %v", bytes, why, err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	return done
 }
