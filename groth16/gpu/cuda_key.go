@@ -83,42 +83,38 @@ func (p *Device) newDeviceKey(ctx context.Context, c groth16.SectionCounts, proo
 	return dk, nil
 }
 
-// reserve reserves the key's bytes and holds them long-lived (gpulock's
-// Hold): a reservation that cannot fit beside resident keys and matrices
-// then fails at once, a preload's (wait) included, instead of waiting for
-// an eviction.
+// reserve reserves the key's bytes and holds them long-lived (holdBytes).
 func (dk *deviceKey) reserve(ctx context.Context, wait bool) error {
-	bytes := groth16.KeyBytes(dk.counts)
-	if wait {
-		if err := dk.job.Reserve(ctx, bytes); err != nil {
-			return fmt.Errorf("gpu: resident key: %w", err)
-		}
-	} else if ok, err := dk.job.TryReserve(bytes); err != nil {
-		return fmt.Errorf("gpu: resident key: %w", err)
-	} else if !ok {
-		return errNoRoom
-	}
-	return dk.job.Hold()
+	return holdBytes(ctx, dk.job, groth16.KeyBytes(dk.counts), wait, "resident key")
 }
 
 // setAside holds one proof's bytes beside the key for its urgent proofs,
-// waiting for them as reserve does.
+// as reserve holds the key's.
 func (dk *deviceKey) setAside(ctx context.Context, gate *gpulock.Device, wait bool) error {
 	job := gate.NewJob()
 	dk.aside.Store(job) // free ends it, whatever happens next
-	if wait {
-		if err := job.Reserve(ctx, dk.proofBytes); err != nil {
-			return fmt.Errorf("gpu: a resident key's urgent proof: %w", err)
-		}
-	} else if ok, err := job.TryReserve(dk.proofBytes); err != nil {
-		return fmt.Errorf("gpu: a resident key's urgent proof: %w", err)
-	} else if !ok {
-		return errNoRoom
-	}
-	if err := job.Hold(); err != nil {
+	if err := holdBytes(ctx, job, dk.proofBytes, wait, "a resident key's urgent proof"); err != nil {
 		return err
 	}
 	return job.SetAside()
+}
+
+// holdBytes reserves bytes for job (what names) and holds them long-lived
+// (gpulock's Hold): a reservation that cannot fit beside resident keys and
+// matrices then fails at once, a preload's (wait) included, instead of
+// waiting for an eviction. Without wait, bytes not free now fail with
+// errNoRoom.
+func holdBytes(ctx context.Context, job *gpulock.Job, bytes int64, wait bool, what string) error {
+	if wait {
+		if err := job.Reserve(ctx, bytes); err != nil {
+			return fmt.Errorf("gpu: %s: %w", what, err)
+		}
+	} else if ok, err := job.TryReserve(bytes); err != nil {
+		return fmt.Errorf("gpu: %s: %w", what, err)
+	} else if !ok {
+		return errNoRoom
+	}
+	return job.Hold()
 }
 
 // dropAside gives the memory set aside beside the key back, if any.
