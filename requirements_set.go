@@ -196,7 +196,6 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 				held -= cs[i].SetAsideBytes
 				cs[i].SetAsideBytes = 0
 			}
-			holders = slices.DeleteFunc(holders, func(h string) bool { return strings.HasSuffix(h, "'s urgent proof") })
 		}
 		return held+want <= limit
 	}
@@ -235,7 +234,6 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 			if proof := m.plan.ResidentBytes - c.KeyDeviceBytes; types[i].Kind().Urgent &&
 				held+c.KeyDeviceBytes+proof+max(proof, otherMost) <= limit {
 				c.SetAsideBytes = proof
-				holders = append(holders, c.ID+"'s urgent proof")
 			}
 			held += c.KeyDeviceBytes + c.SetAsideBytes
 			holders = append(holders, c.ID+"'s key")
@@ -303,11 +301,23 @@ func circuitsRequirements(ids []string, cfg Config) (SetResources, error) {
 			cs[i].Stall = StallProof
 			out.stall(fmt.Sprintf("%s: a proof reserves %s of device memory; the GPU holds %s of its %s limit for good (%s): "+
 				"its proofs fail at once with ErrOutOfDeviceMemory", cs[i].ID, gib(m.plan.ProofBytes), gib(held), gib(limit),
-				strings.Join(holders, ", ")))
+				strings.Join(append(slices.Clip(holders), urgentHolders(cs)...), ", ")))
 		}
 	}
 	out.HostBytes, out.PinnedBytes = setHost(cs, models)
 	return out, nil
+}
+
+// urgentHolders names the circuits whose keys hold an urgent proof's
+// memory beside them.
+func urgentHolders(cs []CircuitResources) []string {
+	var out []string
+	for _, c := range cs {
+		if c.SetAsideBytes > 0 {
+			out = append(out, c.ID+"'s urgent proof")
+		}
+	}
+	return out
 }
 
 // stall records why the set is not served, the first reason only.

@@ -337,17 +337,14 @@ func TestTryReserve(t *testing.T) {
 func TestHeldReservations(t *testing.T) {
 	ctx := context.Background()
 	d := newDevice(t, 100, 1)
-	key := d.NewJob()
-	ok, err := key.TryReserve(60)
-	require.True(t, ok)
-	require.NoError(t, err)
+	key := reservedNow(t, d, 60)
 	require.NoError(t, key.Hold())
 	assert.Equal(t, int64(60), d.Held())
 	assert.ErrorIs(t, key.Shrink(10), gpulock.ErrOrder, "a held reservation is not shrunk")
 
 	big := d.NewJob()
 	start := time.Now()
-	err = big.Reserve(ctx, 50)
+	err := big.Reserve(ctx, 50)
 	assert.ErrorIs(t, err, gpulock.ErrTooLarge)
 	assert.ErrorContains(t, err, "60 are held")
 	assert.Less(t, time.Since(start), time.Second, "at once, not after a wait")
@@ -384,17 +381,14 @@ func TestHeldReservations(t *testing.T) {
 func TestSetAside(t *testing.T) {
 	ctx := context.Background()
 	d := newDevice(t, 100, 1)
-	aside := d.NewJob()
-	ok, err := aside.TryReserve(20)
-	require.True(t, ok)
-	require.NoError(t, err)
+	aside := reservedNow(t, d, 20)
 	assert.ErrorIs(t, aside.SetAside(), gpulock.ErrOrder, "not held yet")
 	require.NoError(t, aside.Hold())
 	require.NoError(t, aside.SetAside())
 	assert.ErrorIs(t, aside.SetAside(), gpulock.ErrOrder, "once")
 	assert.Equal(t, int64(20), d.Held(), "set aside counts as held")
 
-	_, err = d.NewJob().TryReserve(81)
+	_, err := d.NewJob().TryReserve(81)
 	assert.ErrorIs(t, err, gpulock.ErrTooLarge, "a default job never gets the share")
 	proofs := d.NewJob()
 	require.NoError(t, proofs.Reserve(ctx, 80), "all the rest")
@@ -417,7 +411,7 @@ func TestSetAside(t *testing.T) {
 	require.NoError(t, proofs.Shrink(15))
 	require.NoError(t, <-done, "10 of the share and 15 freed")
 	after := d.NewJob()
-	ok, err = after.TryReserve(1)
+	ok, err := after.TryReserve(1)
 	require.NoError(t, err)
 	assert.False(t, ok, "nothing free: the urgent jobs' 35 are 20 of the share and 15 beside it")
 	large.Done()
@@ -449,4 +443,14 @@ func reserveWaits(t *testing.T, job *gpulock.Job, bytes int64, why string) <-cha
 	case <-time.After(50 * time.Millisecond):
 	}
 	return done
+}
+
+// reservedNow returns a job of d that reserved bytes at once (TryReserve).
+func reservedNow(t *testing.T, d *gpulock.Device, bytes int64) *gpulock.Job {
+	t.Helper()
+	job := d.NewJob()
+	ok, err := job.TryReserve(bytes)
+	require.NoError(t, err)
+	require.True(t, ok)
+	return job
 }

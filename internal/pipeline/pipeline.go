@@ -163,10 +163,10 @@ func New(cfg Config) (*Pipeline, error) {
 // partition synthesized or queued per synthesis worker (the ahead tokens),
 // one proving per prover, and the urgent one. As many of each shape are
 // kept as spares (within the budget), so that a pipeline that drained
-// refills without allocating: a pinned 4.17 GB assignment took 1.6–3.4 s
-// to allocate on an H100 host and held up every CUDA call of the process
-// meanwhile (a WinningPoSt's synthesis, other partitions' uploads and
-// kernels).
+// refills without allocating: a pinned 4.17 GB assignment took 1.3–3.3 s
+// to allocate on an H100 host, and the traces show the CUDA calls beside
+// it (a WinningPoSt's synthesis, other partitions' uploads and kernels)
+// held up meanwhile (BENCHMARKS.md, issue 56).
 func maxAssignments(cfg Config) int { return cfg.Synthesis + len(cfg.Provers) + 1 }
 
 // goLoop runs loop on a goroutine of the pipeline until it returns. A

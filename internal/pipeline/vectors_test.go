@@ -284,9 +284,9 @@ func (g *gatedProver) Prove(ctx context.Context, pk *groth16.ProvingKey, w *synt
 
 // A pipeline that drained keeps every assignment its workers held at once
 // as a spare, so the next batch allocates none: a pinned 32 GiB witness
-// took seconds to allocate on an H100 host and held up every CUDA call
-// meanwhile. Before, it kept one per synthesis worker and allocated the
-// rest again.
+// took seconds to allocate on an H100 host, holding up the CUDA calls
+// beside it (pipeline.go's maxAssignments). Before, it kept one per
+// synthesis worker and allocated the rest again.
 func TestPipelineRefillsFromSpares(t *testing.T) {
 	mem := &fakeVectors{}
 	prover := &gatedProver{vectorsProver: vectorsProver{mem: mem}, want: 3, first: make(chan struct{}, 1)}
