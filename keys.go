@@ -37,6 +37,9 @@ type keyEntry struct {
 	matricesMu        sync.Mutex
 	matrices          *pce.Matrices // the circuit's, recorded on its first proof (matricesFor)
 	matricesOnDevices bool          // every GPU evaluates a, b, c from them
+	// matricesLoad is a load of matrices a preload started beside the
+	// key's, until matricesFor takes it over.
+	matricesLoad *matricesLoad
 	// matricesHostBytes is the host memory the matrices hold (their heap
 	// copy, and a pinned one for streaming GPUs); guarded by the cache's mu.
 	matricesHostBytes int64

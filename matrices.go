@@ -21,13 +21,8 @@ import (
 // proved with, or nil (Config.ConstraintMatrices); the time it takes (a
 // recording, on a parameter file's first proof) counts as parameter load.
 func (p *Prover) matrices(ctx context.Context, a *admission, timings *ProofTimings) (*pce.Matrices, error) {
-	switch p.cfg.ConstraintMatrices {
-	case MatricesOff:
+	if !p.usesMatrices(a) {
 		return nil, nil
-	case MatricesAuto:
-		if !p.matricesFitDevices(a) {
-			return nil, nil
-		}
 	}
 	start := time.Now()
 	ms, err := p.matricesFor(ctx, a)
@@ -36,6 +31,19 @@ func (p *Prover) matrices(ctx context.Context, a *admission, timings *ProofTimin
 		return nil, err // auto: a GPU had no room for them after all
 	}
 	return ms, nil
+}
+
+// usesMatrices says whether a's partitions are proved with their circuit's
+// matrices (Config.ConstraintMatrices; MatricesAuto where every GPU would
+// evaluate a, b, c from them).
+func (p *Prover) usesMatrices(a *admission) bool {
+	switch p.cfg.ConstraintMatrices {
+	case MatricesOff:
+		return false
+	case MatricesAuto:
+		return p.matricesFitDevices(a)
+	}
+	return true
 }
 
 // matricesFor returns the compiled constraint matrices of a's circuit,
@@ -51,7 +59,8 @@ func (p *Prover) matrices(ctx context.Context, a *admission, timings *ProofTimin
 // They come from the cache file when it holds good ones (loadOrRecord).
 // Recording synthesizes one partition with every term kept (about 100 s
 // at 32 GiB); checking a cached file synthesizes one in full. Neither's
-// memory is reserved from the host budget.
+// memory is reserved from the host budget. A load a preload started beside
+// the key's (startMatricesLoad) is taken over rather than run again.
 func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, error) {
 	e := a.key
 	e.matricesMu.Lock()
@@ -60,31 +69,29 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 		return e.matrices, nil
 	}
 	name := a.kind.String()
-	span := p.tracer.Begin(requestTrack, "matrices", "proof", name)
-	start := time.Now()
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { // Close cuts a recording short
-		select {
-		case <-p.closing:
-			cancel()
-		case <-rctx.Done():
-		}
-	}()
-	prepared := p.prepareWitnesses(rctx, a)
-	var ms *pce.Matrices
-	var from string
-	err := par.Recover(func() (err error) { ms, from, err = p.loadOrRecord(rctx, a); return err })
-	span.End()
+	l := e.matricesLoad
+	e.matricesLoad = nil
+	if l == nil {
+		l = p.startMatricesLoad(ctx, a)
+	}
+	defer l.stopPreparing()
+	<-l.done
+	if l.err != nil && l.cancelled && ctx.Err() == nil && !p.keys.closed() {
+		// A preload's load, its context cancelled: this proof's own.
+		l.stopPreparing()
+		l = p.startMatricesLoad(ctx, a)
+		defer l.stopPreparing()
+		<-l.done
+	}
+	ms, err := l.ms, l.err
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	case rctx.Err() != nil:
+	case p.keys.closed():
 		return nil, ErrClosed
 	case err != nil:
 		return nil, fmt.Errorf("%s: constraint matrices: %w", name, err)
 	}
-	took := time.Since(start)
 	// A recording, or the cached file's check (a full synthesis), leaves
 	// its working memory behind as garbage: back to the OS now, once per
 	// parameter file, rather than at the scavenger's pace under the first
@@ -107,18 +114,90 @@ func (p *Prover) matricesFor(ctx context.Context, a *admission) (*pce.Matrices, 
 		// sizes and densities, not the arrays (the proofs' steady RSS).
 		ms, hostBytes = ms.WithoutArrays(), pinned
 	} else { // the partitions will hold a, b, c too: not the witnesses made ahead
-		cancel()
-		<-prepared
+		l.stopPreparing()
+		<-l.prepared
 		p.pipe.Budget().DropSpares(&a.shape.witness)
 	}
 	p.keys.setMatricesHostBytes(e, hostBytes)
-	p.log.Info("constraint matrices ready", "proof", name, "from", from, "rows", ms.Rows(), "bytes", ms.Bytes(),
-		"took", took.Round(time.Millisecond), "on GPUs", onDevices)
+	p.log.Info("constraint matrices ready", "proof", name, "from", l.from, "rows", ms.Rows(), "bytes", ms.Bytes(),
+		"took", l.took.Round(time.Millisecond), "on GPUs", onDevices)
 	e.matrices, e.matricesOnDevices = ms, onDevices
 	if onDevices {
 		debug.FreeOSMemory() // the arrays, 5.9 GB at 32 GiB, now that nothing holds them
 	}
 	return ms, nil
+}
+
+// matricesLoad is the host half of loading a circuit's constraint
+// matrices (loadOrRecord: the cache file read and checked, or a
+// recording) on a goroutine of its own, with the pipeline making the first
+// witnesses ahead meanwhile (prepareWitnesses, until stopPreparing). Its
+// results are set once done is closed.
+type matricesLoad struct {
+	done          chan struct{}
+	cancelled     bool // its context ended before it did (the caller's, or Close)
+	ms            *pce.Matrices
+	from          string
+	err           error
+	took          time.Duration
+	prepared      <-chan struct{} // closed when the witnesses made ahead are done
+	stopPreparing context.CancelFunc
+}
+
+// startMatricesLoad starts a's circuit's matrices' host load under ctx;
+// Close cuts it short.
+func (p *Prover) startMatricesLoad(ctx context.Context, a *admission) *matricesLoad {
+	rctx, cancel := context.WithCancel(ctx)
+	pctx, stopPreparing := context.WithCancel(ctx)
+	l := &matricesLoad{done: make(chan struct{}), stopPreparing: stopPreparing}
+	l.prepared = p.prepareWitnesses(pctx, a)
+	go func() { // Close cuts a recording short
+		select {
+		case <-p.closing:
+			cancel()
+		case <-l.done:
+		}
+	}()
+	span := p.tracer.Begin(requestTrack, "matrices", "proof", a.kind.String())
+	start := time.Now()
+	go func() {
+		defer close(l.done)
+		l.err = par.Recover(func() (err error) { l.ms, l.from, err = p.loadOrRecord(rctx, a); return err })
+		l.took = time.Since(start)
+		l.cancelled = rctx.Err() != nil
+		cancel()
+		span.End()
+	}()
+	return l
+}
+
+// startMatricesAhead starts a's circuit's matrices' host load, for a
+// preload to run beside the key's, where matricesFor would load them and
+// nothing has: the first matricesFor takes it over. The returned func
+// abandons it (a key that did not load): it stops it unless a proof has
+// taken it over, and waits for it.
+func (p *Prover) startMatricesAhead(ctx context.Context, a *admission) (abandon func()) {
+	e := a.key
+	e.matricesMu.Lock()
+	defer e.matricesMu.Unlock()
+	if e.matrices != nil || e.matricesLoad != nil || !p.usesMatrices(a) {
+		return func() {}
+	}
+	l := p.startMatricesLoad(ctx, a)
+	e.matricesLoad = l
+	return func() {
+		e.matricesMu.Lock()
+		ours := e.matricesLoad == l
+		if ours {
+			e.matricesLoad = nil
+		}
+		e.matricesMu.Unlock()
+		if ours {
+			l.stopPreparing()
+			<-l.done
+			<-l.prepared
+		}
+	}
 }
 
 // prepareWitnesses has the pipeline make the first partitions' witnesses

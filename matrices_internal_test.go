@@ -20,6 +20,7 @@ import (
 	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
 	"github.com/gpuc2/gpuc2/synth/post"
+	"github.com/gpuc2/gpuc2/trace"
 )
 
 // The matrices cache: a corrupt file is recorded over, a good one is read
@@ -162,4 +163,90 @@ func TestPreloadLoadsMatrices(t *testing.T) {
 	e = off.keys.loaded(postKind(abi.RegisteredPoStProof_StackedDrgWinning2KiBV1))
 	require.NotNil(t, e)
 	assert.Nil(t, e.matrices)
+}
+
+// spanCount counts tr's spans named name.
+func spanCount(tr *trace.Tracer, name string) int {
+	n := 0
+	for _, e := range tr.Events() {
+		if e.Ph == "X" && e.Name == name {
+			n++
+		}
+	}
+	return n
+}
+
+// A preload starts the matrices' host load before the key's preload (the
+// key's decode and upload run beside it: issue 57), and loads them once.
+func TestPreloadMatricesBesideKey(t *testing.T) {
+	ctx := context.Background()
+	tr := trace.New()
+	p, err := New(ctx, Config{ParamsDir: t.TempDir(), TestParamsDir: t.TempDir(), Backend: BackendCPU,
+		ConstraintMatrices: MatricesOn, MatricesCacheDir: t.TempDir(), Tracer: tr})
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, p.PreloadCircuit(ctx, "wpost-2k"))
+	spans := map[string][]trace.Event{}
+	for _, e := range tr.Events() {
+		if e.Ph == "X" {
+			spans[e.Name] = append(spans[e.Name], e)
+		}
+	}
+	require.Len(t, spans["matrices"], 1)
+	require.Len(t, spans["key preload"], 1)
+	m, k := spans["matrices"][0], spans["key preload"][0]
+	assert.LessOrEqual(t, m.Ts, k.Ts, "the matrices' load begins before the key's preload")
+}
+
+// A matrices load started ahead (startMatricesAhead) is taken over by the
+// first matricesFor rather than run again; abandoned, it leaves nothing
+// behind and matricesFor loads them itself; one whose context ended is
+// run again under the caller's.
+func TestMatricesAhead(t *testing.T) {
+	ctx := context.Background()
+	k := postKind(abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1)
+	start := func(t *testing.T) (*Prover, *trace.Tracer, *admission) {
+		tr := trace.New()
+		p, err := New(ctx, Config{ParamsDir: t.TempDir(), TestParamsDir: t.TempDir(), Backend: BackendCPU,
+			ConstraintMatrices: MatricesOn, MatricesCacheDir: "none", Tracer: tr})
+		require.NoError(t, err)
+		t.Cleanup(func() { p.Close() })
+		a, err := p.preloadAdmission(ctx, k)
+		require.NoError(t, err)
+		require.NotNil(t, a)
+		t.Cleanup(func() { p.keys.release(k) })
+		return p, tr, a
+	}
+	t.Run("taken over", func(t *testing.T) {
+		p, tr, a := start(t)
+		abandon := p.startMatricesAhead(ctx, a)
+		ms, err := p.matricesFor(ctx, a)
+		require.NoError(t, err)
+		assert.NotNil(t, ms)
+		abandon() // a proof took it: nothing to stop
+		assert.Equal(t, 1, spanCount(tr, "matrices"), "loaded once")
+		assert.Nil(t, a.key.matricesLoad)
+	})
+	t.Run("abandoned", func(t *testing.T) {
+		p, tr, a := start(t)
+		abandon := p.startMatricesAhead(ctx, a)
+		abandon()
+		assert.Nil(t, a.key.matricesLoad)
+		assert.Nil(t, a.key.matrices)
+		ms, err := p.matricesFor(ctx, a)
+		require.NoError(t, err)
+		assert.NotNil(t, ms)
+		assert.Equal(t, 2, spanCount(tr, "matrices"), "the abandoned load, then matricesFor's own")
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		p, tr, a := start(t)
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		abandon := p.startMatricesAhead(cctx, a)
+		defer abandon()
+		ms, err := p.matricesFor(ctx, a)
+		require.NoError(t, err)
+		assert.NotNil(t, ms)
+		assert.Equal(t, 2, spanCount(tr, "matrices"), "the cancelled load, then one under the caller's context")
+	})
 }

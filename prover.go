@@ -160,8 +160,10 @@ func (p *Prover) leave() { p.inflight.Done() }
 // Preload loads t's parameters and decodes every section now, so that the
 // first proof of t does not pay for it, and with the CUDA backend uploads
 // them to each GPU (an error wrapping ErrOutOfDeviceMemory when they do not
-// fit; proofs then stream them from the host). They stay loaded until Evict
-// or Close.
+// fit; proofs then stream them from the host). Where t's proofs use the
+// constraint matrices it loads them too, read from their cache file and
+// checked (or recorded) beside the key's load, and places them once the
+// key is on the GPUs. They stay loaded until Evict or Close.
 func (p *Prover) Preload(ctx context.Context, t abi.RegisteredSealProof) error {
 	return p.preload(ctx, "Preload", sealKind(t))
 }
@@ -174,35 +176,65 @@ func (p *Prover) preload(ctx context.Context, what string, k circuits.Type) erro
 		defer p.leave()
 		span := p.tracer.Begin(requestTrack, "parameter load", "proof", k.String(), "preload", true)
 		defer span.End()
-		if err := p.keys.preload(ctx, k, !p.cfg.SkipSelfVerify); err != nil {
+		a, err := p.preloadAdmission(ctx, k)
+		if err != nil {
 			return err
 		}
-		return p.preloadMatrices(ctx, k)
+		if a == nil { // no matrices
+			return p.preloadKey(ctx, k)
+		}
+		defer p.keys.release(k)
+		// The matrices' host load (the cache file read and checked, or a
+		// recording: CPU work) runs beside the key's (page cache, decode and
+		// the bus); their placement on the GPUs follows the key's.
+		abandon := p.startMatricesAhead(ctx, a)
+		if err := p.preloadKey(ctx, k); err != nil {
+			abandon()
+			return err
+		}
+		var timings ProofTimings
+		_, err = p.matrices(ctx, a, &timings)
+		return err
 	})
 }
 
-// preloadMatrices loads or records k's constraint matrices where its
-// proofs would use them, as its first proof would, with partition 0 of a
-// synthetic request (the matrices do not depend on the witness): the
-// first proof after a preload then pays for neither the key nor them.
-func (p *Prover) preloadMatrices(ctx context.Context, k circuits.Type) error {
+// preloadKey preloads k's key (keyCache.preload), traced.
+func (p *Prover) preloadKey(ctx context.Context, k circuits.Type) error {
+	span := p.tracer.Begin(requestTrack, "key preload", "proof", k.String())
+	defer span.End()
+	return p.keys.preload(ctx, k, !p.cfg.SkipSelfVerify)
+}
+
+// preloadAdmission admits partition 0 of a synthetic request of k, its
+// key acquired (opened, not yet preloaded), for loading k's constraint
+// matrices as its first proof would (the matrices do not depend on the
+// witness); nil, with nothing acquired, where k's proofs take none. The
+// key's file comes first: a missing or corrupt one is the preload's error,
+// before the host budget's check of a partition (admitShape's).
+func (p *Prover) preloadAdmission(ctx context.Context, k circuits.Type) (*admission, error) {
 	if p.cfg.ConstraintMatrices == MatricesOff {
-		return nil
+		return nil, nil
 	}
-	_, partitions, err := k.CircuitSizes()
+	sh, err := newShape(k)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	key, err := p.keys.acquire(ctx, k)
+	if err != nil {
+		return nil, err
 	}
 	build := sync.OnceValues(func() (synth.Circuit, error) { return k.SyntheticCircuit(ctx) })
 	circuit := func(int) (synth.Circuit, error) { return build() }
-	a := &admission{kind: k, partitions: partitions, circuit: circuit, pipelined: circuit}
-	var timings ProofTimings
-	if err := p.admitShape(ctx, a, &timings); err != nil {
-		return err
+	a := &admission{kind: k, partitions: sh.partitions, circuit: circuit, pipelined: circuit, shape: sh, key: key}
+	if !p.usesMatrices(a) {
+		p.keys.release(k)
+		return nil, nil
 	}
-	defer p.keys.release(k)
-	_, err = p.matrices(ctx, a, &timings)
-	return err
+	if err := p.pipe.Budget().Fits(sh.bytes); err != nil {
+		p.keys.release(k)
+		return nil, err
+	}
+	return a, nil
 }
 
 // Evict releases t's parameters (those of its file, so also of another

@@ -73,7 +73,8 @@ type Resources struct {
 	// on the host only while it loads, one decoded section at a time (the
 	// file's pages dropped as they are decoded, each section once it is on
 	// the GPU: gpu.HostSections), so this is the larger of the largest
-	// section (groth16.LargestSectionBytes) and the two phases without the
+	// section (groth16.LargestSectionBytes) with the matrices' load, which
+	// a preload runs beside the key's, and the two phases without the
 	// key. Several GPUs load at once and a section stays until the last has
 	// it: GPUs at one pace should hold one or two sections, a slower one
 	// more (not yet measured on several GPUs; this figure counts one).
@@ -300,8 +301,8 @@ func model(t circuits.Type, cfg Config, o modelOpts) (*typeModel, error) {
 	// proof loads it: counted whole.
 	r.HostBytes = h.peak(file)
 	r.PreloadedHostBytes = r.HostBytes
-	if r.Mode == gpu.ModeResident {
-		r.PreloadedHostBytes = max(groth16.LargestSectionBytes(counts)+runtimeHostBytes, h.peak(0))
+	if r.Mode == gpu.ModeResident { // the matrices load beside the key (Prover.Preload)
+		r.PreloadedHostBytes = max(groth16.LargestSectionBytes(counts)+h.load+runtimeHostBytes, h.peak(0))
 	}
 	long := pinnedHost
 	if r.Mode != gpu.ModeResident {

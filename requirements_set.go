@@ -339,7 +339,9 @@ func setHost(cs []CircuitResources, models []*typeModel) (host, pinned int64) {
 		if cs[i].Key == KeyOnDevice {
 			key = 0 // on the host only while it loads, a section at a time
 		}
-		transient = max(transient, keys+max(key, groth16.LargestSectionBytes(m.counts)))
+		// While it preloads: the keys and matrices before it, its own key
+		// or largest section, and its matrices' load beside them.
+		transient = max(transient, keys+max(key, groth16.LargestSectionBytes(m.counts))+matrices+m.h.load)
 		keys += key
 		keySlack += m.h.keySlack
 		matrices += m.h.matrices
