@@ -171,16 +171,16 @@ func (p *Prover) startMatricesLoad(ctx context.Context, a *admission) *matricesL
 	return l
 }
 
-// startMatricesAhead starts a's circuit's matrices' host load, for a
-// preload to run beside the key's, where matricesFor would load them and
-// nothing has: the first matricesFor takes it over. The returned func
+// startMatricesAhead starts the host load of the matrices a's proofs use
+// (preloadAdmission), for a preload to run beside the key's, unless they
+// are loaded or loading: the first matricesFor takes it over. The returned func
 // abandons it (a key that did not load): it stops it unless a proof has
 // taken it over, and waits for it.
 func (p *Prover) startMatricesAhead(ctx context.Context, a *admission) (abandon func()) {
 	e := a.key
 	e.matricesMu.Lock()
 	defer e.matricesMu.Unlock()
-	if e.matrices != nil || e.matricesLoad != nil || !p.usesMatrices(a) {
+	if e.matrices != nil || e.matricesLoad != nil {
 		return func() {}
 	}
 	l := p.startMatricesLoad(ctx, a)

@@ -192,8 +192,7 @@ func (p *Prover) preload(ctx context.Context, what string, k circuits.Type) erro
 			abandon()
 			return err
 		}
-		var timings ProofTimings
-		_, err = p.matrices(ctx, a, &timings)
+		_, err = p.matricesFor(ctx, a)
 		return err
 	})
 }
