@@ -345,7 +345,8 @@ if has post; then
 	# ${POST_LIMITS:-unlimited 16GiB} for ${POST_STEPS:-window winning inflight} (TestPoStGPU; RESULT lines;
 	# POST_MATRICES puts the matrices cache elsewhere, e.g. /dev/shm/mx: a 32 GiB WindowPoSt key and its
 	# matrices crowd a 64 GiB disk). POST_WINDOW_EQUAL=1 first checks the 32 GiB WindowPoSt partition's GPU
-	# proofs against the CPU's from the window setup file in POST_CACHE (two processes). The facade's
+	# proofs against the CPU's from the window setup file in POST_CACHE (two processes; =gpu: the GPU half
+	# only). The facade's
 	# traces: post-trace-<limit>.json (python3 native/trace-stats.py -gaps on them).
 	t0=$(date +%s)
 	GPUC2_TEST_POST_GPU=1 "$DEV/post.test" -test.v -test.timeout 20m -test.run 'TestGPUEqualsCPU$' >"$OUT/post-gpu.log" 2>&1
@@ -362,15 +363,19 @@ if has post; then
 	wkey=$(find "${POST_CACHE:-/nonexistent}" -maxdepth 3 -name '*.params' 2>/dev/null | grep -i window | head -1)
 	if [ -n "${POST_WINDOW_EQUAL:-}" ] && [ -n "$wkey" ]; then
 		# The 32 GiB WindowPoSt partition GPU = CPU from its setup file, in two processes (one
-		# holds the key decoded on the heap for the CPU proof, the other only pinned): the CPU
-		# proof is kept in a file the GPU run compares its proofs with. The CPU proof (dense MSMs over
-		# 125 M constraints) took more than 590 s on the H100 host's 16 cores (2026-12-07): more than
-		# one device call of 600 s allows.
-		for run in cpu gpu; do
+		# holds the key only pinned, the other decoded on the heap for the CPU proof): the GPU
+		# half runs first and leaves its verified proof in a file, which the CPU half's proof
+		# must equal. The CPU half (dense MSMs over 125 M constraints) takes more than 590 s on
+		# the H100 host's 16 cores: more than one device call allows, so there run it alone under
+		# setsid (POST_WINDOW_EQUAL=gpu runs the GPU half; then the cpu run of this loop alone) and
+		# wait for it across calls.
+		rm -f "$POST_CACHE/window-proof"
+		for run in gpu cpu; do
+			[ "$run" = cpu ] && [ "$POST_WINDOW_EQUAL" = gpu ] && break
 			t0=$(date +%s)
 			# An array: the modes' list holds a space that must stay in one variable.
 			if [ $run = cpu ]; then extra=(GPUC2_POST_GPU_MODES=none); else extra=(GPUC2_POST_NO_CPU=1 "GPUC2_POST_GPU_MODES=${POST_GPU_MODES:-streamed-unlimited streamed}"); fi
-			env "${extra[@]}" GPUC2_TEST_POST_GPU=1 GPUC2_POST_GPU_SIZE=32GiB GPUC2_POST_KEY="$wkey" GPUC2_POST_CPU_PROOF="$POST_CACHE/window-cpu-proof" \
+			env "${extra[@]}" GPUC2_TEST_POST_GPU=1 GPUC2_POST_GPU_SIZE=32GiB GPUC2_POST_KEY="$wkey" GPUC2_POST_PROOF_FILE="$POST_CACHE/window-proof" \
 				timev "$DEV/post.test" -test.v -test.timeout 30m -test.run 'TestGPUEqualsCPU$/Window' >"$OUT/post-window-$run.log" 2>&1
 			note "PoSt 32 GiB WindowPoSt GPU = CPU ($run process): rc=$? $(counts "$OUT/post-window-$run.log") in $(($(date +%s) - t0)) s"
 			grep -E -- '--- (FAIL|PASS)|proof_test.go|Maximum resident' "$OUT/post-window-$run.log" | tee -a "$summary"

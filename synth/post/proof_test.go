@@ -3,6 +3,7 @@ package post_test
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"runtime/debug"
@@ -61,18 +62,20 @@ func TestProveVerify2KiB(t *testing.T) {
 // envKeyFile names a TEST-ONLY setup file of the 32 GiB WindowPoSt
 // (testsetup -post window -sector-size 32GiB) to open, mapped, instead of
 // a setup in memory: the key is then decoded onto the heap only by the
-// CPU prover and only pinned by the GPU's. envCPUProof names a file that
-// carries the CPU proof from one process to the next: a process that
-// makes it writes it there; one run with GPUC2_POST_NO_CPU=1 compares its
-// GPU proofs with it. envGPUModes picks the GPU modes by name (default
+// CPU prover and only pinned by the GPU's. envProofFile names a file that
+// carries a proof from one process to the next: a process that finds it
+// compares its proofs (CPU or GPU) with it; one that does not writes its
+// first proof there, verified. The GPU half (GPUC2_POST_NO_CPU=1) can so
+// run first and the CPU half (envGPUModes "none", more than ten minutes
+// on 16 cores) last, on its own. envGPUModes picks the GPU modes by name (default
 // "resident streamed"; also "streamed-unlimited": the key streamed with no
 // device-memory limit, as an 80 GB card proves the 60.8 GB key).
 const (
-	envTestGPU  = "GPUC2_TEST_POST_GPU"
-	envGPUTypes = "GPUC2_POST_GPU_SIZE"
-	envKeyFile  = "GPUC2_POST_KEY"
-	envCPUProof = "GPUC2_POST_CPU_PROOF"
-	envGPUModes = "GPUC2_POST_GPU_MODES"
+	envTestGPU   = "GPUC2_TEST_POST_GPU"
+	envGPUTypes  = "GPUC2_POST_GPU_SIZE"
+	envKeyFile   = "GPUC2_POST_KEY"
+	envProofFile = "GPUC2_POST_PROOF_FILE"
+	envGPUModes  = "GPUC2_POST_GPU_MODES"
 )
 
 // On a GPU, the CUDA prover's PoSt proof equals the CPU prover's byte for
@@ -143,26 +146,48 @@ func gpuEqualsCPU(t *testing.T, pt abi.RegisteredPoStProof) {
 	}
 	in, err := p.PublicInputs(randomness, public, 0)
 	require.NoError(t, err)
-	var wb []byte // the first proof's bytes: the others must equal them
+	// wb: the first proof's bytes, the others must equal them; an earlier
+	// process's proof when the proof file holds one (WindowPoSt only: the
+	// file carries one proof type).
+	var wb []byte
+	proofFile := ""
+	if pt == abi.RegisteredPoStProof_StackedDrgWindow32GiBV1_1 {
+		proofFile = os.Getenv(envProofFile)
+	}
+	if proofFile != "" {
+		b, err := os.ReadFile(proofFile)
+		switch {
+		case err == nil:
+			wb = b
+			t.Logf("the proof an earlier process made, read from %s: sha256 %x", proofFile, sha256.Sum256(wb))
+		case os.IsNotExist(err):
+		default:
+			require.NoError(t, err)
+		}
+	}
+	earlier := wb != nil
+	// keep verifies a proof and records it as the first or checks it
+	// against the first.
+	keep := func(what string, proof *groth16.Proof) {
+		t.Helper()
+		ok, err := groth16.Verify(pk.VerifyingKey(), proof, in)
+		require.NoError(t, err)
+		require.True(t, ok, "%s verifies", what)
+		b, err := proof.MarshalBinary()
+		require.NoError(t, err)
+		t.Logf("%s: sha256 %x", what, sha256.Sum256(b))
+		if wb == nil {
+			wb = b
+			return
+		}
+		assert.Equal(t, wb, b, "%s differs from the first proof", what)
+	}
 	if os.Getenv("GPUC2_POST_NO_CPU") == "" || p.Kind == post.Winning {
 		start = time.Now()
 		want, err := groth16.Prove(ctx, &groth16.CPUProver{}, pk, c, rs)
 		require.NoError(t, err)
 		t.Logf("CPU proof in %v", time.Since(start))
-		wb, err = want.MarshalBinary()
-		require.NoError(t, err)
-		ok, err := groth16.Verify(pk.VerifyingKey(), want, in)
-		require.NoError(t, err)
-		require.True(t, ok, "the CPU proof verifies")
-		t.Logf("CPU proof: sha256 %x", sha256.Sum256(wb))
-		if file := os.Getenv(envCPUProof); file != "" {
-			require.NoError(t, os.WriteFile(file, wb, 0o644))
-		}
-	} else if file := os.Getenv(envCPUProof); file != "" {
-		var err error
-		wb, err = os.ReadFile(file)
-		require.NoError(t, err, "the CPU proof an earlier process made")
-		t.Logf("CPU proof read from %s: sha256 %x", file, sha256.Sum256(wb))
+		keep("CPU proof", want)
 	}
 	modes := strings.Fields(os.Getenv(envGPUModes))
 	if len(modes) == 0 {
@@ -187,17 +212,7 @@ func gpuEqualsCPU(t *testing.T, pt abi.RegisteredPoStProof) {
 			got, err := groth16.Prove(ctx, devs.Device(0), pk, c, rs)
 			require.NoError(t, err, mode.name)
 			t.Logf("GPU proof (%s, %d) in %v", mode.name, i, time.Since(start))
-			gb, err := got.MarshalBinary()
-			require.NoError(t, err)
-			t.Logf("GPU proof (%s, %d): sha256 %x", mode.name, i, sha256.Sum256(gb))
-			if wb == nil {
-				ok, err := groth16.Verify(pk.VerifyingKey(), got, in)
-				require.NoError(t, err)
-				require.True(t, ok, "the GPU proof verifies")
-				wb = gb
-				continue
-			}
-			assert.Equal(t, wb, gb, "%s: GPU proof differs from the first proof", mode.name)
+			keep(fmt.Sprintf("GPU proof (%s, %d)", mode.name, i), got)
 		}
 		if mode.proofs > 1 {
 			// Three at once: their synthesis overlaps the others' GPU work.
@@ -219,5 +234,9 @@ func gpuEqualsCPU(t *testing.T, pt abi.RegisteredPoStProof) {
 			t.Logf("three GPU proofs at once (%s) in %v: %.1f partitions/min", mode.name, d, 3/d.Minutes())
 		}
 		require.NoError(t, devs.Close())
+	}
+	if proofFile != "" && !earlier && wb != nil {
+		require.NoError(t, os.WriteFile(proofFile, wb, 0o644))
+		t.Logf("the first proof written to %s for a later process", proofFile)
 	}
 }
