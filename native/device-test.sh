@@ -345,7 +345,7 @@ if has post; then
 	# ${POST_LIMITS:-unlimited 16GiB} for ${POST_STEPS:-window winning inflight} (TestPoStGPU; RESULT lines;
 	# POST_MATRICES puts the matrices cache elsewhere, e.g. /dev/shm/mx: a 32 GiB WindowPoSt key and its
 	# matrices crowd a 64 GiB disk). POST_WINDOW_EQUAL=1 first checks the 32 GiB WindowPoSt partition's GPU
-	# proofs against the CPU's from the window setup file in POST_CACHE (two processes; =gpu: the GPU half
+	# proofs against the CPU's from the window setup file in POST_CACHE (two processes; =gpu or =cpu: that half
 	# only). The facade's
 	# traces: post-trace-<limit>.json (python3 native/trace-stats.py -gaps on them).
 	t0=$(date +%s)
@@ -366,12 +366,13 @@ if has post; then
 		# holds the key only pinned, the other decoded on the heap for the CPU proof): the GPU
 		# half runs first and leaves its verified proof in a file, which the CPU half's proof
 		# must equal. The CPU half (dense MSMs over 125 M constraints) takes more than 590 s on
-		# the H100 host's 16 cores: more than one device call allows, so there run it alone under
-		# setsid (POST_WINDOW_EQUAL=gpu runs the GPU half; then the cpu run of this loop alone) and
-		# wait for it across calls.
-		rm -f "$POST_CACHE/window-proof"
+		# the H100 host's 16 cores: more than one device call allows, so there run the halves apart:
+		# POST_WINDOW_EQUAL=gpu runs the GPU half alone, then POST_WINDOW_EQUAL=cpu the CPU half alone,
+		# started with setsid so that it outlives the call, and its log polled in later calls.
+		[ "$POST_WINDOW_EQUAL" != cpu ] && rm -f "$POST_CACHE/window-proof"
 		for run in gpu cpu; do
 			[ "$run" = cpu ] && [ "$POST_WINDOW_EQUAL" = gpu ] && break
+			[ "$run" = gpu ] && [ "$POST_WINDOW_EQUAL" = cpu ] && continue
 			t0=$(date +%s)
 			# An array: the modes' list holds a space that must stay in one variable.
 			if [ $run = cpu ]; then extra=(GPUC2_POST_GPU_MODES=none); else extra=(GPUC2_POST_NO_CPU=1 "GPUC2_POST_GPU_MODES=${POST_GPU_MODES:-streamed-unlimited streamed}"); fi
