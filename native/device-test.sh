@@ -373,6 +373,12 @@ if has post; then
 		for run in gpu cpu; do
 			[ "$run" = cpu ] && [ "$POST_WINDOW_EQUAL" = gpu ] && break
 			[ "$run" = gpu ] && [ "$POST_WINDOW_EQUAL" = cpu ] && continue
+			# Without the GPU half's proof the CPU half would compare nothing and pass.
+			if [ "$run" = cpu ] && [ ! -s "$POST_CACHE/window-proof" ]; then
+				note "PoSt 32 GiB WindowPoSt GPU = CPU: no GPU proof in $POST_CACHE/window-proof, the CPU half not run"
+				rc=1
+				break
+			fi
 			t0=$(date +%s)
 			# An array: the modes' list holds a space that must stay in one variable.
 			if [ $run = cpu ]; then extra=(GPUC2_POST_GPU_MODES=none); else extra=(GPUC2_POST_NO_CPU=1 "GPUC2_POST_GPU_MODES=${POST_GPU_MODES:-streamed-unlimited streamed}"); fi
