@@ -15,7 +15,9 @@
 // Scalars are gnark-crypto fr.Elements (Montgomery form). Calls are safe
 // for concurrent use. CPU splits an MSM into gnark-crypto calls of about
 // 100 ms each, sized from the speed it measures, and checks ctx between
-// them: a cancelled MSM returns within about that on any machine.
+// them: a cancelled MSM returns within about that on any machine. Under a
+// context that can never be cancelled (ctx.Done() is nil) it makes fewer,
+// larger calls instead, which is faster.
 //
 // The package is pure Go: the GPU engine lives in msm/cuda, so that what
 // needs only the CPU engine (package groth16) does not depend on native.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"runtime"
 	"time"
@@ -140,6 +141,13 @@ func weight(s *fr.Element) int {
 // either.
 func sliced(ctx context.Context, nBases int, scalars []fr.Element, words []uint64, msm func(lo, hi int, s []fr.Element) error) error {
 	budget := float64(cpuFirstBudget)
+	// A context that can never be cancelled needs no slices: calls as large
+	// as cpuMaxChunk allows (G1 2^20: 3.1 s in one call against 4.4 s in
+	// slices of cpuSlice on the dev machine's 2 cores).
+	uncancellable := ctx.Done() == nil
+	if uncancellable {
+		budget = math.Inf(1)
+	}
 	var buf []fr.Element
 	word, rest := -1, uint64(0) // the mask word being read and its bits not yet taken
 	for lo := 0; lo < nBases; {
@@ -173,8 +181,10 @@ func sliced(ctx context.Context, nBases int, scalars []fr.Element, words []uint6
 		if err := msm(lo, hi, s); err != nil {
 			return err
 		}
-		rate := float64(w) / max(time.Since(start).Seconds(), 1e-6)
-		budget = min(rate*cpuSlice.Seconds(), 4*max(float64(w), budget))
+		if !uncancellable {
+			rate := float64(w) / max(time.Since(start).Seconds(), 1e-6)
+			budget = min(rate*cpuSlice.Seconds(), 4*max(float64(w), budget))
+		}
 		lo = hi
 	}
 	return ctx.Err()

@@ -2,6 +2,7 @@ package msm
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -11,8 +12,11 @@ import (
 
 // sliced covers the scalars (all, or those a mask selects) with consecutive
 // calls that get them in order, the first call sized by cpuFirstBudget in
-// scalar weights, none more than four times the weight of the one before.
+// scalar weights, none more than four times the weight of the one before;
+// under a context that can never be cancelled, in calls of cpuMaxChunk.
 func TestSlicedCoversInOrder(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	s := make([]fr.Element, 300_000)
 	for i := range s {
 		switch i % 3 {
@@ -38,7 +42,7 @@ func TestSlicedCoversInOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []fr.Element
 			var calls [][2]int
-			require.NoError(t, sliced(context.Background(), len(tc.want), s, tc.words, func(lo, hi int, x []fr.Element) error {
+			require.NoError(t, sliced(ctx, len(tc.want), s, tc.words, func(lo, hi int, x []fr.Element) error {
 				require.Len(t, x, hi-lo)
 				calls = append(calls, [2]int{lo, hi})
 				got = append(got, x...)
@@ -60,6 +64,32 @@ func TestSlicedCoversInOrder(t *testing.T) {
 					assert.LessOrEqual(t, w-last, 4*prev, "call %d grows at most fourfold", i)
 				}
 				next, prev = c[1], w
+			}
+
+			// Uncancellable: calls of cpuMaxChunk points, the last the rest.
+			got, calls = nil, nil
+			all := slices.Repeat(s, 12) // more than cpuMaxChunk, masked too
+			whole, words := all, []uint64(nil)
+			if tc.words != nil {
+				whole, words = nil, make([]uint64, (len(all)+63)/64)
+				for i := range all {
+					if i%5 != 0 && i%7 != 0 {
+						words[i/64] |= 1 << (i % 64)
+						whole = append(whole, all[i])
+					}
+				}
+			}
+			require.Greater(t, len(whole), cpuMaxChunk)
+			require.NoError(t, sliced(context.Background(), len(whole), all, words, func(lo, hi int, x []fr.Element) error {
+				calls = append(calls, [2]int{lo, hi})
+				got = append(got, x...)
+				return nil
+			}))
+			require.Equal(t, whole, got)
+			require.Len(t, calls, (len(whole)+cpuMaxChunk-1)/cpuMaxChunk)
+			for i, c := range calls {
+				assert.Equal(t, i*cpuMaxChunk, c[0], "call %d", i)
+				assert.Equal(t, min((i+1)*cpuMaxChunk, len(whole)), c[1], "call %d", i)
 			}
 		})
 	}
