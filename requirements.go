@@ -93,9 +93,11 @@ type Resources struct {
 	// VRAMBytes is memory per GPU in Mode at its peak: resident, the key
 	// (the sections' points as affine G1/G2), the matrices with
 	// MatricesOnGPU, and ProofsPerGPU workers' working sets (a, b, c, aux
-	// and input scalars, MSM temporaries), with MatricesOnGPU and more
-	// workers, another's scalars uploaded ahead where they fit; streaming, ProofsPerGPU proofs'
-	// largest phase (ProofVRAMBytes). It stays within DeviceMemoryLimit:
+	// and input scalars, MSM temporaries); streaming, ProofsPerGPU proofs'
+	// largest phase (ProofVRAMBytes). In either mode, with MatricesOnGPU
+	// and more workers, another's scalars uploaded ahead where they fit
+	// once a proof has given memory back (resident: b and c after H;
+	// streamed, one at a time: its h MSM's). It stays within DeviceMemoryLimit:
 	// workers beyond ProofsPerGPU take turns, not fail.
 	VRAMBytes int64
 	// ProofsPerGPU is how many of a GPU's WorkersPerDevice prove on it at

@@ -361,7 +361,14 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 		st2, err := gpuc2.Requirements(t32, cfg2)
 		require.NoError(t, err)
 		assert.Equal(t, map[int64]int{16 << 30: 1, 24 << 30: 2}[limit], st2.ProofsPerGPU)
-		assert.Equal(t, int64(st2.ProofsPerGPU)*st2.ProofVRAMBytes, st2.VRAMBytes)
+		working := int64(st2.ProofsPerGPU) * st2.ProofVRAMBytes
+		if st2.ProofsPerGPU == 1 && st2.MatricesOnGPU {
+			// The other worker's witness, reserved ahead once the proof
+			// has given back its h MSM's memory, where it fits.
+			assert.GreaterOrEqual(t, st2.VRAMBytes, working)
+		} else {
+			assert.Equal(t, working, st2.VRAMBytes)
+		}
 		assert.LessOrEqual(t, st2.VRAMBytes, limit)
 		counts := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
 		pinned := int64(gpu.UploadStagingBytes) + groth16.KeyBytes(counts)                             // one worker

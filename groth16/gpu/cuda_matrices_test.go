@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/gpuc2/gpuc2/internal/cputime"
 	"github.com/gpuc2/gpuc2/internal/testcircuit"
 	"github.com/gpuc2/gpuc2/internal/testprove"
+	"github.com/gpuc2/gpuc2/native"
 	"github.com/gpuc2/gpuc2/synth"
 	"github.com/gpuc2/gpuc2/synth/pce"
 	"github.com/gpuc2/gpuc2/synth/porep"
@@ -210,4 +212,71 @@ func TestCUDAProverUploadAhead(t *testing.T) {
 	assert.LessOrEqual(t, m.PeakReservedBytes, limit)
 	assert.Equal(t, before.ReservedBytes, m.ReservedBytes, "the proofs' reservations are all back")
 	t.Logf("overlap %v of %v upload; compute busy %v, reserve wait %v", m.UploadComputeOverlap, m.UploadTime, m.ComputeBusy, m.ReserveWait)
+}
+
+// Under a limit that holds one streamed proof at a time (its aux MSMs
+// beside its h MSM), proofs with matrices reserve their witness ahead of
+// the rest: a proof gives its h MSM's memory back while its aux MSMs run,
+// and the next one's witness is reserved and uploaded then instead of
+// after it ends. Every proof equals the CPU's, every one reserved its
+// witness ahead, and neither the ledger nor the pool passes the limit.
+func TestCUDAProverStreamedUploadAhead(t *testing.T) {
+	if !gpu.CUDAAvailable() {
+		t.Skip("no native CUDA library")
+	}
+	ctx := context.Background()
+	c := &testcircuit.Chain{N: 1 << 14, Seed: 13, Inputs: 3}
+	pk, ms := setup(t, c, 52), compile(t, c)
+	counts := pk.Counts()
+	rs := randomness(43, 44)
+	want := prove(t, pk, c, rs)
+	limit, ok := gpu.BesideLimit(counts, counts.H+1, counts.L, len(pk.VerifyingKey().IC), true)
+	require.True(t, ok, "some limit runs the aux MSMs beside")
+	p := gpuProver(t, gpu.Config{MemoryLimit: limit, NoResident: true})
+	plan, err := gpu.NewPlan(limit, gpu.ShapeOf(pk), gpu.PlanOptions{Workers: 2, MatricesBytes: ms.Bytes(), NoResident: true})
+	require.NoError(t, err)
+	require.True(t, plan.MatricesOnDevice)
+	require.Equal(t, 1, plan.ProofsAtOnce)
+	require.Positive(t, plan.UploadAheadBytes)
+	before := p.Metrics()
+	_, err = native.PoolPeakSince(0) // a new interval
+	require.NoError(t, err)
+
+	const workers, each = 2, 3
+	got := make([]*groth16.Proof, workers*each)
+	errs := make([]error, len(got))
+	ws := make([]*synth.ProvingAssignment, len(got))
+	for i := range ws {
+		ws[i] = witness(t, c)
+	}
+	var beside atomic.Int32
+	phases := groth16.WithPhases(func(name string, _, _ time.Time, _ ...any) {
+		if name == "aux_beside" {
+			beside.Add(1)
+		}
+	})
+	var wg sync.WaitGroup
+	for wk := range workers {
+		wg.Go(func() {
+			for i := wk; i < len(got); i += workers {
+				got[i], errs[i] = p.Prove(ctx, pk, ws[i], groth16.WithMatrices(ms), rs, phases)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range got {
+		require.NoError(t, errs[i], "proof %d", i)
+		assert.Equal(t, want, got[i], "proof %d", i)
+	}
+	peak, err := native.PoolPeakSince(0)
+	require.NoError(t, err)
+	m := p.Metrics()
+	assert.Equal(t, int32(len(got)), beside.Load(), "every proof ran its aux MSMs beside its h MSM")
+	assert.Equal(t, int64(len(got)), m.UploadsAhead-before.UploadsAhead, "every proof reserved its witness ahead")
+	assert.LessOrEqual(t, m.PeakReservedBytes, limit)
+	assert.LessOrEqual(t, m.PeakReservedBytes, plan.PeakBytes, "the plan's peak bounds the ledger's")
+	assert.LessOrEqual(t, int64(peak), limit, "the pool's high-water mark within the limit")
+	assert.Equal(t, before.ReservedBytes, m.ReservedBytes, "the proofs' reservations are all back")
+	t.Logf("limit %d MiB, plan peak %d MiB, ledger peak %d MiB, pool peak %d MiB; overlap %v of %v upload",
+		limit>>20, plan.PeakBytes>>20, m.PeakReservedBytes>>20, peak>>20, m.UploadComputeOverlap, m.UploadTime)
 }

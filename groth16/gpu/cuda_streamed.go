@@ -120,7 +120,15 @@ type streamedProof struct {
 }
 
 func (sp *streamedProof) Prepare(ctx context.Context) error {
-	if err := sp.reserve(ctx, sp.bytes); err != nil {
+	// With matrices the witness is all the proof uploads: it is reserved
+	// and uploaded ahead of the rest, beside the previous proof's aux MSMs
+	// once that proof has given back its h MSM's memory (msmHBeside).
+	witness := assignmentBytes(len(sp.w.Aux), len(sp.w.Inputs))
+	if sp.hm != nil && witness <= sp.bytes {
+		if err := sp.reserveUpload(ctx, witness, sp.bytes-witness); err != nil {
+			return err
+		}
+	} else if err := sp.reserve(ctx, sp.bytes); err != nil {
 		return err
 	}
 	var err error
@@ -139,17 +147,37 @@ func (sp *streamedProof) Prepare(ctx context.Context) error {
 		}
 	}
 	// a and b before the lock: H's peak holds both vectors anyway.
-	upload := sp.uploadAB
-	if sp.hm != nil {
-		upload = sp.evalAB
-	}
-	if err := sp.job.Upload(upload); err != nil {
-		return fmt.Errorf("gpu: upload: %w", err)
+	if sp.hm == nil {
+		if err := sp.job.Upload(sp.uploadAB); err != nil {
+			return fmt.Errorf("gpu: upload: %w", err)
+		}
+	} else {
+		if err := sp.job.Upload(sp.uploadWitness); err != nil {
+			return fmt.Errorf("gpu: upload: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := sp.extend(ctx, sp.bytes-witness); err != nil {
+			return err
+		}
+		if err := sp.job.Upload(sp.evalAB); err != nil {
+			return fmt.Errorf("gpu: upload: %w", err)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return sp.compute(ctx)
+}
+
+// uploadWitness allocates the assignment and uploads it (Montgomery form):
+// a, b and c are evaluated from it.
+func (sp *streamedProof) uploadWitness() error {
+	if err := sp.allocAssignment(); err != nil {
+		return err
+	}
+	return sp.fillAssignment(sp.st)
 }
 
 // uploadAB uploads a and b into H's two vectors.
@@ -176,15 +204,9 @@ func (sp *streamedProof) uploadAB() error {
 	return nil
 }
 
-// evalAB uploads the witness (Montgomery form) and evaluates a and b from
-// it into H's two vectors.
+// evalAB evaluates a and b from the uploaded witness into H's two
+// vectors.
 func (sp *streamedProof) evalAB() error {
-	if err := sp.allocAssignment(); err != nil {
-		return err
-	}
-	if err := sp.fillAssignment(sp.st); err != nil {
-		return err
-	}
 	begin := time.Now()
 	var err error
 	if sp.slots, err = newSpmvSlots(sp.st, sp.hm.ms, sp.alloc); err != nil {
@@ -372,6 +394,9 @@ func (sp *streamedProof) msmHBeside(ctx context.Context) (bls12381.G1Jac, error)
 		done <- par.Recover(func() error { return sp.auxBeside(ctx, &sums) })
 	}()
 	r, err := sp.msmHAlone(sp.beside.h)
+	if err == nil {
+		err = sp.releaseH()
+	}
 	if aerr := <-done; err == nil {
 		err = aerr
 	}
@@ -380,6 +405,20 @@ func (sp *streamedProof) msmHBeside(ctx context.Context) (bls12381.G1Jac, error)
 	}
 	sp.sums = &sums
 	return r, nil
+}
+
+// releaseH gives back what the proof no longer needs once its h MSM is
+// done (besideLayout.afterH), after waiting for the frees of h and the
+// MSM's scratch: the next proof's witness can then be reserved and
+// uploaded while the aux MSMs run.
+func (sp *streamedProof) releaseH() error {
+	if err := sp.st.Sync(); err != nil {
+		return err
+	}
+	if b := sp.beside.releasedAfterH(); b > 0 {
+		return sp.job.Shrink(b)
+	}
+	return nil
 }
 
 // auxBeside readies the assignment and runs the aux MSMs beside the h MSM

@@ -89,9 +89,11 @@ type Plan struct {
 	// each streamed once a proof) and, with MatricesOnDevice, the matrices
 	// from their pinned copy (proofBusBytes).
 	ProofBusBytes int64
-	// UploadAheadBytes is what a resident proof with MatricesOnDevice
-	// reserves ahead of the rest of ProofBytes: its witness (aux and
-	// inputs), uploaded while the previous proof computes. 0 otherwise.
+	// UploadAheadBytes is what a proof with MatricesOnDevice reserves
+	// ahead of the rest of ProofBytes: its witness (aux and inputs),
+	// uploaded while the previous proof computes (resident: once that one
+	// has given back b and c after H; streamed, with its aux MSMs beside
+	// its h MSM: once it has given back its h MSM's memory). 0 otherwise.
 	UploadAheadBytes int64
 	// PinnedKeyBytes is the key's pinned host copy (streaming; one per
 	// process, whatever the devices), PinnedMatricesBytes the matrices'
@@ -169,6 +171,7 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 			p.MatricesOnDevice = true
 			p.ProofBytes = p.streamedABC.bytes()
 			p.PinnedMatricesBytes = PinnedMatricesBytes(opts.MatricesBytes)
+			p.UploadAheadBytes = assignmentBytes(nAux, nIn)
 		}
 		p.ProofsAtOnce = max(1, ProofsFit(limit, p.ProofBytes, workers))
 	default:
@@ -179,7 +182,7 @@ func newPlan(device int, limit int64, s Shape, opts PlanOptions) Plan {
 		matrices = opts.MatricesBytes
 	}
 	p.ProofBusBytes = proofBusBytes(s, p.Mode == ModeStreaming, matrices)
-	p.PeakBytes = p.peak(p.HeldBytes, p.ProofsAtOnce, p.ProofBytes)
+	p.PeakBytes = p.peak(p.HeldBytes, p.ProofsAtOnce, p.ProofBytes, p.released(p.streamedFor(p.MatricesOnDevice)))
 	return p
 }
 
@@ -235,31 +238,48 @@ func (p Plan) MostProofBytes() int64 {
 func (p Plan) Beside(other int64) (proofs int, peak int64) {
 	held := p.HeldBytes + other
 	proof := p.ProofBytes
+	sp := p.streamedFor(p.MatricesOnDevice)
 	if p.Mode == ModeStreaming {
-		proof = p.streamedIn(p.MatricesOnDevice, p.MemoryLimit-held).bytes()
+		sp = p.streamedIn(p.MatricesOnDevice, p.MemoryLimit-held)
+		proof = sp.bytes()
 	}
 	n := ProofsFit(p.MemoryLimit-held, proof, p.workers)
 	if n == 0 {
 		return 0, held
 	}
-	return n, p.peak(held, n, proof)
+	return n, p.peak(held, n, proof, p.released(sp))
 }
 
 // peak is the device's peak with held bytes held for good and n proofs of
-// proof bytes at once: with MatricesOnDevice and a worker waiting, its
-// witness reserved ahead where the ledger lets it in (UploadAheadBytes).
-func (p Plan) peak(held int64, n int, proof int64) int64 {
+// proof bytes at once, each giving released bytes back before it ends:
+// with MatricesOnDevice and a worker waiting, its witness reserved ahead
+// where the ledger lets it in (UploadAheadBytes).
+func (p Plan) peak(held int64, n int, proof, released int64) int64 {
 	peak := held + int64(n)*proof
 	if p.workers > n && p.UploadAheadBytes > 0 {
 		ahead := peak + p.UploadAheadBytes
-		if ahead > p.MemoryLimit { // reserved once a proof has given back b and c
-			ahead -= hReleasedBytes(p.domain)
+		if ahead > p.MemoryLimit { // reserved once a proof has given memory back
+			ahead -= released
 		}
 		if ahead <= p.MemoryLimit {
 			peak = max(peak, ahead)
 		}
 	}
 	return peak
+}
+
+// released is what one of the plan's proofs gives back before it ends:
+// resident, b and c after H; streamed (sp, its layout) with its aux MSMs
+// beside its h MSM, what that MSM held (besideLayout.afterH); else
+// nothing.
+func (p Plan) released(sp streamedPlan) int64 {
+	switch {
+	case p.Mode == ModeResident:
+		return hReleasedBytes(p.domain)
+	case sp.beside != nil:
+		return sp.beside.releasedAfterH()
+	}
+	return 0
 }
 
 // PinnedBytes is the pinned host memory the plan holds beside the

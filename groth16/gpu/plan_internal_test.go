@@ -54,6 +54,40 @@ func TestPlanUploadAhead32GiB(t *testing.T) {
 	assert.Equal(t, plain.HeldBytes+plain.ProofBytes, plain.PeakBytes)
 }
 
+// Under 16 GiB a streamed 32 GiB PoRep proof that evaluates a, b, c on
+// the device runs its aux MSMs beside its h MSM, one proof at a time, and
+// reserves its witness ahead of the rest: the device's peak counts a
+// waiting worker's witness beside a proof that has given back its h MSM's
+// memory, and one worker's plan counts none.
+func TestPlanStreamedUploadAhead32GiB(t *testing.T) {
+	c := groth16.SectionCounts{H: 134_217_727, L: 130_169_893, A: 129_753_620, B: 33_112_282} // FILECOIN-C2-FACTS §5
+	s := Shape{Counts: c, Inputs: 329}
+	two, err := NewPlan(16<<30, s, PlanOptions{Workers: 2, MatricesBytes: 5 << 30})
+	require.NoError(t, err)
+	require.Equal(t, ModeStreaming, two.Mode)
+	require.True(t, two.MatricesOnDevice)
+	require.Equal(t, 1, two.ProofsAtOnce)
+	l := two.streamedABC.beside
+	require.NotNil(t, l, "the aux MSMs beside the h MSM")
+	witness := assignmentBytes(c.L, s.Inputs)
+	assert.Equal(t, witness, two.UploadAheadBytes)
+	assert.Less(t, l.afterH, l.bytes)
+	ahead := l.afterH + witness // a proof past its h MSM and the next one's witness
+	if ahead <= two.MemoryLimit {
+		assert.Equal(t, max(two.ProofBytes, ahead), two.PeakBytes)
+	} else {
+		assert.Equal(t, two.ProofBytes, two.PeakBytes, "the next witness waits for the proof's end")
+	}
+	assert.LessOrEqual(t, two.PeakBytes, two.MemoryLimit)
+	n, peak := two.Beside(0)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, two.PeakBytes, peak)
+
+	one, err := NewPlan(16<<30, s, PlanOptions{Workers: 1, MatricesBytes: 5 << 30})
+	require.NoError(t, err)
+	assert.Equal(t, one.ProofBytes, one.PeakBytes, "no other worker's witness")
+}
+
 // Beside another circuit's resident key a plan's proofs get the room left:
 // fewer at once, and none where not even one fits (it would wait for
 // memory never given back).

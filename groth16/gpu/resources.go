@@ -254,7 +254,15 @@ type besideLayout struct {
 	h, aux  streamChunks // the h MSM's chunks, the aux MSMs'
 	g2After bool         // b's G2 MSM runs after the h MSM, alone, with defaultChunks
 	bytes   int64        // the proof's reservation
+	// afterH is what the proof still needs once its h MSM is done: the
+	// assignment and the aux MSMs' scratch (b's G2 MSM's after it, with
+	// g2After). It gives the rest back then (Shrink), so that the next
+	// proof's witness can be reserved and uploaded beside its aux MSMs.
+	afterH int64
 }
+
+// releasedAfterH is what the proof gives back once its h MSM is done.
+func (l besideLayout) releasedAfterH() int64 { return max(l.bytes-l.afterH, 0) }
 
 // besideMSMOptions are the streamed aux MSMs' beside the h MSM: their 0/1
 // split batched across chunks, so that no chunk waits on the host while
@@ -288,11 +296,13 @@ func besideLayouts(device int, c groth16.SectionCounts, m, nAux, nIn int, withAB
 		hMSM := z.hMSM(hChunks)
 		for after := range 2 {
 			for i, a := range auxChunks {
-				b := max(hPhase, hMSM+z.assignment+auxBeside[after][i])
+				afterH := z.assignment + auxBeside[after][i]
 				if after == 1 {
-					b = max(b, g2After)
+					afterH = max(afterH, g2After)
 				}
-				out = append(out, besideLayout{h: hChunks, aux: auxChunksOf(a), g2After: after == 1, bytes: b + poolGranules})
+				b := max(hPhase, hMSM+z.assignment+auxBeside[after][i], afterH)
+				out = append(out, besideLayout{h: hChunks, aux: auxChunksOf(a), g2After: after == 1,
+					bytes: b + poolGranules, afterH: afterH + poolGranules})
 			}
 		}
 	}
