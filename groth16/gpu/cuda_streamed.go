@@ -124,7 +124,7 @@ func (sp *streamedProof) Prepare(ctx context.Context) error {
 	// and uploaded ahead of the rest, beside the previous proof's aux MSMs
 	// once that proof has given back its h MSM's memory (msmHBeside).
 	witness := assignmentBytes(len(sp.w.Aux), len(sp.w.Inputs))
-	if sp.hm != nil && witness <= sp.bytes {
+	if sp.hm != nil {
 		if err := sp.reserveUpload(ctx, witness, sp.bytes-witness); err != nil {
 			return err
 		}
