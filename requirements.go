@@ -66,7 +66,10 @@ type Resources struct {
 	// (synthesisSlackPercent of a partition's full working set) and
 	// 512 MiB for the C1s, graphs and runtime. An automatic budget is the
 	// machine's, as New sets it. Measured against VmHWM it is an upper
-	// bound within 10 % (BENCHMARKS.md, issue 44).
+	// bound within 10 % (BENCHMARKS.md, issue 44), but for a streamed key
+	// whose matrices are read from their cache file beside its decode: a
+	// 32 GiB PoRep under 16 GiB peaked 10.7 % above it (2026-12-07), a
+	// miss not yet explained.
 	HostBytes int64
 	// PreloadedHostBytes is HostBytes for a process that calls
 	// Prover.Preload first, as c2prove does: with resident GPUs the key is
