@@ -366,6 +366,7 @@ func TestRequirementsDeviceMemoryLimit(t *testing.T) {
 			// The other worker's witness, reserved ahead once the proof
 			// has given back its h MSM's memory, where it fits.
 			assert.GreaterOrEqual(t, st2.VRAMBytes, working)
+			assert.LessOrEqual(t, st2.VRAMBytes-working, witnessBus, "at most one witness ahead")
 		} else {
 			assert.Equal(t, working, st2.VRAMBytes)
 		}

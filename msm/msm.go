@@ -142,8 +142,8 @@ func weight(s *fr.Element) int {
 func sliced(ctx context.Context, nBases int, scalars []fr.Element, words []uint64, msm func(lo, hi int, s []fr.Element) error) error {
 	budget := float64(cpuFirstBudget)
 	// A context that can never be cancelled needs no slices: calls as large
-	// as cpuMaxChunk allows (G1 2^20: 3.1 s in one call against 4.4 s in
-	// slices of cpuSlice on the dev machine's 2 cores).
+	// as cpuMaxChunk allows, which are faster (BENCHMARKS.md, the CPU MSM
+	// table).
 	uncancellable := ctx.Done() == nil
 	if uncancellable {
 		budget = math.Inf(1)
